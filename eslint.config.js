@@ -1,0 +1,24 @@
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  { ignores: ['node_modules/**', 'dist/**', 'coverage/**', 'out/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: { globals: { process: 'readonly', console: 'readonly', setImmediate: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', URL: 'readonly', Buffer: 'readonly', performance: 'readonly', structuredClone: 'readonly' } },
+    rules: {
+      '@typescript-eslint/no-explicit-any': 'off',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+    },
+  },
+  {
+    // Machines are pure: the clock and randomness come from the scheduler.
+    files: ['src/machines/**/*.ts'],
+    rules: {
+      'no-restricted-properties': ['error',
+        { object: 'Date', property: 'now', message: 'Machines are pure: time comes from the scheduler (world.now).' },
+        { object: 'Math', property: 'random', message: 'Machines are pure: randomness comes from the seeded PRNG.' }],
+    },
+  },
+);

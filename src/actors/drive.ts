@@ -1,0 +1,149 @@
+// The one deterministic step loop. A chooser picks the next step among the enabled
+// ones; random walks, replay, PCT and simulation are choosers.
+import { Observable, type Subscriber } from 'rxjs';
+import { apply, enabled, initialWorld, isQuiescent } from './kernel.ts';
+import { rng } from './prng.ts';
+import { ScenarioError, type Scenario } from './scenario.ts';
+import { canonicalJson } from './serialize.ts';
+import type { RecordedEvent, Step, TraceEvent, World } from './types.ts';
+
+/** Picks the next step, or `undefined` to stop. */
+export type Chooser = (world: World, steps: readonly Step[], depth: number) => Step | undefined;
+
+export interface DriveOptions {
+  /** Stop after this many steps (default 10,000). */
+  readonly maxSteps?: number;
+  /** Record context changes on state events (default true). */
+  readonly detail?: boolean;
+  /** Called with every event as it happens. */
+  readonly onEvent?: (e: RecordedEvent) => void;
+  /** Stop at the first monitor failure or machine error (default true). */
+  readonly stopOnFailure?: boolean;
+}
+
+export type RunEnd = 'quiescent' | 'max-steps' | 'stopped' | 'failure';
+
+export interface Run {
+  readonly schedule: readonly string[];
+  readonly events: readonly RecordedEvent[];
+  readonly world: World;
+  readonly end: RunEnd;
+}
+
+function record(out: RecordedEvent[], evs: readonly TraceEvent[], step: number, onEvent?: (e: RecordedEvent) => void): boolean {
+  let bad = false;
+  for (const e of evs) {
+    const r = { ...e, step } as RecordedEvent;
+    out.push(r);
+    onEvent?.(r);
+    if (e.kind === 'monitor-fail' || e.kind === 'error') bad = true;
+  }
+  return bad;
+}
+
+/** Runs a scenario from its initial world, letting `choose` pick each step. */
+export function drive(sc: Scenario, choose: Chooser, opts: DriveOptions = {}): Run {
+  const maxSteps = opts.maxSteps ?? 10_000;
+  const detail = opts.detail ?? true;
+  const stopOnFailure = opts.stopOnFailure ?? true;
+  const events: RecordedEvent[] = [];
+  const schedule: string[] = [];
+  const init = initialWorld(sc, { detail });
+  let world = init.world;
+  if (record(events, init.events, 0, opts.onEvent) && stopOnFailure) return { schedule, events, world, end: 'failure' };
+  for (let depth = 0; ; depth++) {
+    if (depth >= maxSteps) return { schedule, events, world, end: 'max-steps' };
+    const steps = enabled(sc, world);
+    if (steps.length === 0) return { schedule, events, world, end: 'quiescent' };
+    const step = choose(world, steps, depth);
+    if (step === undefined) return { schedule, events, world, end: isQuiescent(steps) ? 'quiescent' : 'stopped' };
+    const r = apply(sc, world, step, { detail });
+    world = r.world;
+    schedule.push(step.id);
+    if (record(events, r.events, depth + 1, opts.onEvent) && stopOnFailure) return { schedule, events, world, end: 'failure' };
+  }
+}
+
+/** Uniformly random among enabled steps; faults are taken only with probability `faultRate` each time one is offered. */
+export function randomChooser(seed: number, faultRate = 0.1): Chooser {
+  const r = rng(seed);
+  return (_w, steps) => {
+    const normal = steps.filter((s) => s.kind === 'deliver' ? s.outcome === undefined : s.kind === 'timer' || s.kind === 'input');
+    const faults = steps.filter((s) => !normal.includes(s));
+    if (faults.length > 0 && (normal.length === 0 || r.next() < faultRate)) {
+      // With only faults left, stop half the time so runs also end without them.
+      if (normal.length === 0 && r.next() < 0.5) return undefined;
+      return r.pick(faults);
+    }
+    return normal.length > 0 ? r.pick(normal) : undefined;
+  };
+}
+
+/** A recorded schedule does not fit the model: the step at `index` is not enabled. */
+export class Divergence extends Error {
+  override name = 'Divergence';
+  constructor(
+    readonly index: number,
+    readonly expected: string,
+    readonly enabledIds: readonly string[],
+  ) {
+    super(`schedule diverges at step ${index + 1}: expected '${expected}', enabled: ${enabledIds.length ? enabledIds.join(', ') : '(nothing)'}`);
+  }
+}
+
+/** Follows a schedule of step ids exactly; throws `Divergence` at the first step that is not enabled. */
+export function replayChooser(schedule: readonly string[]): Chooser {
+  return (_w, steps, depth) => {
+    if (depth >= schedule.length) return undefined;
+    const want = schedule[depth]!;
+    const s = steps.find((x) => x.id === want);
+    if (!s) throw new Divergence(depth, want, steps.map((x) => x.id));
+    return s;
+  };
+}
+
+export function replay(sc: Scenario, schedule: readonly string[], opts: DriveOptions = {}): Run {
+  return drive(sc, replayChooser(schedule), { maxSteps: schedule.length, stopOnFailure: false, ...opts });
+}
+
+/** A run's events as a cold observable: each subscription runs the scenario afresh. */
+export function trace$(sc: Scenario, choose: () => Chooser, opts: Omit<DriveOptions, 'onEvent'> = {}): Observable<RecordedEvent> {
+  return new Observable((sub: Subscriber<RecordedEvent>) => {
+    try {
+      drive(sc, choose(), { ...opts, onEvent: (e) => sub.next(e) });
+      sub.complete();
+    } catch (e) {
+      sub.error(e);
+    }
+  });
+}
+
+export interface DeterminismReport {
+  readonly deterministic: boolean;
+  /** Index of the first event that differs, and both versions, when not deterministic. */
+  readonly firstDifference?: { readonly index: number; readonly first: string; readonly second: string };
+  readonly events: number;
+}
+
+/**
+ * Runs the scenario twice with the same seed and compares the serialized traces.
+ * A difference means some machine is impure (reads a clock, draws a random number,
+ * or keeps state outside its snapshot).
+ */
+export function checkDeterminism(sc: Scenario, seed: number, opts: DriveOptions = {}): DeterminismReport {
+  const a = drive(sc, randomChooser(seed), { maxSteps: 1000, ...opts }).events.map(canonicalJson);
+  const b = drive(sc, randomChooser(seed), { maxSteps: 1000, ...opts }).events.map(canonicalJson);
+  const n = Math.max(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    if (a[i] !== b[i]) {
+      return { deterministic: false, firstDifference: { index: i, first: a[i] ?? '(end of trace)', second: b[i] ?? '(end of trace)' }, events: n };
+    }
+  }
+  return { deterministic: true, events: n };
+}
+
+export function assertScenario(x: unknown): asserts x is Scenario {
+  if (typeof x !== 'object' || x === null || (x as Scenario).compiled !== true) {
+    throw new ScenarioError('expected a scenario made by defineScenario(...)');
+  }
+}

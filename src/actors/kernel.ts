@@ -1,0 +1,509 @@
+// The semantics: `initialWorld`, `enabled` and `apply`. Every mode (checker,
+// simulator, replay, live runner) drives these three functions and nothing else.
+import type { AnyMachineSnapshot } from 'xstate';
+import { XS, formatStateValue, isAddressStub, type CollectedAction } from './xstate-adapter.ts';
+import { ScenarioError, actorName, type CompiledActor, type Scenario } from './scenario.ts';
+import { queryOf } from './query.ts';
+import type { ActorStatus, Channel, Message, Step, Timer, TraceEvent, World } from './types.ts';
+
+export interface ApplyOptions {
+  /** Record context changes on `state` events (costs a shallow diff per step). Default true. */
+  readonly detail?: boolean;
+}
+
+export interface ApplyResult {
+  readonly world: World;
+  readonly events: readonly TraceEvent[];
+}
+
+const EMPTY: readonly Channel[] = Object.freeze([]);
+
+/** Mutable scratch for one step: copies arrays on first write, shares the rest. */
+class Draft {
+  snaps: unknown[] | undefined;
+  status: ActorStatus[] | undefined;
+  inbox: (readonly Channel[])[] | undefined;
+  timers: Timer[] | undefined;
+  now: number;
+  faults: number;
+  anon: number;
+  readonly events: TraceEvent[] = [];
+
+  constructor(
+    readonly sc: Scenario,
+    readonly base: World,
+    readonly detail: boolean,
+  ) {
+    this.now = base.now;
+    this.faults = base.faults;
+    this.anon = base.anon;
+  }
+
+  snap(i: number): unknown {
+    return (this.snaps ?? this.base.snaps)[i];
+  }
+  setSnap(i: number, s: unknown): void {
+    (this.snaps ??= this.base.snaps.slice())[i] = s;
+  }
+  stat(i: number): ActorStatus {
+    return (this.status ?? this.base.status)[i]!;
+  }
+  setStat(i: number, s: ActorStatus): void {
+    (this.status ??= this.base.status.slice())[i] = s;
+  }
+  channels(to: number): readonly Channel[] {
+    return (this.inbox ?? this.base.inbox)[to]!;
+  }
+  setChannels(to: number, chs: readonly Channel[]): void {
+    (this.inbox ??= this.base.inbox.slice())[to] = chs.length === 0 ? EMPTY : chs;
+  }
+  timerList(): readonly Timer[] {
+    return this.timers ?? this.base.timers;
+  }
+  setTimers(t: Timer[]): void {
+    this.timers = t;
+  }
+
+  /** Appends to channel from -> to, keeping channels sorted by sender. */
+  enqueue(from: number, to: number, msg: Message): void {
+    const chs = this.channels(to);
+    let lo = 0;
+    while (lo < chs.length && chs[lo]!.from < from) lo++;
+    const next = chs.slice();
+    if (lo < chs.length && chs[lo]!.from === from) next[lo] = { from, queue: [...chs[lo]!.queue, msg] };
+    else next.splice(lo, 0, { from, queue: [msg] });
+    this.setChannels(to, next);
+  }
+
+  /** Removes and returns the head of channel from -> to. */
+  dequeue(from: number, to: number): Message {
+    const chs = this.channels(to);
+    const k = chs.findIndex((c) => c.from === from);
+    if (k < 0) throw new ScenarioError(`no message in flight from '${actorName(this.sc, from)}' to '${actorName(this.sc, to)}'`);
+    const ch = chs[k]!;
+    const next = chs.slice();
+    if (ch.queue.length === 1) next.splice(k, 1);
+    else next[k] = { from, queue: ch.queue.slice(1) };
+    this.setChannels(to, next);
+    return ch.queue[0]!;
+  }
+
+  finish(monitors: readonly unknown[], failure: World['failure']): World {
+    const b = this.base;
+    return {
+      snaps: this.snaps ?? b.snaps,
+      status: this.status ?? b.status,
+      inbox: this.inbox ?? b.inbox,
+      now: this.now,
+      timers: this.timers ?? b.timers,
+      faults: this.faults,
+      monitors,
+      failure,
+      anon: this.anon,
+    };
+  }
+}
+
+function timerOrder(a: Timer, b: Timer): number {
+  return a.due - b.due || a.owner - b.owner || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+}
+
+function addTimer(d: Draft, t: Timer): void {
+  const list = d.timerList().filter((x) => !(x.owner === t.owner && x.id === t.id));
+  let k = 0;
+  while (k < list.length && timerOrder(list[k]!, t) <= 0) k++;
+  list.splice(k, 0, t);
+  d.setTimers(list);
+}
+
+function cancelTimer(d: Draft, owner: number, id: string): boolean {
+  const list = d.timerList();
+  const k = list.findIndex((x) => x.owner === owner && x.id === id);
+  if (k < 0) return false;
+  const next = list.slice();
+  next.splice(k, 1);
+  d.setTimers(next);
+  return true;
+}
+
+function targetOf(sc: Scenario, actor: CompiledActor, params: any): number {
+  const to = params.to;
+  let id: string | undefined;
+  if (isAddressStub(to)) id = to.id;
+  else if (typeof to === 'string') id = to;
+  else if (to && typeof to === 'object' && typeof to.id === 'string') {
+    throw new ScenarioError(
+      `actor '${actor.id}' sent to a real xstate actor ref ('${to.id}'); address world actors with send(id, msg) or sendTo(({ system }) => system.get(id), msg)`,
+    );
+  }
+  if (id === undefined) throw new ScenarioError(`actor '${actor.id}' sent a message with no target`);
+  const i = id === 'env' ? sc.envIndex : sc.index.get(id);
+  if (i === undefined) {
+    throw new ScenarioError(`actor '${actor.id}' sent '${String(params.event?.type)}' to '${id}', which is not an actor of scenario '${sc.name}'; known actors: ${sc.ids.join(', ')}`);
+  }
+  return i;
+}
+
+function send(d: Draft, from: number, to: number, msg: Message): void {
+  const sc = d.sc;
+  if (to === sc.envIndex) {
+    d.events.push({ kind: 'output', from: actorName(sc, from), msg });
+    return;
+  }
+  d.events.push({ kind: 'send', from: actorName(sc, from), to: actorName(sc, to), msg });
+  d.enqueue(from, to, msg);
+}
+
+/** Interprets a machine's actions in the order xstate emitted them. */
+function interpret(d: Draft, actor: CompiledActor, actions: readonly CollectedAction[]): void {
+  const sc = d.sc;
+  for (const a of actions) {
+    switch (a.type) {
+      case XS.sendTo: {
+        const p = a.params;
+        const to = targetOf(sc, actor, p);
+        if (typeof p.delay === 'number') {
+          const id = p.id ?? `anon:${d.anon++}`;
+          const due = d.now + p.delay;
+          addTimer(d, { owner: actor.index, to, id, due, event: p.event });
+          d.events.push({ kind: 'timer-set', actor: actor.id, id, due, msg: p.event });
+        } else send(d, actor.index, to, p.event);
+        break;
+      }
+      case XS.raise: {
+        const p = a.params;
+        if (typeof p.delay === 'number') {
+          const id = p.id ?? `anon:${d.anon++}`;
+          const due = d.now + p.delay;
+          addTimer(d, { owner: actor.index, to: actor.index, id, due, event: p.event });
+          d.events.push({ kind: 'timer-set', actor: actor.id, id, due, msg: p.event });
+        }
+        // An undelayed raise was already processed inside the macrostep.
+        break;
+      }
+      case XS.cancel: {
+        const id = String(a.params.sendId);
+        if (cancelTimer(d, actor.index, id)) d.events.push({ kind: 'timer-cancel', actor: actor.id, id });
+        break;
+      }
+      case XS.emit:
+        d.events.push({ kind: 'emit', actor: actor.id, msg: a.params.event });
+        break;
+      case XS.log:
+        d.events.push({ kind: 'log', actor: actor.id, data: a.params?.value ?? a.params });
+        break;
+      case XS.spawnChild:
+      case XS.stopChild:
+        throw new ScenarioError(
+          `actor '${actor.id}' uses invoke/spawn (${a.type}${a.params?.src ? ` of '${String(a.params.src)}'` : ''}); the interleave kernel keeps every actor flat in the world: declare the child as a scenario actor and address it with send(id, msg), and model promise-like effects as messages to a storage or effect actor whose reply is a step`,
+        );
+      default:
+        if (a.type.startsWith('xstate.')) {
+          throw new ScenarioError(`actor '${actor.id}' asked for built-in action '${a.type}', which the interleave kernel does not interpret`);
+        }
+        if (a.exec) {
+          try {
+            a.exec(a.info, a.params);
+          } catch (e) {
+            d.events.push({ kind: 'error', actor: actor.id, message: `action '${a.type}' threw: ${errText(e)}` });
+          }
+        }
+    }
+  }
+}
+
+function errText(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}
+
+function contextDiff(prev: any, next: any): Record<string, unknown> | undefined {
+  if (prev === next || typeof next !== 'object' || next === null) return undefined;
+  const out: Record<string, unknown> = {};
+  let any = false;
+  for (const k of Object.keys(next)) {
+    if (prev?.[k] !== next[k]) {
+      out[k] = next[k];
+      any = true;
+    }
+  }
+  for (const k of Object.keys(prev ?? {})) if (!(k in next)) ((out[k] = undefined), (any = true));
+  return any ? out : undefined;
+}
+
+/** Hands `msg` from `from` to actor `to` and applies what it does. */
+function receive(d: Draft, from: number, to: number, msg: Message, outcome: string | undefined): void {
+  const sc = d.sc;
+  const actor = sc.actorList[to]!;
+  if (d.stat(to) !== 'up') {
+    d.events.push({ kind: 'dropped', from: actorName(sc, from), to: actor.id, msg, reason: `receiver is ${d.stat(to)}` });
+    return;
+  }
+  if (actor.kind === 'external') return;
+  if (actor.kind === 'reducer') {
+    let r;
+    try {
+      r = actor.logic.receive(d.snap(to), msg, { self: actor.id, from: actorName(sc, from), outcome, now: d.now });
+    } catch (e) {
+      if (e instanceof ScenarioError) throw e;
+      d.setStat(to, 'error');
+      d.events.push({ kind: 'error', actor: actor.id, message: `receive('${msg.type}') threw: ${errText(e)}` });
+      return;
+    }
+    if (r.unhandled) {
+      d.events.push({ kind: 'unhandled', actor: actor.id, from: actorName(sc, from), msg, state: 'reducer' });
+      return;
+    }
+    d.setSnap(to, r.state);
+    if (r.events) for (const ev of r.events) d.events.push(ev);
+    if (r.send) for (const s of r.send) send(d, to, targetOf(sc, actor, s), s.msg);
+    return;
+  }
+  const prev = d.snap(to) as AnyMachineSnapshot;
+  let res;
+  try {
+    res = actor.stepper.step(prev, msg);
+  } catch (e) {
+    if (e instanceof ScenarioError) throw e;
+    d.setStat(to, 'error');
+    d.events.push({ kind: 'error', actor: actor.id, message: `on '${msg.type}' in state '${formatStateValue(prev.value)}': ${errText(e)}` });
+    return;
+  }
+  if (res.unhandled) {
+    d.events.push({ kind: 'unhandled', actor: actor.id, from: actorName(sc, from), msg, state: formatStateValue(prev.value) });
+    return;
+  }
+  settle(d, actor, prev, res.snapshot, res.actions);
+}
+
+/** Commits a machine's next snapshot, reports the state change, then runs its actions. */
+function settle(d: Draft, actor: CompiledActor & { kind: 'machine' }, prev: AnyMachineSnapshot | undefined, next: AnyMachineSnapshot, actions: readonly CollectedAction[]): void {
+  d.setSnap(actor.index, next);
+  if (next.status === 'error') {
+    d.setStat(actor.index, 'error');
+    d.events.push({ kind: 'error', actor: actor.id, message: `machine entered error status: ${errText(next.error)}` });
+  }
+  if (prev !== next) {
+    const fromV = prev ? formatStateValue(prev.value) : '(start)';
+    const toV = formatStateValue(next.value);
+    const changed = d.detail ? contextDiff(prev?.context, next.context) : undefined;
+    if (fromV !== toV || prev?.context !== next.context) {
+      d.events.push(changed ? { kind: 'state', actor: actor.id, from: fromV, to: toV, changed } : { kind: 'state', actor: actor.id, from: fromV, to: toV });
+    }
+  }
+  interpret(d, actor, actions);
+}
+
+/** Brings actor `i` to its initial state (at the start, and on restart). */
+function boot(d: Draft, i: number): void {
+  const actor = d.sc.actorList[i]!;
+  if (actor.kind === 'reducer') {
+    d.setSnap(i, actor.logic.init(actor.input));
+    return;
+  }
+  if (actor.kind === 'external') {
+    d.setSnap(i, undefined);
+    return;
+  }
+  let res;
+  try {
+    res = actor.stepper.initial(actor.input);
+  } catch (e) {
+    if (e instanceof ScenarioError) throw e;
+    d.setStat(i, 'error');
+    d.events.push({ kind: 'error', actor: actor.id, message: `initial state threw: ${errText(e)}` });
+    return;
+  }
+  settle(d, actor, undefined, res.snapshot, res.actions);
+}
+
+function observe(sc: Scenario, base: World, d: Draft): World {
+  if (sc.monitorDefs.length === 0 || d.events.length === 0) return d.finish(base.monitors, base.failure);
+  let failure = base.failure;
+  const monitors = base.monitors.slice();
+  const provisional = d.finish(monitors, failure);
+  const q = queryOf(sc, provisional);
+  const fails: TraceEvent[] = [];
+  for (let m = 0; m < sc.monitorDefs.length; m++) {
+    const def = sc.monitorDefs[m]!;
+    let s = monitors[m];
+    for (const ev of d.events) {
+      const r = def.observe(s, ev, q);
+      if (r && typeof r === 'object' && 'fail' in r && typeof (r as { fail: unknown }).fail === 'string') {
+        const message = (r as { fail: string }).fail;
+        if (!failure) failure = { monitor: sc.monitorNames[m]!, message };
+        fails.push({ kind: 'monitor-fail', monitor: sc.monitorNames[m]!, message });
+        break;
+      }
+      s = r;
+    }
+    monitors[m] = s;
+  }
+  for (const f of fails) d.events.push(f);
+  return d.finish(monitors, failure);
+}
+
+/** The world before any step: every actor in its initial state, start messages in flight. */
+export function initialWorld(sc: Scenario, opts: ApplyOptions = {}): ApplyResult {
+  const n = sc.ids.length;
+  const empty: World = {
+    snaps: new Array(n).fill(undefined),
+    status: new Array<ActorStatus>(n).fill('up'),
+    inbox: new Array(n).fill(EMPTY),
+    now: 0,
+    timers: [],
+    faults: 0,
+    monitors: sc.monitorDefs.map((m) => m.init),
+    failure: undefined,
+    anon: 0,
+  };
+  const d = new Draft(sc, empty, opts.detail ?? true);
+  for (let i = 0; i < n; i++) boot(d, i);
+  for (const s of sc.start ?? []) {
+    const from = s.from === undefined || s.from === 'env' ? sc.envIndex : sc.index.get(s.from)!;
+    send(d, from, sc.index.get(s.to)!, s.msg);
+  }
+  const world = observe(sc, empty, d);
+  return { world, events: d.events };
+}
+
+// Step objects are cached so `enabled` allocates little on the checker's hot path.
+const stepCache = new WeakMap<Scenario, Map<string, Step>>();
+function cached(sc: Scenario, key: string, make: () => Step): Step {
+  let m = stepCache.get(sc);
+  if (!m) stepCache.set(sc, (m = new Map()));
+  let s = m.get(key);
+  if (!s) m.set(key, (s = make()));
+  return s;
+}
+
+function deliverStep(sc: Scenario, from: number, to: number, type: string, outcome?: string): Step {
+  const id = `deliver:${actorName(sc, from)}->${actorName(sc, to)}:${type}${outcome === undefined ? '' : `!${outcome}`}`;
+  return cached(sc, id, () => (outcome === undefined ? { kind: 'deliver', id, from, to } : { kind: 'deliver', id, from, to, outcome }));
+}
+
+/** Every step the world allows, in a fixed order: deliveries, timers, faults. */
+export function enabled(sc: Scenario, w: World): Step[] {
+  const steps: Step[] = [];
+  const faultsLeft = w.faults < sc.budget;
+  for (let to = 0; to < w.inbox.length; to++) {
+    const chs = w.inbox[to]!;
+    for (const ch of chs) {
+      const head = ch.queue[0]!;
+      steps.push(deliverStep(sc, ch.from, to, head.type));
+      if (faultsLeft && sc.faultyOutcomes[to] && w.status[to] === 'up') {
+        const actor = sc.actorList[to] as CompiledActor & { kind: 'reducer' };
+        const outs = actor.logic.faultOutcomes?.(w.snaps[to], head, actorName(sc, ch.from)) ?? [];
+        for (const o of outs) steps.push(deliverStep(sc, ch.from, to, head.type, o));
+      }
+    }
+  }
+  if (w.timers.length > 0 && (sc.timers !== 'quiescent' || steps.length === 0)) {
+    const due = w.timers[0]!.due;
+    for (let k = 0; k < w.timers.length && w.timers[k]!.due === due; k++) {
+      const t = w.timers[k]!;
+      const id = `timer:${actorName(sc, t.owner)}:${t.id}`;
+      steps.push({ kind: 'timer', id, timer: k });
+    }
+  }
+  if (faultsLeft) {
+    for (let i = 0; i < sc.ids.length; i++) {
+      if (sc.crashable[i] && w.status[i] === 'up') steps.push(cached(sc, `crash:${sc.ids[i]}`, () => ({ kind: 'crash', id: `crash:${sc.ids[i]}`, actor: i })));
+    }
+    for (let to = 0; to < sc.droppable.length; to++) {
+      for (const from of sc.droppable[to]!) {
+        const ch = w.inbox[to]!.find((c) => c.from === from);
+        if (!ch) continue;
+        const id = `drop:${actorName(sc, from)}->${sc.ids[to]}:${ch.queue[0]!.type}`;
+        steps.push(cached(sc, id, () => ({ kind: 'drop', id, from, to })));
+      }
+    }
+  }
+  for (let i = 0; i < sc.ids.length; i++) {
+    if (sc.restartable[i] && w.status[i] === 'crashed') steps.push(cached(sc, `restart:${sc.ids[i]}`, () => ({ kind: 'restart', id: `restart:${sc.ids[i]}`, actor: i })));
+  }
+  return steps;
+}
+
+/** True when the step is a fault (costs budget). */
+export function isFault(step: Step): boolean {
+  return step.kind === 'crash' || step.kind === 'drop' || (step.kind === 'deliver' && step.outcome !== undefined);
+}
+
+/** Applies one step. The step must be one `enabled` returned for this world (or an `input`). */
+export function apply(sc: Scenario, w: World, step: Step, opts: ApplyOptions = {}): ApplyResult {
+  const d = new Draft(sc, w, opts.detail ?? true);
+  switch (step.kind) {
+    case 'deliver': {
+      const msg = d.dequeue(step.from, step.to);
+      if (step.outcome !== undefined) {
+        d.faults++;
+        d.events.push({ kind: 'fault', fault: step.outcome, actor: sc.ids[step.to]!, detail: `${msg.type} from ${actorName(sc, step.from)}` });
+      }
+      d.events.push(
+        step.outcome === undefined
+          ? { kind: 'deliver', from: actorName(sc, step.from), to: sc.ids[step.to]!, msg }
+          : { kind: 'deliver', from: actorName(sc, step.from), to: sc.ids[step.to]!, msg, outcome: step.outcome },
+      );
+      receive(d, step.from, step.to, msg, step.outcome);
+      break;
+    }
+    case 'timer': {
+      const t = w.timers[step.timer];
+      if (!t) throw new ScenarioError(`no timer at position ${step.timer}`);
+      const rest = w.timers.slice();
+      rest.splice(step.timer, 1);
+      d.setTimers(rest);
+      if (t.due > d.now) d.now = t.due;
+      d.events.push({ kind: 'timer-fire', actor: sc.ids[t.owner]!, id: t.id, at: d.now, msg: t.event });
+      if (t.to === t.owner) receive(d, t.owner, t.to, t.event, undefined);
+      else if (t.to === sc.envIndex) d.events.push({ kind: 'output', from: sc.ids[t.owner]!, msg: t.event });
+      else {
+        d.events.push({ kind: 'send', from: sc.ids[t.owner]!, to: actorName(sc, t.to), msg: t.event });
+        d.enqueue(t.owner, t.to, t.event);
+      }
+      break;
+    }
+    case 'crash': {
+      d.faults++;
+      d.setStat(step.actor, 'crashed');
+      d.setChannels(step.actor, EMPTY);
+      const kept = d.timerList().filter((t) => t.owner !== step.actor);
+      if (kept.length !== d.timerList().length) d.setTimers(kept);
+      d.events.push({ kind: 'fault', fault: 'crash', actor: sc.ids[step.actor]! });
+      break;
+    }
+    case 'restart': {
+      d.setStat(step.actor, 'up');
+      d.events.push({ kind: 'fault', fault: 'restart', actor: sc.ids[step.actor]! });
+      boot(d, step.actor);
+      break;
+    }
+    case 'drop': {
+      d.faults++;
+      const msg = d.dequeue(step.from, step.to);
+      d.events.push({ kind: 'fault', fault: 'drop', actor: sc.ids[step.to]!, detail: `${msg.type} from ${actorName(sc, step.from)}` });
+      d.events.push({ kind: 'dropped', from: actorName(sc, step.from), to: sc.ids[step.to]!, msg, reason: 'fault: message lost' });
+      break;
+    }
+    case 'input': {
+      send(d, step.from, step.to, step.msg);
+      break;
+    }
+  }
+  return { world: observe(sc, w, d), events: d.events };
+}
+
+/** An `input` step: a message from outside (env, or an external actor's reply) put on a channel. */
+export function inputStep(sc: Scenario, from: string, to: string, msg: Message): Step {
+  const f = from === 'env' ? sc.envIndex : sc.index.get(from);
+  const t = sc.index.get(to);
+  if (f === undefined) throw new ScenarioError(`input from unknown actor '${from}'; known actors: ${sc.ids.join(', ')}`);
+  if (t === undefined) throw new ScenarioError(`input to unknown actor '${to}'; known actors: ${sc.ids.join(', ')}`);
+  if (typeof msg !== 'object' || msg === null || typeof msg.type !== 'string') throw new ScenarioError(`input to '${to}' must be an event object with a string \`type\``);
+  return { kind: 'input', id: `input:${from}->${to}:${msg.type}`, from: f, to: t, msg };
+}
+
+/** True when an `eventually` check applies: nothing but faults (and restarts) is enabled. */
+export function isQuiescent(steps: readonly Step[]): boolean {
+  return steps.every((s) => isFault(s) || s.kind === 'restart');
+}

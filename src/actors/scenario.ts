@@ -1,0 +1,271 @@
+// A scenario: the actors of a system, what starts it, the faults it allows and the
+// properties that must hold. `defineScenario` validates and compiles it once.
+import type { AnyStateMachine, AnyMachineSnapshot } from 'xstate';
+import { MachineStepper, isStateMachine } from './xstate-adapter.ts';
+import { ENV, type ActorId, type Message, type TraceEvent, type World } from './types.ts';
+
+/** The input was not a valid scenario, or the system did something no scenario allows. */
+export class ScenarioError extends Error {
+  override name = 'ScenarioError';
+}
+
+/** Behaviour written as a reducer instead of a machine (storage models use this). */
+export interface ReducerLogic<S = any> {
+  readonly kind: 'reducer';
+  /** Creates the initial state from the actor's input. */
+  init(input: unknown): S;
+  /**
+   * Outcomes this delivery may take instead of its normal one (for example `403`,
+   * `503`, `ambiguous`). Each is a separate step the checker can choose, and costs
+   * one unit of the fault budget. The normal outcome is `undefined`.
+   */
+  faultOutcomes?(state: S, msg: Message, from: ActorId): readonly string[];
+  receive(state: S, msg: Message, ctx: ReducerContext): ReducerResult<S>;
+}
+
+export interface ReducerContext {
+  readonly self: ActorId;
+  readonly from: ActorId;
+  /** `undefined` for the normal outcome, else one of `faultOutcomes`. */
+  readonly outcome: string | undefined;
+  readonly now: number;
+}
+
+export interface ReducerResult<S> {
+  readonly state: S;
+  readonly send?: readonly { readonly to: ActorId; readonly msg: Message }[];
+  /** Extra trace events (kinds `io` and `log`), for example one per storage operation. */
+  readonly events?: readonly TraceEvent[];
+  /** True when the reducer has no case for this message (flagged like an unmatched xstate event). */
+  readonly unhandled?: boolean;
+}
+
+/**
+ * An actor whose behaviour lives outside the kernel (live storage adapters). A
+ * delivery to it only consumes the message; the live runner performs the work and
+ * feeds replies back as `input` steps.
+ */
+export interface ExternalLogic {
+  readonly kind: 'external';
+  readonly describe?: string;
+}
+
+export type ActorLogic = AnyStateMachine | ReducerLogic | ExternalLogic;
+
+export interface ActorSpec {
+  readonly logic: ActorLogic;
+  readonly input?: unknown;
+  /** Where `sendParent` goes. */
+  readonly parent?: ActorId;
+}
+
+export interface FaultSpec {
+  /** How many fault steps one run may take in all (default 0: no faults). */
+  readonly budget?: number;
+  /** Actors that may crash (lose their state and mailbox). */
+  readonly crash?: readonly ActorId[];
+  /** Crashed actors that may come back with their initial state (a restart is free). */
+  readonly restart?: readonly ActorId[];
+  /** Channels whose head message may be lost. */
+  readonly drop?: readonly (readonly [ActorId, ActorId])[];
+  /** Reducer actors whose fault outcomes may be chosen (default: every reducer). */
+  readonly outcomes?: readonly ActorId[];
+}
+
+/** A read-only view of a world, for properties. */
+export interface WorldQuery {
+  readonly world: World;
+  readonly now: number;
+  /** An xstate actor's snapshot (or a reducer's state). */
+  snapshot(id: ActorId): any;
+  /** An xstate actor's context (or a reducer's state). */
+  context(id: ActorId): any;
+  /** An xstate actor's state value. */
+  value(id: ActorId): unknown;
+  matches(id: ActorId, state: any): boolean;
+  status(id: ActorId): World['status'][number];
+  /** Messages waiting for `to` (from `from`, or from anyone). */
+  pending(to: ActorId, from?: ActorId): readonly Message[];
+  /** True when nothing is in flight to any actor and no timer is pending. */
+  idle(): boolean;
+}
+
+export type Predicate = (q: WorldQuery) => boolean | string;
+
+export interface MonitorDef<S = any> {
+  readonly init: S;
+  /** Returns the next state, or `{ fail }` with a message to report a violation. */
+  observe(state: S, event: TraceEvent, q: WorldQuery): S | { readonly fail: string };
+}
+
+export interface ScenarioDef {
+  readonly name: string;
+  readonly description?: string;
+  readonly actors: Readonly<Record<ActorId, ActorLogic | ActorSpec>>;
+  /** Messages in flight at the start, sent from `from` (default `env`). */
+  readonly start?: readonly { readonly to: ActorId; readonly msg: Message; readonly from?: ActorId }[];
+  readonly faults?: FaultSpec;
+  /** What an event that matches no transition does: `error` (default) fails the run; `trace` only records it. */
+  readonly unhandled?: 'error' | 'trace';
+  /** `any` (default): a due timer may fire before messages in flight arrive. `quiescent`: only when none are. */
+  readonly timers?: 'any' | 'quiescent';
+  readonly invariants?: Readonly<Record<string, Predicate>>;
+  readonly monitors?: Readonly<Record<string, MonitorDef>>;
+  /** Checked when nothing but faults is enabled. */
+  readonly eventually?: Readonly<Record<string, Predicate>>;
+  /** States some run should reach; reported when a complete exploration never does. */
+  readonly reachable?: Readonly<Record<string, Predicate>>;
+  /** Quiescent states that are accepted ends rather than deadlocks (default: every actor in a final state, or no actor waiting). */
+  readonly acceptEnd?: Predicate;
+  /** Groups of interchangeable actors (same logic, same role): the fingerprint canonicalises them. */
+  readonly symmetry?: readonly (readonly ActorId[])[];
+  /** Parameters the scenario was built with (recorded in traces). */
+  readonly params?: Readonly<Record<string, unknown>>;
+}
+
+export type CompiledActor =
+  | { readonly kind: 'machine'; readonly id: ActorId; readonly index: number; readonly machine: AnyStateMachine; readonly stepper: MachineStepper; readonly input: unknown }
+  | { readonly kind: 'reducer'; readonly id: ActorId; readonly index: number; readonly logic: ReducerLogic; readonly input: unknown }
+  | { readonly kind: 'external'; readonly id: ActorId; readonly index: number; readonly logic: ExternalLogic };
+
+export interface Scenario extends ScenarioDef {
+  readonly compiled: true;
+  /** Actor ids in index order; `env` is index `ids.length`. */
+  readonly ids: readonly ActorId[];
+  readonly index: ReadonlyMap<ActorId, number>;
+  readonly actorList: readonly CompiledActor[];
+  readonly envIndex: number;
+  readonly budget: number;
+  readonly crashable: readonly boolean[];
+  readonly restartable: readonly boolean[];
+  /** droppable[to] holds the senders whose channel to `to` may lose its head. */
+  readonly droppable: readonly (readonly number[])[];
+  readonly faultyOutcomes: readonly boolean[];
+  readonly monitorNames: readonly string[];
+  readonly monitorDefs: readonly MonitorDef[];
+}
+
+const ID_RE = /^[A-Za-z0-9_.:@#-]+$/;
+
+function isReducer(x: unknown): x is ReducerLogic {
+  return typeof x === 'object' && x !== null && (x as ReducerLogic).kind === 'reducer' && typeof (x as ReducerLogic).receive === 'function';
+}
+function isExternal(x: unknown): x is ExternalLogic {
+  return typeof x === 'object' && x !== null && (x as ExternalLogic).kind === 'external';
+}
+function isLogic(x: unknown): x is ActorLogic {
+  return isStateMachine(x) || isReducer(x) || isExternal(x);
+}
+
+/** Validates a scenario definition and compiles it. Throws a `ScenarioError` naming the problem. */
+export function defineScenario(def: ScenarioDef): Scenario {
+  const where = `scenario '${def?.name ?? '?'}'`;
+  if (typeof def !== 'object' || def === null) throw new ScenarioError('a scenario must be an object: defineScenario({ name, actors, start, ... })');
+  if (typeof def.name !== 'string' || def.name.length === 0) throw new ScenarioError('a scenario needs a non-empty string `name`');
+  if (typeof def.actors !== 'object' || def.actors === null) throw new ScenarioError(`${where}: \`actors\` must be an object mapping actor ids to machines`);
+  const ids = Object.keys(def.actors);
+  if (ids.length === 0) throw new ScenarioError(`${where}: \`actors\` is empty; declare at least one actor`);
+  const index = new Map<ActorId, number>();
+  const actorList: CompiledActor[] = [];
+  for (const id of ids) {
+    if (id === ENV) throw new ScenarioError(`${where}: actor id '${ENV}' is reserved for the outside world; rename the actor`);
+    if (!ID_RE.test(id)) throw new ScenarioError(`${where}: actor id '${id}' has characters other than letters, digits and _ . : @ # -`);
+    const raw = def.actors[id] as unknown;
+    const spec: ActorSpec = isLogic(raw) ? { logic: raw } : (raw as ActorSpec);
+    if (typeof spec !== 'object' || spec === null || !isLogic(spec.logic)) {
+      throw new ScenarioError(`${where}: actor '${id}' is not a machine: give an xstate machine (createMachine/setup().createMachine), a reducer ({ kind: 'reducer', init, receive }) or { logic, input }`);
+    }
+    const i = actorList.length;
+    index.set(id, i);
+    if (isStateMachine(spec.logic)) {
+      actorList.push({ kind: 'machine', id, index: i, machine: spec.logic, stepper: new MachineStepper(spec.logic, id, spec.parent), input: spec.input });
+    } else if (isReducer(spec.logic)) {
+      actorList.push({ kind: 'reducer', id, index: i, logic: spec.logic, input: spec.input });
+    } else {
+      actorList.push({ kind: 'external', id, index: i, logic: spec.logic });
+    }
+  }
+  for (const id of ids) {
+    const raw = def.actors[id] as ActorSpec;
+    if (!isLogic(raw) && raw.parent !== undefined && !index.has(raw.parent) && raw.parent !== ENV) {
+      throw new ScenarioError(`${where}: actor '${id}' names parent '${raw.parent}', which is not an actor; known actors: ${ids.join(', ')}`);
+    }
+  }
+  const known = (what: string, id: unknown): number => {
+    if (id === ENV) return ids.length;
+    const i = typeof id === 'string' ? index.get(id) : undefined;
+    if (i === undefined) throw new ScenarioError(`${where}: ${what} names unknown actor '${String(id)}'; known actors: ${ids.join(', ')}`);
+    return i;
+  };
+  for (const [n, s] of (def.start ?? []).entries()) {
+    if (typeof s !== 'object' || s === null) throw new ScenarioError(`${where}: start[${n}] must be { to, msg }`);
+    known(`start[${n}].to`, s.to);
+    if (s.from !== undefined) known(`start[${n}].from`, s.from);
+    if (typeof s.msg !== 'object' || s.msg === null || typeof s.msg.type !== 'string') {
+      throw new ScenarioError(`${where}: start[${n}].msg must be an event object with a string \`type\``);
+    }
+  }
+  const f = def.faults ?? {};
+  const budget = f.budget ?? 0;
+  if (!Number.isInteger(budget) || budget < 0) throw new ScenarioError(`${where}: faults.budget must be a whole number >= 0, got ${String(f.budget)}`);
+  const n = ids.length;
+  const crashable = new Array<boolean>(n).fill(false);
+  const restartable = new Array<boolean>(n).fill(false);
+  for (const id of f.crash ?? []) crashable[known('faults.crash', id)] = true;
+  for (const id of f.restart ?? []) restartable[known('faults.restart', id)] = true;
+  const droppable: number[][] = Array.from({ length: n }, () => []);
+  for (const pair of f.drop ?? []) {
+    const from = known('faults.drop', pair[0]);
+    const to = known('faults.drop', pair[1]);
+    if (to < n) droppable[to]!.push(from);
+  }
+  const faultyOutcomes = actorList.map((a) => a.kind === 'reducer' && (f.outcomes === undefined || f.outcomes.includes(a.id)));
+  for (const id of f.outcomes ?? []) {
+    const i = known('faults.outcomes', id);
+    if (actorList[i]?.kind !== 'reducer') throw new ScenarioError(`${where}: faults.outcomes names '${id}', which is not a reducer actor`);
+  }
+  for (const group of def.symmetry ?? []) for (const id of group) known('symmetry', id);
+  if (def.unhandled !== undefined && def.unhandled !== 'error' && def.unhandled !== 'trace') {
+    throw new ScenarioError(`${where}: unhandled must be 'error' or 'trace', got '${String(def.unhandled)}'`);
+  }
+  if (def.timers !== undefined && def.timers !== 'any' && def.timers !== 'quiescent') {
+    throw new ScenarioError(`${where}: timers must be 'any' or 'quiescent', got '${String(def.timers)}'`);
+  }
+  for (const group of ['invariants', 'eventually', 'reachable'] as const) {
+    for (const [name, p] of Object.entries(def[group] ?? {})) {
+      if (typeof p !== 'function') throw new ScenarioError(`${where}: ${group}.${name} must be a function (q) => boolean | string`);
+    }
+  }
+  const monitorNames = Object.keys(def.monitors ?? {});
+  const monitorDefs = monitorNames.map((m) => {
+    const d = def.monitors![m]!;
+    if (typeof d !== 'object' || d === null || typeof d.observe !== 'function') {
+      throw new ScenarioError(`${where}: monitors.${m} must be { init, observe(state, event, q) }`);
+    }
+    return d;
+  });
+  return Object.freeze({
+    ...def,
+    compiled: true as const,
+    ids,
+    index,
+    actorList,
+    envIndex: n,
+    budget,
+    crashable,
+    restartable,
+    droppable,
+    faultyOutcomes,
+    monitorNames,
+    monitorDefs,
+  });
+}
+
+/** The id of actor index `i` (`env` for the outside). */
+export function actorName(sc: Scenario, i: number): ActorId {
+  return i === sc.envIndex ? ENV : sc.ids[i]!;
+}
+
+export function isMachineSnapshot(x: unknown): x is AnyMachineSnapshot {
+  return typeof x === 'object' && x !== null && 'machine' in x && 'value' in x;
+}
