@@ -1,7 +1,7 @@
 // The one deterministic step loop. A chooser picks the next step among the enabled
 // ones; random walks, replay, PCT and simulation are choosers.
 import { Observable, type Subscriber } from 'rxjs';
-import { apply, enabled, initialWorld, isQuiescent } from './kernel.ts';
+import { apply, enabled, initialWorld, isQuiescent, tickStep } from './kernel.ts';
 import { rng } from './prng.ts';
 import { ScenarioError, type Scenario } from './scenario.ts';
 import { canonicalJson } from './serialize.ts';
@@ -96,6 +96,7 @@ export function replayChooser(schedule: readonly string[]): Chooser {
   return (_w, steps, depth) => {
     if (depth >= schedule.length) return undefined;
     const want = schedule[depth]!;
+    if (want.startsWith('tick:')) return tickStep(Number(want.slice(5)));
     const s = steps.find((x) => x.id === want);
     if (!s) throw new Divergence(depth, want, steps.map((x) => x.id));
     return s;

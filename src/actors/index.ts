@@ -1,7 +1,7 @@
 // Public surface of the runtime layer.
 export * from './types.ts';
 export * from './scenario.ts';
-export { initialWorld, enabled, apply, inputStep, isFault, isQuiescent, type ApplyOptions, type ApplyResult } from './kernel.ts';
+export { initialWorld, enabled, apply, inputStep, tickStep, isFault, isQuiescent, type ApplyOptions, type ApplyResult } from './kernel.ts';
 export { queryOf } from './query.ts';
 export { rng, rngFromState, deriveSeed, type Rng } from './prng.ts';
 export { send } from './dsl.ts';
@@ -9,3 +9,5 @@ export * from './drive.ts';
 export { runLive, type LiveOptions, type LiveSystem, type ExternalHandler } from './live.ts';
 export { canonicalJson, toPlain } from './serialize.ts';
 export { formatStateValue } from './xstate-adapter.ts';
+export * from './family.ts';
+export { simulate, percentile, type CostModel, type SimulateOptions, type SimulationRun } from './simulate.ts';

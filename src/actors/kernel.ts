@@ -489,6 +489,12 @@ export function apply(sc: Scenario, w: World, step: Step, opts: ApplyOptions = {
       send(d, step.from, step.to, step.msg);
       break;
     }
+    case 'tick': {
+      if (step.to < d.now) throw new ScenarioError(`time cannot go back: tick to ${step.to} at ${d.now}`);
+      d.now = step.to;
+      d.events.push({ kind: 'tick', at: step.to });
+      break;
+    }
   }
   return { world: observe(sc, w, d), events: d.events };
 }
@@ -501,6 +507,11 @@ export function inputStep(sc: Scenario, from: string, to: string, msg: Message):
   if (t === undefined) throw new ScenarioError(`input to unknown actor '${to}'; known actors: ${sc.ids.join(', ')}`);
   if (typeof msg !== 'object' || msg === null || typeof msg.type !== 'string') throw new ScenarioError(`input to '${to}' must be an event object with a string \`type\``);
   return { kind: 'input', id: `input:${from}->${to}:${msg.type}`, from: f, to: t, msg };
+}
+
+/** A `tick` step: virtual time moves to `t` (simulation and live runs). */
+export function tickStep(t: number): Step {
+  return { kind: 'tick', id: `tick:${t}`, to: t };
 }
 
 /** True when an `eventually` check applies: nothing but faults (and restarts) is enabled. */

@@ -66,7 +66,9 @@ export type Step =
   | { readonly kind: 'crash'; readonly id: string; readonly actor: number }
   | { readonly kind: 'restart'; readonly id: string; readonly actor: number }
   | { readonly kind: 'drop'; readonly id: string; readonly from: number; readonly to: number }
-  | { readonly kind: 'input'; readonly id: string; readonly from: number; readonly to: number; readonly msg: Message };
+  | { readonly kind: 'input'; readonly id: string; readonly from: number; readonly to: number; readonly msg: Message }
+  /** Virtual time passes (simulation and live runs only; never offered by `enabled`). */
+  | { readonly kind: 'tick'; readonly id: string; readonly to: number };
 
 export type StepKind = Step['kind'];
 
@@ -79,6 +81,7 @@ export type TraceEvent =
   | { readonly kind: 'timer-set'; readonly actor: ActorId; readonly id: string; readonly due: number; readonly msg: Message }
   | { readonly kind: 'timer-fire'; readonly actor: ActorId; readonly id: string; readonly at: number; readonly msg: Message }
   | { readonly kind: 'timer-cancel'; readonly actor: ActorId; readonly id: string }
+  | { readonly kind: 'tick'; readonly at: number }
   | { readonly kind: 'fault'; readonly fault: string; readonly actor: ActorId; readonly detail?: string }
   | { readonly kind: 'emit'; readonly actor: ActorId; readonly msg: Message }
   | { readonly kind: 'unhandled'; readonly actor: ActorId; readonly from: ActorId; readonly msg: Message; readonly state: string }

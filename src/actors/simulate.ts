@@ -1,0 +1,122 @@
+// Discrete-event simulation in virtual time over the same enabled/apply: each
+// actor serves one message at a time, each delivery costs a service time from a
+// cost model, each message a latency. The clock advances by `tick` steps, so a
+// simulation's schedule replays exactly like any other.
+import { apply, enabled, initialWorld, tickStep } from './kernel.ts';
+import { rng } from './prng.ts';
+import { actorName, type Scenario } from './scenario.ts';
+import type { Message, RecordedEvent, Step, World } from './types.ts';
+
+export interface CostModel {
+  /** Virtual ms the receiver is busy with this message (default 0). */
+  service?(msg: Message, to: string, from: string, world: World): number;
+  /** Virtual ms from send to arrival (default 0). */
+  latency?(msg: Message, from: string, to: string): number;
+}
+
+export interface SimulateOptions {
+  readonly seed?: number;
+  /** Stop when the clock passes this (virtual ms). */
+  readonly until?: number;
+  readonly maxSteps?: number;
+  /** Record events (default true); turn off for long runs and use `onEvent`. */
+  readonly record?: boolean;
+  readonly onEvent?: (e: RecordedEvent, now: number) => void;
+  /** Pick which of several steps ready at the same instant goes first (default: seeded random). */
+  readonly tieBreak?: 'random' | 'first';
+}
+
+export interface SimulationRun {
+  readonly world: World;
+  readonly events: readonly RecordedEvent[];
+  readonly schedule: readonly string[];
+  readonly now: number;
+  readonly steps: number;
+  readonly end: 'quiescent' | 'until' | 'max-steps';
+}
+
+/** Runs a scenario in virtual time under a cost model. Faults are never chosen here. */
+export function simulate(sc: Scenario, cost: CostModel, opts: SimulateOptions = {}): SimulationRun {
+  const r = rng(opts.seed ?? 1);
+  const record = opts.record ?? true;
+  const maxSteps = opts.maxSteps ?? 5_000_000;
+  const n = sc.ids.length;
+  const busyUntil = new Float64Array(n + 1);
+  // Ready times of messages in flight, per channel key, parallel to the world's queues.
+  const ready = new Map<number, number[]>();
+  const key = (from: number, to: number): number => from * (n + 1) + to;
+  const events: RecordedEvent[] = [];
+  const schedule: string[] = [];
+  let stepNo = 0;
+  const note = (evs: readonly RecordedEvent[] | readonly any[], now: number, doneAt: number): void => {
+    for (const e of evs) {
+      const rec = { ...e, step: stepNo } as RecordedEvent;
+      if (record) events.push(rec);
+      opts.onEvent?.(rec, now);
+      if (e.kind === 'send') {
+        const f = e.from === 'env' ? sc.envIndex : sc.index.get(e.from)!;
+        const t = sc.index.get(e.to)!;
+        const lat = cost.latency?.(e.msg, e.from, e.to) ?? 0;
+        const k = key(f, t);
+        const q = ready.get(k) ?? [];
+        q.push(doneAt + lat);
+        ready.set(k, q);
+      }
+    }
+  };
+  const init = initialWorld(sc, { detail: false });
+  let world = init.world;
+  note(init.events as any, 0, 0);
+  for (;;) {
+    if (stepNo >= maxSteps) return { world, events, schedule, now: world.now, steps: stepNo, end: 'max-steps' };
+    const steps = enabled(sc, world);
+    let best: Step | undefined;
+    let bestAt = Infinity;
+    let ties = 0;
+    for (const s of steps) {
+      let at: number;
+      if (s.kind === 'deliver' && s.outcome === undefined) {
+        at = Math.max(ready.get(key(s.from, s.to))?.[0] ?? 0, busyUntil[s.to]!);
+      } else if (s.kind === 'timer') {
+        at = world.timers[s.timer]!.due;
+      } else continue;
+      if (at < bestAt) {
+        best = s;
+        bestAt = at;
+        ties = 1;
+      } else if (at === bestAt && opts.tieBreak !== 'first') {
+        ties++;
+        if (r.int(ties) === 0) best = s;
+      }
+    }
+    if (!best) return { world, events, schedule, now: world.now, steps: stepNo, end: 'quiescent' };
+    if (opts.until !== undefined && bestAt > opts.until) return { world, events, schedule, now: world.now, steps: stepNo, end: 'until' };
+    if (bestAt > world.now) {
+      const t = tickStep(bestAt);
+      world = apply(sc, world, t, { detail: false }).world;
+      schedule.push(t.id);
+    }
+    let doneAt = world.now;
+    if (best.kind === 'deliver') {
+      const q = ready.get(key(best.from, best.to));
+      q?.shift();
+      const msg = world.inbox[best.to]!.find((c) => c.from === best.from)!.queue[0]!;
+      const c = cost.service?.(msg, sc.ids[best.to]!, actorName(sc, best.from), world) ?? 0;
+      doneAt = world.now + c;
+      busyUntil[best.to] = doneAt;
+    }
+    stepNo++;
+    const res = apply(sc, world, best, { detail: false });
+    world = res.world;
+    schedule.push(best.id);
+    note(res.events, world.now, doneAt);
+  }
+}
+
+/** The p-th percentile (0..100) of a list of numbers, nearest-rank. */
+export function percentile(xs: readonly number[], p: number): number {
+  if (xs.length === 0) return NaN;
+  const s = [...xs].sort((a, b) => a - b);
+  const k = Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1));
+  return s[k]!;
+}

@@ -1,0 +1,9 @@
+// Every scenario family the CLI knows, by name. Each protocol adds one import and one entry.
+import type { ScenarioFamily } from '../actors/family.ts';
+import { pingPongFamily } from './demo/family.ts';
+
+export const families: readonly ScenarioFamily[] = [pingPongFamily];
+
+export function findFamily(name: string): ScenarioFamily | undefined {
+  return families.find((f) => f.name === name);
+}
