@@ -1,8 +1,9 @@
 // Every scenario family the CLI knows, by name. Each protocol adds one import and one entry.
 import type { ScenarioFamily } from '../actors/family.ts';
 import { pingPongFamily } from './demo/family.ts';
+import { lostUpdateFamily } from './demo/lost-update-family.ts';
 
-export const families: readonly ScenarioFamily[] = [pingPongFamily];
+export const families: readonly ScenarioFamily[] = [pingPongFamily, lostUpdateFamily];
 
 export function findFamily(name: string): ScenarioFamily | undefined {
   return families.find((f) => f.name === name);
