@@ -1,0 +1,386 @@
+// The storage protocols as messages. Every storage actor (simulated reducer or live
+// adapter) speaks exactly these: a request is a message to the store, the reply is
+// one message back to the sender (`ctx.from`). Four families, one prefix each:
+//
+//   s3.*     object store (S3 semantics: put, get with range, head, delete, list)
+//   doc.*    Iceberg-style documents (one table = one doc), served by the SAME actor
+//            as s3.* because a drop deletes data-file objects in the same step
+//   ts.*     Airflow task state store, scoped by (dag, run, task, map index)
+//   stash.*  Materialize peek response stash (a multi-step blob upload)
+//
+// Naming rule: request `<family>.<op>`, replies `<family>.<op>.ok` and
+// `<family>.<op>.error` (readers also get `doc.read.next.done`). So an xstate
+// machine can match one op with the wildcard `'s3.get.*'`. Every request may carry
+// `req` (any string or number), echoed unchanged on its reply, to correlate
+// several outstanding requests.
+import type { Message } from '../actors/types.ts';
+
+/** Correlation id, echoed on the reply. */
+export type ReqId = string | number;
+
+// ---------------------------------------------------------------------------
+// Error codes (S3-like names) and HTTP-ish statuses
+// ---------------------------------------------------------------------------
+
+export const ErrorCode = {
+  /** 403: forbidden. MinIO also answers a missing key with this (the default missing-key answer). */
+  AccessDenied: 'AccessDenied',
+  /** 404: the key does not exist (when the store's `missingKey` is 404). */
+  NoSuchKey: 'NoSuchKey',
+  /** 503: throttled; the request did not take effect. */
+  SlowDown: 'SlowDown',
+  /** 500: failed; the request may or may not have taken effect (ambiguous). */
+  InternalError: 'InternalError',
+  /** 400: the key or URI is malformed or tries to escape (`..`, absolute, empty segment). */
+  InvalidKey: 'InvalidKey',
+  /** 416: the byte range does not fit the object. */
+  InvalidRange: 'InvalidRange',
+  /** 400: the request is missing a field or has one of the wrong type. */
+  InvalidRequest: 'InvalidRequest',
+  /** 404: `doc.open`/`doc.read.open`/`doc.commit` on a uri with no table ("no storage is found for the given URI"). */
+  NoSuchTable: 'NoSuchTable',
+  /** 409: a commit for a generation that was dropped or recreated since the writer opened it. */
+  CommitFailed: 'CommitFailed',
+  /** 404: `doc.read.next`/`doc.read.close` for a reader this sender never opened (or that already ended). */
+  NoSuchReader: 'NoSuchReader',
+  /** 413: a task state value over the row cap (MySQL MEDIUMTEXT: 16 MiB). Deterministic. */
+  ValueTooLarge: 'ValueTooLarge',
+  /** 500: a task state write failed (it may have persisted: the ambiguous outcome looks the same). */
+  WriteFailed: 'WriteFailed',
+  /** 500: a task state read failed (not "missing": missing reads as `value: null`). */
+  ReadFailed: 'ReadFailed',
+  /** 500: the stash upload failed part-way (parts already written leak). */
+  UploadFailed: 'UploadFailed',
+  /** 404: `stash.cancel` for an upload that is not running. */
+  NoSuchUpload: 'NoSuchUpload',
+} as const;
+export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
+
+export const STATUS: Readonly<Record<ErrorCode, number>> = {
+  AccessDenied: 403,
+  NoSuchKey: 404,
+  SlowDown: 503,
+  InternalError: 500,
+  InvalidKey: 400,
+  InvalidRange: 416,
+  InvalidRequest: 400,
+  NoSuchTable: 404,
+  CommitFailed: 409,
+  NoSuchReader: 404,
+  ValueTooLarge: 413,
+  WriteFailed: 500,
+  ReadFailed: 500,
+  UploadFailed: 500,
+  NoSuchUpload: 404,
+};
+
+/** The message of `NoSuchTable`, word for word as Amber's `open_document` raises it. */
+export const NO_STORAGE_FOUND = 'no storage is found for the given URI';
+
+/** Fields every error reply has (its `type` is `<family>.<op>.error`). */
+export interface ErrorFields {
+  readonly req?: ReqId;
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly message: string;
+}
+
+// ---------------------------------------------------------------------------
+// Fault outcomes (what the checker may choose instead of the normal answer)
+// ---------------------------------------------------------------------------
+
+/**
+ * Object store / document fault outcomes, offered by `faultOutcomes` and each
+ * costing one unit of the scenario's fault budget:
+ * - `403`: AccessDenied, no effect;
+ * - `503`: SlowDown, no effect;
+ * - `500`: InternalError, no effect (off by default; with `ambiguous` on, the
+ *   caller cannot tell the two apart, which is the point);
+ * - `ambiguous`: the effect happens, the reply is InternalError (500). Offered on
+ *   mutating requests only (s3.put, s3.delete, doc.create, doc.drop, doc.commit).
+ */
+export type StoreFault = '403' | '503' | '500' | 'ambiguous';
+
+/**
+ * Task state store fault outcomes:
+ * - `fail`: a set/delete/clear fails with WriteFailed and takes no effect (F1, F9),
+ *   a get fails with ReadFailed (F3);
+ * - `ambiguous`: a set/delete/clear takes effect, the reply is WriteFailed (F2);
+ * - `vanished`: on a get, the row/object was removed from outside just before the
+ *   read (retention cleanup or a bucket lifecycle rule, F10); the read returns none.
+ */
+export type TaskStateFault = 'fail' | 'ambiguous' | 'vanished';
+
+/** Stash fault outcomes: `fail` on an upload step ends the upload with UploadFailed. */
+export type StashFault = 'fail';
+
+/** Which fault outcomes a store offers, and on which requests. Keep it narrow: each offer is a branch. */
+export interface FaultOffer<F extends string> {
+  /** The outcomes offered (default: all the store's outcomes except `500`). */
+  readonly outcomes?: readonly F[];
+  /** Only on these request types (for example `['doc.read.next']`); default: every request. */
+  readonly ops?: readonly string[];
+  /** Only on requests whose key/uri starts with one of these prefixes. */
+  readonly prefixes?: readonly string[];
+  /** Full control: the outcomes for this request (overrides the fields above). */
+  readonly choose?: (msg: Message, from: string) => readonly F[];
+}
+
+// ---------------------------------------------------------------------------
+// Object store (s3.*)
+// ---------------------------------------------------------------------------
+
+/** Inclusive byte range, like HTTP `Range: bytes=start-end`. `end` past the object is clamped. */
+export interface ByteRange {
+  readonly start: number;
+  readonly end?: number;
+}
+
+export interface S3Put { readonly type: 's3.put'; readonly req?: ReqId; readonly key: string; readonly body: Uint8Array }
+export interface S3Get { readonly type: 's3.get'; readonly req?: ReqId; readonly key: string; readonly range?: ByteRange }
+export interface S3Head { readonly type: 's3.head'; readonly req?: ReqId; readonly key: string }
+/** Deleting a missing key succeeds (as S3 does). */
+export interface S3Delete { readonly type: 's3.delete'; readonly req?: ReqId; readonly key: string }
+/** Keys starting with `prefix` (`''` for all), sorted. */
+export interface S3List { readonly type: 's3.list'; readonly req?: ReqId; readonly prefix: string }
+export type S3Request = S3Put | S3Get | S3Head | S3Delete | S3List;
+
+export interface S3PutOk { readonly type: 's3.put.ok'; readonly req?: ReqId; readonly key: string; readonly bytes: number }
+/** `body` is the stored bytes (shared, never copied) or a subarray view for a range; `size` is the whole object's size. */
+export interface S3GetOk { readonly type: 's3.get.ok'; readonly req?: ReqId; readonly key: string; readonly body: Uint8Array; readonly size: number }
+export interface S3HeadOk { readonly type: 's3.head.ok'; readonly req?: ReqId; readonly key: string; readonly size: number }
+export interface S3DeleteOk { readonly type: 's3.delete.ok'; readonly req?: ReqId; readonly key: string }
+export interface S3ListOk { readonly type: 's3.list.ok'; readonly req?: ReqId; readonly prefix: string; readonly keys: readonly string[] }
+export type S3Op = 'put' | 'get' | 'head' | 'delete' | 'list';
+export interface S3Error extends ErrorFields {
+  readonly type: `s3.${S3Op}.error`;
+  /** The key (or the prefix, for list). */
+  readonly key: string;
+}
+export type S3Reply = S3PutOk | S3GetOk | S3HeadOk | S3DeleteOk | S3ListOk | S3Error;
+
+// ---------------------------------------------------------------------------
+// Iceberg-style documents (doc.*), served by the object store actor
+// ---------------------------------------------------------------------------
+
+/** A doc's schema: opaque to the store (a field list, an Arrow schema's JSON...). Stored by reference. */
+export type DocSchema = unknown;
+
+/**
+ * Creates the table at `uri`, OVERRIDING: if one exists it is dropped (every data
+ * file of its generation is deleted from the object store) and the new empty table
+ * gets generation + 1. The first generation of a uri is 1.
+ */
+export interface DocCreate { readonly type: 'doc.create'; readonly req?: ReqId; readonly uri: string; readonly schema: DocSchema }
+/** Drops the table and deletes its data files (a missing table: ok, nothing happens). */
+export interface DocDrop { readonly type: 'doc.drop'; readonly req?: ReqId; readonly uri: string }
+/** Loads the table's metadata; NoSuchTable when missing. */
+export interface DocOpen { readonly type: 'doc.open'; readonly req?: ReqId; readonly uri: string }
+/**
+ * A writer's `close()`: commits one snapshot adding one data file (`data`, Arrow IPC
+ * bytes, shared by reference) with `rows` rows. The writer buffers its appends
+ * itself (see `docWriter` in documents.ts). With `generation`, the commit fails with
+ * CommitFailed if the table was recreated since (Iceberg's table-uuid requirement).
+ */
+export interface DocCommit { readonly type: 'doc.commit'; readonly req?: ReqId; readonly uri: string; readonly data: Uint8Array; readonly rows: number; readonly generation?: number }
+/**
+ * Opens a lazy reader named `reader` (unique per sender). Nothing is pinned yet;
+ * NoSuchTable when the table is missing.
+ */
+export interface DocReadOpen { readonly type: 'doc.read.open'; readonly req?: ReqId; readonly uri: string; readonly reader: string }
+/**
+ * The reader's next data file. The first `next` pins the table's current snapshot
+ * (its generation and its data files, in commit order); every `next` then fetches
+ * ONE file. A planned file deleted since (drop/recreate) answers the store's
+ * missing-key answer (403 by default, 404 NoSuchKey) and ends the reader. After the
+ * last file, `next` answers `doc.read.next.done` and ends the reader.
+ */
+export interface DocReadNext { readonly type: 'doc.read.next'; readonly req?: ReqId; readonly reader: string }
+/** Abandons a reader (a no-op reply for an unknown one is NoSuchReader). */
+export interface DocReadClose { readonly type: 'doc.read.close'; readonly req?: ReqId; readonly reader: string }
+export type DocRequest = DocCreate | DocDrop | DocOpen | DocCommit | DocReadOpen | DocReadNext | DocReadClose;
+
+export interface DocCreateOk { readonly type: 'doc.create.ok'; readonly req?: ReqId; readonly uri: string; readonly generation: number; readonly dropped: number }
+export interface DocDropOk { readonly type: 'doc.drop.ok'; readonly req?: ReqId; readonly uri: string; readonly dropped: number }
+export interface DocOpenOk { readonly type: 'doc.open.ok'; readonly req?: ReqId; readonly uri: string; readonly generation: number; readonly schema: DocSchema; readonly files: number; readonly rows: number }
+export interface DocCommitOk { readonly type: 'doc.commit.ok'; readonly req?: ReqId; readonly uri: string; readonly generation: number; readonly snapshot: number; readonly key: string }
+export interface DocReadOpenOk { readonly type: 'doc.read.open.ok'; readonly req?: ReqId; readonly uri: string; readonly reader: string }
+/** One data file: `index` among the pinned `files`, `data` as committed (Arrow IPC). */
+export interface DocReadNextOk {
+  readonly type: 'doc.read.next.ok';
+  readonly req?: ReqId;
+  readonly reader: string;
+  readonly uri: string;
+  readonly generation: number;
+  readonly index: number;
+  readonly files: number;
+  readonly key: string;
+  readonly data: Uint8Array;
+  readonly rows: number;
+}
+/** The pinned snapshot is exhausted (Python's StopIteration); the reader is gone. */
+export interface DocReadNextDone { readonly type: 'doc.read.next.done'; readonly req?: ReqId; readonly reader: string; readonly uri: string; readonly generation: number; readonly files: number }
+export interface DocReadCloseOk { readonly type: 'doc.read.close.ok'; readonly req?: ReqId; readonly reader: string }
+export type DocOp = 'create' | 'drop' | 'open' | 'commit' | 'read.open' | 'read.next' | 'read.close';
+export interface DocError extends ErrorFields {
+  readonly type: `doc.${DocOp}.error`;
+  readonly uri?: string;
+  readonly reader?: string;
+  /** For a failed fetch: the data file key that was missing or denied. */
+  readonly key?: string;
+}
+export type DocReply = DocCreateOk | DocDropOk | DocOpenOk | DocCommitOk | DocReadOpenOk | DocReadNextOk | DocReadNextDone | DocReadCloseOk | DocError;
+
+// ---------------------------------------------------------------------------
+// Task state store (ts.*), Airflow
+// ---------------------------------------------------------------------------
+
+/** One task instance's scope. `mapIndex` is -1 for an unmapped task. */
+export interface TaskScope {
+  readonly dagId: string;
+  readonly runId: string;
+  readonly taskId: string;
+  readonly mapIndex: number;
+}
+
+/** `value` is the serialized value (JSON text); its UTF-8 length is what the size checks measure. */
+export interface TsSet { readonly type: 'ts.set'; readonly req?: ReqId; readonly scope: TaskScope; readonly key: string; readonly value: string; readonly expiresAt: number | null }
+/** A missing key reads as `value: null` (`found: false`), never as an error. */
+export interface TsGet { readonly type: 'ts.get'; readonly req?: ReqId; readonly scope: TaskScope; readonly key: string }
+export interface TsDelete { readonly type: 'ts.delete'; readonly req?: ReqId; readonly scope: TaskScope; readonly key: string }
+/** Deletes every key of the scope. */
+export interface TsClear { readonly type: 'ts.clear'; readonly req?: ReqId; readonly scope: TaskScope }
+/**
+ * Retention cleanup from outside (`airflow state-store cleanup`, F10): deletes the
+ * rows whose `expiresAt <= before` (database backend; the object-storage backend
+ * does not apply `expiresAt`), plus the listed `keys` of `scope` in either backend
+ * (a bucket lifecycle rule). Replies `ts.cleanup.ok` with the number removed.
+ */
+export interface TsCleanup { readonly type: 'ts.cleanup'; readonly req?: ReqId; readonly before?: number; readonly scope?: TaskScope; readonly keys?: readonly string[] }
+export type TsRequest = TsSet | TsGet | TsDelete | TsClear | TsCleanup;
+
+/** `warned`: the value was over `maxValueStorageBytes` (a `log` warning event was emitted; the write proceeded). */
+export interface TsSetOk { readonly type: 'ts.set.ok'; readonly req?: ReqId; readonly key: string; readonly bytes: number; readonly warned: boolean }
+export interface TsGetOk { readonly type: 'ts.get.ok'; readonly req?: ReqId; readonly key: string; readonly found: boolean; readonly value: string | null; readonly expiresAt: number | null }
+export interface TsDeleteOk { readonly type: 'ts.delete.ok'; readonly req?: ReqId; readonly key: string }
+export interface TsClearOk { readonly type: 'ts.clear.ok'; readonly req?: ReqId; readonly deleted: number }
+export interface TsCleanupOk { readonly type: 'ts.cleanup.ok'; readonly req?: ReqId; readonly deleted: number }
+export type TsOp = 'set' | 'get' | 'delete' | 'clear' | 'cleanup';
+export interface TsError extends ErrorFields {
+  readonly type: `ts.${TsOp}.error`;
+  readonly key?: string;
+}
+export type TsReply = TsSetOk | TsGetOk | TsDeleteOk | TsClearOk | TsCleanupOk | TsError;
+
+export type TaskStateBackend = 'database' | 'object-storage';
+
+// ---------------------------------------------------------------------------
+// Peek response stash (stash.*), Materialize
+// ---------------------------------------------------------------------------
+
+/**
+ * Uploads a peek's response (`bytes`, `rows`) to the stash shard `s<uuid>`. The
+ * upload takes `ceil(bytes / partBytes)` steps (at least 1, at most `maxParts`),
+ * each a self-message `stash.pump` the checker interleaves with everything else;
+ * the last step replies `stash.upload.ok`. A `fail` outcome on a step ends it with
+ * `stash.upload.error` (UploadFailed); the parts written so far leak.
+ */
+export interface StashUpload { readonly type: 'stash.upload'; readonly req?: ReqId; readonly uuid: string; readonly bytes: number; readonly rows: number }
+/** Cancels a running upload (its written parts leak, as in Materialize's TODO). */
+export interface StashCancel { readonly type: 'stash.cancel'; readonly req?: ReqId; readonly uuid: string }
+/** Internal: one upload step, sent by the stash to itself. */
+export interface StashPump { readonly type: 'stash.pump'; readonly uuid: string }
+export type StashRequest = StashUpload | StashCancel | StashPump;
+
+export interface StashUploadOk { readonly type: 'stash.upload.ok'; readonly req?: ReqId; readonly uuid: string; readonly shard: string; readonly bytes: number; readonly rows: number; readonly parts: number }
+export interface StashCancelOk { readonly type: 'stash.cancel.ok'; readonly req?: ReqId; readonly uuid: string; readonly leakedParts: number }
+export interface StashError extends ErrorFields {
+  readonly type: 'stash.upload.error' | 'stash.cancel.error';
+  readonly uuid: string;
+}
+export type StashReply = StashUploadOk | StashCancelOk | StashError;
+
+// ---------------------------------------------------------------------------
+// Options of the simulated actors (constructors live in their modules, re-exported by index.ts)
+// ---------------------------------------------------------------------------
+
+/** What a GET/HEAD of a missing key answers: 403 AccessDenied (MinIO, the default) or 404 NoSuchKey. */
+export type MissingKeyAnswer = 403 | 404;
+
+export interface ObjectStoreOptions {
+  /** Bucket name (reported in traces). Default `'bucket'`. */
+  readonly bucket?: string;
+  readonly missingKey?: MissingKeyAnswer;
+  /** Objects present at the start (key -> bytes). */
+  readonly objects?: Readonly<Record<string, Uint8Array>>;
+  /** Fault outcomes offered (default: 403, 503, ambiguous on every request). */
+  readonly faults?: FaultOffer<StoreFault>;
+}
+
+export interface TaskStateOptions {
+  readonly backend?: TaskStateBackend;
+  /** Warn (but write) above this many bytes. Default 65,535. Database backend only. */
+  readonly maxValueStorageBytes?: number;
+  /** Fail above this many bytes (MySQL MEDIUMTEXT: 16 MiB - 1). `Infinity` for Postgres. Database backend only. */
+  readonly rowCapBytes?: number;
+  /** Object-storage backend: the base path of the objects. Default `'state'`. */
+  readonly base?: string;
+  /** Fault outcomes offered (default: fail, ambiguous, vanished). */
+  readonly faults?: FaultOffer<TaskStateFault>;
+}
+
+export interface StashOptions {
+  /** Bytes uploaded per step. Default 1 MiB. */
+  readonly partBytes?: number;
+  /** Upper bound on steps per upload (keeps models small). Default 4. */
+  readonly maxParts?: number;
+  /** Fault outcomes offered (default: fail on every step). */
+  readonly faults?: FaultOffer<StashFault>;
+}
+
+// ---------------------------------------------------------------------------
+// Defaults and request constructors (for machines: `send('store', s3Put(key, body))`)
+// ---------------------------------------------------------------------------
+
+export const DEFAULT_MAX_VALUE_STORAGE_BYTES = 65_535;
+/** MySQL MEDIUMTEXT: 2^24 - 1 bytes. */
+export const MYSQL_MEDIUMTEXT_BYTES = 16 * 1024 * 1024 - 1;
+/** Materialize's `compute_peek_response_stash_threshold_bytes`. */
+export const DEFAULT_STASH_THRESHOLD_BYTES = 10 * 1024;
+
+const withReq = <T extends object>(m: T, req: ReqId | undefined): T => (req === undefined ? m : { ...m, req });
+
+export const s3Put = (key: string, body: Uint8Array, req?: ReqId): S3Put => withReq({ type: 's3.put', key, body }, req);
+export const s3Get = (key: string, range?: ByteRange, req?: ReqId): S3Get => withReq(range ? { type: 's3.get', key, range } : { type: 's3.get', key }, req);
+export const s3Head = (key: string, req?: ReqId): S3Head => withReq({ type: 's3.head', key }, req);
+export const s3Delete = (key: string, req?: ReqId): S3Delete => withReq({ type: 's3.delete', key }, req);
+export const s3List = (prefix: string, req?: ReqId): S3List => withReq({ type: 's3.list', prefix }, req);
+
+export const docCreate = (uri: string, schema: DocSchema, req?: ReqId): DocCreate => withReq({ type: 'doc.create', uri, schema }, req);
+export const docDrop = (uri: string, req?: ReqId): DocDrop => withReq({ type: 'doc.drop', uri }, req);
+export const docOpen = (uri: string, req?: ReqId): DocOpen => withReq({ type: 'doc.open', uri }, req);
+export const docCommit = (uri: string, data: Uint8Array, rows: number, opts: { generation?: number; req?: ReqId } = {}): DocCommit =>
+  withReq(opts.generation === undefined ? { type: 'doc.commit', uri, data, rows } : { type: 'doc.commit', uri, data, rows, generation: opts.generation }, opts.req);
+export const docReadOpen = (uri: string, reader: string, req?: ReqId): DocReadOpen => withReq({ type: 'doc.read.open', uri, reader }, req);
+export const docReadNext = (reader: string, req?: ReqId): DocReadNext => withReq({ type: 'doc.read.next', reader }, req);
+export const docReadClose = (reader: string, req?: ReqId): DocReadClose => withReq({ type: 'doc.read.close', reader }, req);
+
+export const tsSet = (scope: TaskScope, key: string, value: string, expiresAt: number | null = null, req?: ReqId): TsSet => withReq({ type: 'ts.set', scope, key, value, expiresAt }, req);
+export const tsGet = (scope: TaskScope, key: string, req?: ReqId): TsGet => withReq({ type: 'ts.get', scope, key }, req);
+export const tsDelete = (scope: TaskScope, key: string, req?: ReqId): TsDelete => withReq({ type: 'ts.delete', scope, key }, req);
+export const tsClear = (scope: TaskScope, req?: ReqId): TsClear => withReq({ type: 'ts.clear', scope }, req);
+export const tsCleanup = (opts: { before?: number; scope?: TaskScope; keys?: readonly string[] }, req?: ReqId): TsCleanup => withReq({ type: 'ts.cleanup', ...opts }, req);
+
+export const stashUpload = (uuid: string, bytes: number, rows: number, req?: ReqId): StashUpload => withReq({ type: 'stash.upload', uuid, bytes, rows }, req);
+export const stashCancel = (uuid: string, req?: ReqId): StashCancel => withReq({ type: 'stash.cancel', uuid }, req);
+
+/** Builds an error reply. */
+export function errorReply<T extends string>(type: T, code: ErrorCode, message: string, req: ReqId | undefined, extra: Readonly<Record<string, unknown>> = {}): Message & ErrorFields & { type: T } {
+  const m = { type, ...extra, code, status: STATUS[code], message };
+  return (req === undefined ? m : { ...m, req }) as Message & ErrorFields & { type: T };
+}
+
+/** True for any `<family>.<op>.error` reply. */
+export function isErrorReply(m: Message): m is Message & ErrorFields {
+  return m.type.endsWith('.error');
+}
