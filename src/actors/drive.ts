@@ -1,14 +1,17 @@
 // The one deterministic step loop. A chooser picks the next step among the enabled
 // ones; random walks, replay, PCT and simulation are choosers.
 import { Observable, type Subscriber } from 'rxjs';
-import { apply, enabled, initialWorld, isQuiescent, tickStep } from './kernel.ts';
+import { apply, enabled, initialWorld, inputStep, isQuiescent, tickStep } from './kernel.ts';
 import { rng } from './prng.ts';
 import { ScenarioError, type Scenario } from './scenario.ts';
 import { canonicalJson } from './serialize.ts';
-import type { RecordedEvent, Step, TraceEvent, World } from './types.ts';
+import type { Message, RecordedEvent, Step, TraceEvent, World } from './types.ts';
 
 /** Picks the next step, or `undefined` to stop. */
-export type Chooser = (world: World, steps: readonly Step[], depth: number) => Step | undefined;
+export type Chooser = ((world: World, steps: readonly Step[], depth: number) => Step | undefined) & {
+  /** The chooser may supply steps `enabled` never offers (ticks, inputs): ask it even when nothing is enabled. */
+  readonly injects?: boolean;
+};
 
 export interface DriveOptions {
   /** Stop after this many steps (default 10,000). */
@@ -54,7 +57,7 @@ export function drive(sc: Scenario, choose: Chooser, opts: DriveOptions = {}): R
   for (let depth = 0; ; depth++) {
     if (depth >= maxSteps) return { schedule, events, world, end: 'max-steps' };
     const steps = enabled(sc, world);
-    if (steps.length === 0) return { schedule, events, world, end: 'quiescent' };
+    if (steps.length === 0 && !choose.injects) return { schedule, events, world, end: 'quiescent' };
     const step = choose(world, steps, depth);
     if (step === undefined) return { schedule, events, world, end: isQuiescent(steps) ? 'quiescent' : 'stopped' };
     const r = apply(sc, world, step, { detail });
@@ -91,20 +94,40 @@ export class Divergence extends Error {
   }
 }
 
-/** Follows a schedule of step ids exactly; throws `Divergence` at the first step that is not enabled. */
-export function replayChooser(schedule: readonly string[]): Chooser {
-  return (_w, steps, depth) => {
+/** An `input` step's payload, by its position in a schedule (live recordings carry these). */
+export interface ScheduleInput {
+  readonly index: number;
+  readonly from: string;
+  readonly to: string;
+  readonly msg: Message;
+}
+
+/**
+ * Follows a schedule of step ids exactly; throws `Divergence` at the first step that is not enabled.
+ * `input:` steps are rebuilt from `inputs` (matched by schedule position), when given.
+ */
+export function replayChooser(schedule: readonly string[], inputs?: readonly ScheduleInput[], sc?: Scenario): Chooser {
+  const byIndex = new Map((inputs ?? []).map((x) => [x.index, x]));
+  const choose: Chooser = (_w, steps, depth) => {
     if (depth >= schedule.length) return undefined;
     const want = schedule[depth]!;
     if (want.startsWith('tick:')) return tickStep(Number(want.slice(5)));
+    const inp = byIndex.get(depth);
+    if (inp && sc && want.startsWith('input:')) {
+      const s = inputStep(sc, inp.from, inp.to, inp.msg);
+      if (s.id !== want) throw new Divergence(depth, want, [s.id]);
+      return s;
+    }
     const s = steps.find((x) => x.id === want);
     if (!s) throw new Divergence(depth, want, steps.map((x) => x.id));
     return s;
   };
+  return Object.assign(choose, { injects: true });
 }
 
-export function replay(sc: Scenario, schedule: readonly string[], opts: DriveOptions = {}): Run {
-  return drive(sc, replayChooser(schedule), { maxSteps: schedule.length, stopOnFailure: false, ...opts });
+export function replay(sc: Scenario, schedule: readonly string[], opts: DriveOptions & { readonly inputs?: readonly ScheduleInput[] } = {}): Run {
+  const { inputs, ...rest } = opts;
+  return drive(sc, replayChooser(schedule, inputs, sc), { maxSteps: schedule.length, stopOnFailure: false, ...rest });
 }
 
 /** A run's events as a cold observable: each subscription runs the scenario afresh. */

@@ -3,189 +3,399 @@
 // real time (scaled), and external actors (live storage adapters) do real I/O whose
 // replies come back as `input` steps. The schedule it records replays in simulation.
 import { Subject, type Observable } from 'rxjs';
-import { apply, enabled, initialWorld, inputStep } from './kernel.ts';
-import { ScenarioError, type Scenario } from './scenario.ts';
+import { apply, enabled, initialWorld, inputStep, tickStep } from './kernel.ts';
+import { ScenarioError, defineScenario, type ActorLogic, type ActorSpec, type Scenario } from './scenario.ts';
 import type { Message, RecordedEvent, Step, TraceEvent, World } from './types.ts';
+import { Inspection, type InspectOption, type LiveInspectionEvent } from './live/inspection.ts';
+
+export type { InspectOption, LiveInspectionEvent, InspectedActorRef } from './live/inspection.ts';
+
+export type Reply = { readonly to: string; readonly msg: Message };
 
 /** Does the work of an external actor: gets each message delivered to it, returns the replies. */
-export type ExternalHandler = (msg: Message, from: string) => Promise<readonly { readonly to: string; readonly msg: Message }[]> | readonly { readonly to: string; readonly msg: Message }[];
+export type ExternalHandler = (msg: Message, from: string) => Promise<readonly Reply[]> | readonly Reply[];
+
+/** A handler with how many of its calls may run at once (default 1: one at a time, in delivery order, like the model). */
+export interface ExternalSpec {
+  readonly handle: ExternalHandler;
+  readonly concurrency?: number;
+}
+
+/** One input step of a live run, with its payload: replay needs it, the schedule only has the id. */
+export interface RecordedInput {
+  /** Position of the step in the schedule. */
+  readonly index: number;
+  readonly from: string;
+  readonly to: string;
+  readonly msg: Message;
+}
 
 export interface LiveOptions {
-  /** Real milliseconds per virtual millisecond for timers (default 1; 0 fires timers as soon as they are next). */
+  /** Real milliseconds per virtual millisecond for timers (default 1; 0 fires timers as soon as they are reached). */
   readonly timeScale?: number;
-  /** Handlers for the scenario's external actors, by actor id. */
-  readonly externals?: Readonly<Record<string, ExternalHandler>>;
+  /**
+   * Handlers for external actors, by actor id. Naming an actor the scenario models
+   * (a simulated store, say) swaps it for an external one in this run: the model
+   * checked with the simulated store runs live against the real one.
+   */
+  readonly externals?: Readonly<Record<string, ExternalHandler | ExternalSpec>>;
   /** Deliveries per macrotask before yielding to I/O (default 64). */
   readonly slice?: number;
   /** Record context changes on state events (default true). */
   readonly detail?: boolean;
+  /** Keep every event for `recording()` (default true; turn off for long runs, `events$` still sees them). */
+  readonly record?: boolean;
+  /** An xstate-style inspector (`inspector.inspect` from @statelyai/inspect works). */
+  readonly inspect?: InspectOption;
+  /** Stop at the first machine error or monitor failure (default false: record it in `failures` and go on). */
+  readonly stopOnFailure?: boolean;
 }
 
-export interface LiveSystem {
+/** Everything needed to replay a live run in simulation. */
+export interface LiveRecording {
+  readonly scenario: string;
+  readonly params: Readonly<Record<string, unknown>>;
+  /** Actors that ran as externals (replay swaps them the same way). */
+  readonly externals: readonly string[];
+  readonly schedule: readonly string[];
+  readonly inputs: readonly RecordedInput[];
+  readonly events: readonly RecordedEvent[];
+}
+
+export interface LiveSystem<In extends Message = Message> {
+  readonly scenario: Scenario;
   readonly events$: Observable<RecordedEvent>;
+  readonly inspection$: Observable<LiveInspectionEvent>;
   /** Puts a message from outside (`env`) on the channel to `to`. */
-  send(to: string, msg: Message): void;
-  /** Resolves when no message is in flight, no timer is pending and no external call is running. */
+  send(to: string, msg: In): void;
+  /** Resolves when no message is in flight, no timer is pending and no external call is running; rejects if the run failed. */
   whenQuiescent(): Promise<World>;
-  stop(): void;
+  /** Stops stepping, cancels timers, and resolves once external calls in flight have settled. */
+  stop(): Promise<void>;
   world(): World;
-  /** The steps taken so far, as ids (replayable with `replay`, inputs included). */
+  /** The steps taken so far, as ids (replayable with `replay(sc, schedule, { inputs })`). */
   schedule(): readonly string[];
   /** Input steps taken so far, with their payloads, in schedule order. */
-  inputs(): readonly { readonly index: number; readonly from: string; readonly to: string; readonly msg: Message }[];
+  inputs(): readonly RecordedInput[];
+  recording(): LiveRecording;
+  /** Errors that stopped the run: a handler that threw, a kernel error. */
   readonly errors: readonly Error[];
+  /** Machine errors and monitor failures seen (trace events of kind `error` / `monitor-fail`). */
+  readonly failures: readonly RecordedEvent[];
 }
 
-export function runLive(sc: Scenario, opts: LiveOptions = {}): LiveSystem {
+/** The scenario with the named actors swapped for external ones (those already external stay). */
+export function withExternals(sc: Scenario, ids: readonly string[]): Scenario {
+  const swap = ids.filter((id) => {
+    const i = sc.index.get(id);
+    if (i === undefined) throw new ScenarioError(`live run of '${sc.name}': options.externals names '${id}', which is not an actor; actors: ${sc.ids.join(', ')}`);
+    return sc.actorList[i]!.kind !== 'external';
+  });
+  if (swap.length === 0) return sc;
+  const actors: Record<string, ActorLogic | ActorSpec> = { ...sc.actors };
+  for (const id of swap) {
+    const old = actors[id]!;
+    const parent = typeof old === 'object' && 'logic' in old ? old.parent : undefined;
+    actors[id] = parent === undefined ? { kind: 'external', describe: `live '${id}'` } : { logic: { kind: 'external', describe: `live '${id}'` }, parent };
+  }
+  // Faults belong to the model; a live run takes none, so drop ones naming swapped actors.
+  const faults = sc.faults && {
+    ...sc.faults,
+    crash: sc.faults.crash?.filter((a) => !swap.includes(a)),
+    restart: sc.faults.restart?.filter((a) => !swap.includes(a)),
+    outcomes: sc.faults.outcomes?.filter((a) => !swap.includes(a)),
+  };
+  const { compiled: _c, ids: _i, index: _x, actorList: _l, envIndex: _e, budget: _b, crashable: _cr, restartable: _r, ...def } = sc as Scenario & Record<string, unknown>;
+  const keep: Record<string, unknown> = {};
+  for (const k of ['name', 'description', 'start', 'unhandled', 'timers', 'invariants', 'monitors', 'eventually', 'reachable', 'acceptEnd', 'symmetry', 'params'] as const) {
+    if ((def as Record<string, unknown>)[k] !== undefined) keep[k] = (def as Record<string, unknown>)[k];
+  }
+  return defineScenario({ ...(keep as { name: string }), actors, ...(faults ? { faults } : {}) });
+}
+
+export function runLive<In extends Message = Message>(scenario: Scenario, opts: LiveOptions = {}): LiveSystem<In> {
   const timeScale = opts.timeScale ?? 1;
   const slice = opts.slice ?? 64;
   const detail = opts.detail ?? true;
-  const externals = opts.externals ?? {};
+  const keepEvents = opts.record ?? true;
+  if (!(timeScale >= 0)) throw new ScenarioError(`live run: timeScale must be a number >= 0 (real ms per virtual ms), got ${String(opts.timeScale)}`);
+  if (!(slice >= 1)) throw new ScenarioError(`live run: slice must be >= 1, got ${String(opts.slice)}`);
+  const specs = new Map<string, Required<ExternalSpec>>();
+  for (const [id, h] of Object.entries(opts.externals ?? {})) {
+    const spec = typeof h === 'function' ? { handle: h, concurrency: 1 } : { handle: h.handle, concurrency: h.concurrency ?? 1 };
+    if (typeof spec.handle !== 'function' || !(spec.concurrency >= 1)) throw new ScenarioError(`live run: options.externals.${id} must be a function or { handle, concurrency >= 1 }`);
+    specs.set(id, spec);
+  }
+  const sc = withExternals(scenario, [...specs.keys()]);
   for (const a of sc.actorList) {
-    if (a.kind === 'external' && !externals[a.id]) throw new ScenarioError(`live run of '${sc.name}': external actor '${a.id}' has no handler in options.externals`);
+    if (a.kind === 'external' && !specs.has(a.id)) throw new ScenarioError(`live run of '${sc.name}': external actor '${a.id}' has no handler in options.externals`);
   }
-  for (const id of Object.keys(externals)) {
-    const i = sc.index.get(id);
-    if (i === undefined || sc.actorList[i]!.kind !== 'external') throw new ScenarioError(`live run of '${sc.name}': options.externals names '${id}', which is not an external actor`);
-  }
+
   const events$ = new Subject<RecordedEvent>();
+  const inspection$ = new Subject<LiveInspectionEvent>();
+  const inspectCb = typeof opts.inspect === 'function' ? opts.inspect : opts.inspect?.next?.bind(opts.inspect);
+  const inspector = new Inspection(sc, (e) => {
+    inspectCb?.(e);
+    inspection$.next(e);
+  }, `${sc.name}#${(runs++).toString(36)}`);
   const schedule: string[] = [];
-  const inputs: { index: number; from: string; to: string; msg: Message }[] = [];
+  const inputs: RecordedInput[] = [];
+  const recorded: RecordedEvent[] = [];
   const errors: Error[] = [];
-  // Arrival order of messages not yet delivered: [from, to] index pairs.
+  const failures: RecordedEvent[] = [];
+  // Arrival order of messages not yet delivered, as [from, to] index pairs: a global
+  // FIFO, so every channel is served in the order its messages arrived.
   const arrivals: [number, number][] = [];
-  const started = performance.now();
+  let arrivalHead = 0;
+  // Per external actor: messages waiting for a free slot, and calls running.
+  const ioQueue = new Map<string, { msg: Message; from: string }[]>();
+  const ioRunning = new Map<string, number>();
   let pendingIo = 0;
+  const ioSettled: (() => void)[] = [];
+  const started = performance.now();
   let stopped = false;
+  let fatal: Error | undefined;
   let scheduled = false;
   let timerHandle: ReturnType<typeof setTimeout> | undefined;
-  let waiters: ((w: World) => void)[] = [];
+  let armedDue = -1;
+  const waiters: { resolve: (w: World) => void; reject: (e: Error) => void }[] = [];
   let stepNo = 0;
 
   const publish = (evs: readonly TraceEvent[]): void => {
     for (const e of evs) {
       if (e.kind === 'send') arrivals.push([e.from === 'env' ? sc.envIndex : sc.index.get(e.from)!, sc.index.get(e.to)!]);
-      events$.next({ ...e, step: stepNo } as RecordedEvent);
+      const r = { ...e, step: stepNo } as RecordedEvent;
+      if (keepEvents) recorded.push(r);
+      if (e.kind === 'error' || e.kind === 'monitor-fail') failures.push(r);
+      events$.next(r);
       if (e.kind === 'deliver') {
-        const to = sc.index.get(e.to)!;
-        const actor = sc.actorList[to]!;
-        if (actor.kind === 'external') callExternal(actor.id, e.msg, e.from);
+        const actor = sc.actorList[sc.index.get(e.to)!]!;
+        if (actor.kind === 'external') enqueueIo(actor.id, e.msg, e.from);
       }
     }
+    if (opts.stopOnFailure && failures.length > 0 && !fatal) fail(new Error(`live run of '${sc.name}' failed: ${describe(failures[0]!)}`));
   };
 
   const init = initialWorld(sc, { detail });
   let world = init.world;
+  inspector.start(world);
   publish(init.events);
 
   function take(step: Step): void {
     stepNo++;
+    const prev = world;
     const r = apply(sc, world, step, { detail });
     world = r.world;
     schedule.push(step.id);
+    inspector.step(prev, world, r.events);
     publish(r.events);
   }
 
-  function callExternal(id: string, msg: Message, from: string): void {
+  /** Virtual time now: real elapsed time over the scale (frozen at 0 when timeScale is 0). */
+  function virtualNow(): number {
+    return timeScale > 0 ? Math.floor((performance.now() - started) / timeScale) : world.now;
+  }
+
+  /** Moves the world's clock up to real time, so timers set next are relative to now. */
+  function advance(): void {
+    const v = virtualNow();
+    if (v > world.now) take(tickStep(v));
+  }
+
+  function input(from: string, to: string, msg: Message): void {
+    advance();
+    inputs.push({ index: schedule.length, from, to, msg });
+    take(inputStep(sc, from, to, msg));
+  }
+
+  function enqueueIo(id: string, msg: Message, from: string): void {
     pendingIo++;
-    Promise.resolve()
-      .then(() => externals[id]!(msg, from))
-      .then(
-        (replies) => {
+    let q = ioQueue.get(id);
+    if (!q) ioQueue.set(id, (q = []));
+    q.push({ msg, from });
+    pumpIo(id);
+  }
+
+  function pumpIo(id: string): void {
+    const spec = specs.get(id)!;
+    const q = ioQueue.get(id)!;
+    while (q.length > 0 && (ioRunning.get(id) ?? 0) < spec.concurrency) {
+      const { msg, from } = q.shift()!;
+      ioRunning.set(id, (ioRunning.get(id) ?? 0) + 1);
+      Promise.resolve()
+        .then(() => spec.handle(msg, from))
+        .then(
+          (replies) => {
+            if (stopped) return;
+            if (!Array.isArray(replies)) throw new ScenarioError(`external '${id}' must return an array of { to, msg } replies for '${msg.type}', got ${typeof replies}`);
+            for (const r of replies) input(id, r.to, r.msg);
+          },
+        )
+        .catch((err: unknown) => {
+          const e = err instanceof Error ? err : new Error(String(err));
+          fail(new Error(`external '${id}' failed on '${msg.type}' from '${from}': ${e.message}`, { cause: e }));
+        })
+        .finally(() => {
           pendingIo--;
-          if (stopped) return;
-          for (const r of replies) {
-            inputs.push({ index: schedule.length, from: id, to: r.to, msg: r.msg });
-            take(inputStep(sc, id, r.to, r.msg));
-          }
+          ioRunning.set(id, ioRunning.get(id)! - 1);
+          if (!stopped) pumpIo(id);
+          if (pendingIo === 0) for (const f of ioSettled.splice(0)) f();
           wake();
-        },
-        (err) => {
-          pendingIo--;
-          errors.push(err instanceof Error ? err : new Error(String(err)));
-          wake();
-        },
-      );
+        });
+    }
+  }
+
+  function pending(): number {
+    return arrivals.length - arrivalHead;
   }
 
   function quiescent(): boolean {
-    return arrivals.length === 0 && world.timers.length === 0 && pendingIo === 0;
+    return pending() === 0 && world.timers.length === 0 && pendingIo === 0;
   }
 
   function settleWaiters(): void {
-    if (!quiescent() || waiters.length === 0) return;
-    const ws = waiters;
-    waiters = [];
-    for (const w of ws) w(world);
+    if (waiters.length === 0) return;
+    if (fatal) {
+      for (const w of waiters.splice(0)) w.reject(fatal);
+    } else if (stopped || quiescent()) {
+      for (const w of waiters.splice(0)) w.resolve(world);
+    }
+  }
+
+  /** The run cannot go on: record why, tell subscribers, stop stepping. */
+  function fail(e: Error): void {
+    if (fatal) return;
+    fatal = e;
+    errors.push(e);
+    halt();
+    events$.error(e);
+    inspection$.complete();
+    settleWaiters();
+  }
+
+  function halt(): void {
+    stopped = true;
+    if (timerHandle !== undefined) clearTimeout(timerHandle);
+    timerHandle = undefined;
+    for (const q of ioQueue.values()) {
+      pendingIo -= q.length;
+      q.length = 0;
+    }
+  }
+
+  /** Fires every timer due by now that the scenario lets fire. */
+  function fireDueTimers(): void {
+    for (;;) {
+      const t = world.timers[0];
+      if (!t || t.due > virtualNow() + (timeScale === 0 ? Infinity : 0)) return;
+      const s = enabled(sc, world).find((x) => x.kind === 'timer');
+      if (!s) return; // timers: 'quiescent' and messages in flight: later
+      take(s);
+    }
   }
 
   function loop(): void {
     scheduled = false;
     if (stopped) return;
     try {
-      for (let n = 0; n < slice && arrivals.length > 0; n++) {
-        const [from, to] = arrivals.shift()!;
-        const steps = enabled(sc, world);
-        const s = steps.find((x) => x.kind === 'deliver' && x.outcome === undefined && x.from === from && x.to === to);
-        if (!s) continue; // dropped by a crash: nothing to deliver
+      // At timeScale 0, timers wait for the messages in flight (they are "as soon as reached").
+      if (timeScale > 0 || pending() === 0) fireDueTimers();
+      for (let n = 0; n < slice && pending() > 0; n++) {
+        const [from, to] = arrivals[arrivalHead++]!;
+        if (arrivalHead > 1024 && arrivalHead * 2 > arrivals.length) {
+          arrivals.splice(0, arrivalHead);
+          arrivalHead = 0;
+        }
+        const ch = world.inbox[to]!.find((c) => c.from === from);
+        if (!ch) continue; // dropped (the receiver crashed): nothing to deliver
+        advance();
+        const s = enabled(sc, world).find((x) => x.kind === 'deliver' && x.outcome === undefined && x.from === from && x.to === to);
+        if (!s) continue;
         take(s);
+        if (stopped) return;
       }
       armTimer();
     } catch (e) {
-      errors.push(e instanceof Error ? e : new Error(String(e)));
-      stopped = true;
-      events$.error(e);
+      fail(e instanceof Error ? e : new Error(String(e)));
       return;
     }
-    if (arrivals.length > 0) wake();
+    if (pending() > 0 || (timeScale === 0 && world.timers.length > 0)) wake();
     else settleWaiters();
   }
 
   function armTimer(): void {
-    if (timerHandle !== undefined || world.timers.length === 0) return;
-    const due = world.timers[0]!.due;
-    const wait = Math.max(0, due * timeScale - (performance.now() - started));
+    const next = world.timers[0];
+    if (!next || timeScale === 0) {
+      if (timerHandle !== undefined) clearTimeout(timerHandle);
+      timerHandle = undefined;
+      armedDue = -1;
+      return;
+    }
+    if (timerHandle !== undefined && armedDue === next.due) return;
+    if (timerHandle !== undefined) clearTimeout(timerHandle);
+    armedDue = next.due;
+    const wait = Math.max(0, next.due * timeScale - (performance.now() - started));
     timerHandle = setTimeout(() => {
       timerHandle = undefined;
-      if (stopped) return;
-      const s = enabled(sc, world).find((x) => x.kind === 'timer');
-      if (s) take(s);
+      armedDue = -1;
       wake();
-    }, wait);
+    }, Math.ceil(wait));
   }
 
   function wake(): void {
-    if (scheduled || stopped) return;
+    if (scheduled || stopped) {
+      if (stopped) settleWaiters();
+      return;
+    }
     scheduled = true;
     setImmediate(loop);
   }
 
   wake();
   return {
+    scenario: sc,
     events$: events$.asObservable(),
+    inspection$: inspection$.asObservable(),
     send(to, msg) {
+      if (fatal) throw new ScenarioError(`the live system failed: ${fatal.message}`);
       if (stopped) throw new ScenarioError('the live system is stopped');
-      inputs.push({ index: schedule.length, from: 'env', to, msg });
-      take(inputStep(sc, 'env', to, msg));
+      input('env', to, msg);
       wake();
     },
     whenQuiescent() {
-      return new Promise((resolve) => {
-        waiters.push(resolve);
-        wake();
+      return new Promise((resolve, reject) => {
+        waiters.push({ resolve, reject });
+        if (stopped) settleWaiters();
+        else wake();
       });
     },
-    stop() {
-      stopped = true;
-      if (timerHandle !== undefined) clearTimeout(timerHandle);
-      events$.complete();
-      const ws = waiters;
-      waiters = [];
-      for (const w of ws) w(world);
+    async stop() {
+      if (!stopped) {
+        halt();
+        events$.complete();
+        inspection$.complete();
+      }
+      settleWaiters();
+      if (pendingIo > 0) await new Promise<void>((r) => ioSettled.push(r));
     },
     world: () => world,
     schedule: () => schedule,
     inputs: () => inputs,
+    recording: () => ({
+      scenario: sc.name,
+      params: { ...(sc.params ?? {}) },
+      externals: sc.actorList.filter((a) => a.kind === 'external').map((a) => a.id),
+      schedule: schedule.slice(),
+      inputs: inputs.slice(),
+      events: recorded.slice(),
+    }),
     errors,
+    failures,
   };
+}
+
+let runs = 0;
+
+function describe(e: RecordedEvent): string {
+  return e.kind === 'error' ? `actor '${e.actor}': ${e.message}` : e.kind === 'monitor-fail' ? `monitor '${e.monitor}': ${e.message}` : e.kind;
 }
