@@ -1,0 +1,155 @@
+// The HTML viewer: one self-contained file (no network). The trace is embedded as
+// a JSON island with `<`, `>` and `&` escaped, and the page's script builds the
+// DOM with textContent, so payloads render as text. A CSP pins the one script by hash.
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { diffSchedules } from './diff.ts';
+import { fileView, traceView } from './model.ts';
+import type { TraceFileData } from './schema.ts';
+
+let script: string | undefined;
+function viewerScript(): string {
+  script ??= readFileSync(new URL('./viewer.client.js', import.meta.url), 'utf8');
+  return script;
+}
+
+/** JSON that is safe inside a `<script>` element: no `</script>`, no `<!--`, no line separators. */
+export function scriptSafeJson(v: unknown): string {
+  return JSON.stringify(v)
+    .replace(/</g, '\\u003c')
+    .replace(/>/g, '\\u003e')
+    .replace(/&/g, '\\u0026')
+    .replace(/\u2028/g, '\\u2028')
+    .replace(/\u2029/g, '\\u2029');
+}
+
+export function escapeHtml(s: string): string {
+  return s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+const CSS = `
+:root { --fg:#1d2330; --muted:#6b7280; --line:#c9ced8; --cur:#fff3bf; --fail:#fde2e2; --red:#c62828; --green:#2e7d32; --accent:#1f5fbf; }
+* { box-sizing: border-box; }
+body { margin:0; font:14px/1.4 system-ui, -apple-system, "Segoe UI", sans-serif; color:var(--fg); background:#fafbfc; }
+header { padding:12px 18px; border-bottom:1px solid var(--line); background:#fff; }
+h1 { font-size:18px; margin:0 0 6px; }
+h2 { font-size:13px; text-transform:uppercase; letter-spacing:.04em; color:var(--muted); margin:14px 0 6px; }
+h3 { font-size:13px; margin:8px 0 2px; }
+#property { padding:6px 10px; border-radius:4px; font-weight:600; white-space:pre-wrap; word-break:break-word; }
+#property.violation { background:var(--fail); color:var(--red); border:1px solid #f3b4b4; }
+#property.ok { background:#e3f4e4; color:var(--green); }
+#meta { color:var(--muted); margin-top:6px; white-space:pre-wrap; word-break:break-word; }
+#controls { position:sticky; top:0; z-index:2; display:flex; gap:10px; align-items:center; padding:8px 18px; background:#fff; border-bottom:1px solid var(--line); }
+#slider { flex:1; }
+button { font:inherit; padding:2px 10px; }
+#step-label { font-variant-numeric:tabular-nums; min-width:8em; text-align:right; color:var(--muted); }
+main { display:flex; gap:0; align-items:flex-start; }
+#chart-wrap { flex:1 1 auto; overflow:auto; max-height:calc(100vh - 120px); background:#fff; border-right:1px solid var(--line); }
+aside { flex:0 0 380px; padding:6px 16px 24px; max-height:calc(100vh - 120px); overflow:auto; }
+#step-title { font-family:ui-monospace, Menlo, Consolas, monospace; font-weight:600; white-space:pre-wrap; word-break:break-word; }
+#step-title.fail { color:var(--red); }
+#step-id { color:var(--muted); font-family:ui-monospace, Menlo, Consolas, monospace; font-size:12px; word-break:break-all; }
+table { border-collapse:collapse; width:100%; }
+th, td { text-align:left; padding:3px 6px; border-bottom:1px solid #eceef2; vertical-align:top; word-break:break-word; }
+td.state, td.id { font-family:ui-monospace, Menlo, Consolas, monospace; }
+tr.moved td { background:var(--cur); font-weight:600; }
+pre { background:#f3f4f6; padding:6px 8px; border-radius:4px; overflow:auto; max-height:260px; font-size:12px; margin:2px 0; white-space:pre-wrap; word-break:break-word; }
+.none { color:var(--muted); margin:2px 0; }
+#notes li { font-family:ui-monospace, Menlo, Consolas, monospace; font-size:12px; }
+svg text { font-family:ui-monospace, Menlo, Consolas, monospace; font-size:11px; fill:var(--fg); }
+svg text.actor { font-weight:700; font-size:12px; }
+svg text.num { fill:var(--muted); }
+svg text.move { fill:#6a4c93; font-size:10px; }
+svg text.fault { fill:var(--red); font-weight:700; }
+svg .lifeline { stroke:var(--line); stroke-dasharray:4 3; }
+svg .row { fill:transparent; cursor:pointer; }
+svg .row.fail { fill:var(--fail); }
+svg .row.current { fill:var(--cur); }
+svg .row.fail.current { fill:#ffd7a8; }
+svg .msg { stroke:var(--accent); stroke-width:1.4; }
+svg .msg.dropped { stroke:var(--red); stroke-dasharray:5 3; }
+svg .msg.faulty { stroke:#e67e22; }
+svg .head { fill:var(--accent); }
+svg .timer { fill:#fff; stroke:#6a4c93; }
+svg g.step.future { opacity:.3; }
+svg g.step.current .msg { stroke-width:3; }
+svg g.step.current text.label { font-weight:700; }
+#diff { padding:8px 18px 30px; border-top:1px solid var(--line); background:#fff; }
+#diff tr.differ td { background:#fff7e6; }
+#diff tr.diverge td { background:var(--fail); font-weight:700; }
+#diff tr.current td { outline:2px solid #e0b400; }
+#diff td.n { width:3em; color:var(--muted); text-align:right; }
+`;
+
+export interface HtmlOptions {
+  /** Tool version shown in the footer of the header. */
+  readonly version?: string;
+}
+
+/** The data the viewer script renders (exported for tests). */
+export function viewerData(f: TraceFileData) {
+  const view = fileView(f);
+  const params = Object.entries(f.scenario.params).map(([k, v]) => `${k}=${String(v)}`).join(', ');
+  const passing = f.passing ? { schedule: f.passing.schedule, diff: diffSchedules(f.schedule, f.passing.schedule), steps: traceView(f.passing.schedule, f.passing.trace).steps.length - 1 } : undefined;
+  return {
+    title: `${f.property ? 'counterexample' : 'trace'}: ${f.scenario.name}`,
+    meta: `scenario ${f.scenario.name}${params ? ` (${params})` : ''} · seed ${f.seed} · ${f.schedule.length} steps${f.originalLength > f.schedule.length ? ` (shrunk from ${f.originalLength})` : ''} · interleave ${f.tool.version}`,
+    property: f.property,
+    failStep: f.property ? f.schedule.length : -1,
+    actors: view.actors,
+    steps: view.steps,
+    passing,
+  };
+}
+
+export function formatHtml(f: TraceFileData): string {
+  const js = viewerScript();
+  const hash = createHash('sha256').update(js, 'utf8').digest('base64');
+  const data = viewerData(f);
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'sha256-${hash}'; img-src data:">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeHtml(data.title)}</title>
+<style>${CSS}</style>
+</head>
+<body>
+<header>
+<h1 id="title"></h1>
+<div id="property"></div>
+<div id="meta"></div>
+</header>
+<div id="controls">
+<button id="prev" title="previous step (←)">◀</button>
+<input id="slider" type="range" min="0" max="0" value="0" aria-label="step">
+<button id="next" title="next step (→)">▶</button>
+<span id="step-label"></span>
+</div>
+<main>
+<div id="chart-wrap"><svg id="chart" xmlns="http://www.w3.org/2000/svg" role="img" aria-label="message sequence chart"></svg></div>
+<aside>
+<h2>Step</h2>
+<div id="step-title"></div>
+<div id="step-id"></div>
+<ul id="notes"></ul>
+<h2>Actor states</h2>
+<table id="states"></table>
+<h2>Changed context</h2>
+<div id="changed"></div>
+<h2>Events</h2>
+<pre id="events"></pre>
+</aside>
+</main>
+<section id="diff" hidden>
+<h2>Counterexample vs nearest passing schedule</h2>
+<p id="diff-summary"></p>
+<table><thead><tr><th>#</th><th>counterexample</th><th>#</th><th>passing</th></tr></thead><tbody id="diff-rows"></tbody></table>
+</section>
+<script type="application/json" id="trace-data">${scriptSafeJson(data)}</script>
+<script>${js}</script>
+</body>
+</html>
+`;
+}

@@ -1,0 +1,31 @@
+// Public surface of the report layer: read, validate and render saved traces.
+export { TRACE_SCHEMA_VERSION, EVENT_KINDS, traceFileSchema, eventSchema, validateTraceFile, parseTraceText, TraceFileError, type TraceFileData, type TraceEventData, type ReadResult } from './schema.ts';
+export { traceView, fileView, type StepView, type TraceView } from './model.ts';
+export { formatText, formatSteps, shortName, safeText } from './text.ts';
+export { formatMermaid, mermaidText } from './mermaid.ts';
+export { formatHtml, viewerData, scriptSafeJson, escapeHtml } from './html.ts';
+export { diffSchedules, type ScheduleDiff, type DiffRow } from './diff.ts';
+export { formatTable } from './table.ts';
+export { styleFor, plain, ansi, type Style } from './style.ts';
+
+import type { TraceFileData } from './schema.ts';
+import { formatText } from './text.ts';
+import { formatMermaid } from './mermaid.ts';
+import { formatHtml } from './html.ts';
+
+export const FORMATS = ['text', 'mermaid', 'html', 'json'] as const;
+export type Format = (typeof FORMATS)[number];
+
+/** Renders a validated trace file in one of the formats of `interleave show`. */
+export function render(f: TraceFileData, format: Format): string {
+  switch (format) {
+    case 'text':
+      return formatText(f);
+    case 'mermaid':
+      return formatMermaid(f);
+    case 'html':
+      return formatHtml(f);
+    case 'json':
+      return `${JSON.stringify(f, null, 2)}\n`;
+  }
+}

@@ -1,0 +1,126 @@
+// The trace file: a saved counterexample, versioned and validated on read, so a
+// hand-edited, truncated or future file is refused with the field that is wrong.
+import { z } from 'zod';
+
+export const TRACE_SCHEMA_VERSION = 1;
+
+const str = z.string();
+const num = z.number();
+/** A message after `toPlain`: an object with a string `type` and any payload. */
+const message = z.looseObject({ type: str });
+
+const eventFields = {
+  deliver: { from: str, to: str, msg: message, outcome: str.optional() },
+  send: { from: str, to: str, msg: message },
+  output: { from: str, msg: message },
+  state: { actor: str, from: str, to: str, changed: z.record(z.string(), z.unknown()).optional() },
+  'timer-set': { actor: str, id: str, due: num, msg: message },
+  'timer-fire': { actor: str, id: str, at: num, msg: message },
+  'timer-cancel': { actor: str, id: str },
+  tick: { at: num },
+  fault: { fault: str, actor: str, detail: str.optional() },
+  emit: { actor: str, msg: message },
+  unhandled: { actor: str, from: str, msg: message, state: str },
+  error: { actor: str, message: str },
+  dropped: { from: str, to: str, msg: message, reason: str },
+  io: { actor: str, op: str, key: str.optional(), outcome: str, bytes: num.optional(), detail: z.record(z.string(), z.unknown()).optional() },
+  log: { actor: str, data: z.unknown() },
+  'monitor-fail': { monitor: str, message: str },
+} as const;
+
+export const EVENT_KINDS = Object.keys(eventFields) as readonly (keyof typeof eventFields)[];
+
+const byKind: Record<string, z.ZodType> = Object.fromEntries(Object.entries(eventFields).map(([k, f]) => [k, z.looseObject(f)]));
+
+/**
+ * One recorded event. Known kinds are checked field by field; an unknown kind is
+ * kept as it is (a newer kernel may add kinds within the same schema version) and
+ * rendered generically.
+ */
+export const eventSchema = z
+  .looseObject({ kind: str.min(1), step: z.number().int().min(0) })
+  .superRefine((e, ctx) => {
+    const s = byKind[e.kind];
+    if (!s) return;
+    const r = s.safeParse(e);
+    if (!r.success) for (const iss of r.error.issues) ctx.addIssue({ code: 'custom', message: iss.message, path: iss.path as PropertyKey[] });
+  });
+
+export const propertySchema = z.object({ name: str.min(1), kind: str.min(1), message: str });
+
+export const traceFileSchema = z
+  .object({
+    schemaVersion: z.literal(TRACE_SCHEMA_VERSION),
+    kind: z.literal('interleave-trace'),
+    tool: z.object({ name: z.literal('interleave'), version: str }),
+    scenario: z.object({ name: str.min(1), params: z.record(z.string(), z.unknown()) }),
+    options: z.record(z.string(), z.unknown()),
+    seed: z.number().int(),
+    property: propertySchema.nullable(),
+    schedule: z.array(str),
+    originalLength: z.number().int().min(0),
+    inputs: z.array(z.object({ index: z.number().int().min(0), from: str, to: str, msg: z.unknown() })).optional(),
+    trace: z.array(eventSchema),
+    passing: z.object({ schedule: z.array(str), trace: z.array(eventSchema) }).optional(),
+  })
+  .superRefine((f, ctx) => {
+    // Step 0 is the initial world; step k is the effect of schedule[k-1].
+    f.trace.forEach((e, i) => {
+      if (e.step > f.schedule.length) ctx.addIssue({ code: 'custom', path: ['trace', i, 'step'], message: `step ${e.step} is past the end of the schedule (${f.schedule.length} steps)` });
+    });
+    f.passing?.trace.forEach((e, i) => {
+      if (e.step > f.passing!.schedule.length) ctx.addIssue({ code: 'custom', path: ['passing', 'trace', i, 'step'], message: `step ${e.step} is past the end of the passing schedule (${f.passing!.schedule.length} steps)` });
+    });
+  });
+
+export type TraceFileData = z.infer<typeof traceFileSchema>;
+export type TraceEventData = z.infer<typeof eventSchema> & Record<string, unknown>;
+
+/** A trace file could not be read: `message` names the file, the field and what was expected. */
+export class TraceFileError extends Error {
+  override name = 'TraceFileError';
+}
+
+function fieldPath(path: readonly PropertyKey[]): string {
+  let s = '';
+  for (const p of path) s += typeof p === 'number' ? `[${p}]` : s ? `.${String(p)}` : String(p);
+  return s || '(top level)';
+}
+
+function typeName(v: unknown): string {
+  return v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v === 'object' ? 'an object' : typeof v;
+}
+
+export type ReadResult = { readonly ok: true; readonly file: TraceFileData } | { readonly ok: false; readonly error: string };
+
+/** Validates parsed JSON as a trace file. Never throws. */
+export function validateTraceFile(data: unknown, source = 'trace file'): ReadResult {
+  try {
+    if (typeof data !== 'object' || data === null || Array.isArray(data)) {
+      return { ok: false, error: `${source}: expected a JSON object (an interleave trace with schemaVersion ${TRACE_SCHEMA_VERSION}), got ${typeName(data)}` };
+    }
+    const v = (data as Record<string, unknown>).schemaVersion;
+    if (typeof v === 'number' && v > TRACE_SCHEMA_VERSION) {
+      return { ok: false, error: `${source}: field 'schemaVersion' is ${v}, written by a newer interleave; this version reads schemaVersion ${TRACE_SCHEMA_VERSION}: upgrade interleave to read it` };
+    }
+    const r = traceFileSchema.safeParse(data);
+    if (r.success) return { ok: true, file: r.data };
+    const issues = r.error.issues.slice(0, 3).map((i) => `field '${fieldPath(i.path)}': ${i.message.replace(/^Invalid input: /, '')}`);
+    const more = r.error.issues.length > 3 ? ` (and ${r.error.issues.length - 3} more)` : '';
+    return { ok: false, error: `${source}: not a valid interleave trace (schemaVersion ${TRACE_SCHEMA_VERSION}): ${issues.join('; ')}${more}` };
+  } catch (e) {
+    // Pathological input (for example nesting deep enough to exhaust the stack).
+    return { ok: false, error: `${source}: cannot be validated: ${e instanceof Error ? e.message : String(e)}` };
+  }
+}
+
+/** Parses and validates the text of a trace file. Never throws. */
+export function parseTraceText(text: string, source = 'trace file'): ReadResult {
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (e) {
+    return { ok: false, error: `${source}: not JSON (${e instanceof Error ? e.message : String(e)}); expected an interleave trace file written by 'interleave check'` };
+  }
+  return validateTraceFile(data, source);
+}

@@ -1,0 +1,85 @@
+// A trace as a numbered step list, one line a step:
+//   12  worker:LE  ← reader:LE#0  EndChannel   (LE: waiting → consuming)
+import { fileView, type StepView, type TraceView } from './model.ts';
+import type { TraceFileData } from './schema.ts';
+import { plain, type Style } from './style.ts';
+
+/** The short label of an actor (`worker:LE` → `LE`), used where the line already names it. */
+export function shortName(actor: string): string {
+  const i = actor.lastIndexOf(':');
+  return i >= 0 && i < actor.length - 1 ? actor.slice(i + 1) : actor;
+}
+
+/** Strips control characters so a payload cannot move the cursor or recolour the terminal. */
+export function safeText(s: string): string {
+  // eslint-disable-next-line no-control-regex -- stripping control characters is the point
+  return s.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+function columns(s: StepView): [string, string, string] {
+  switch (s.kind) {
+    case 'deliver':
+      return [s.actor, `← ${s.from ?? '?'}`, s.outcome !== undefined ? `${s.what} !${s.outcome}` : s.what];
+    case 'input':
+      return [s.actor, `⇐ ${s.from ?? '?'}`, `${s.what} (input)`];
+    case 'timer':
+      return [s.actor, '⏲ timer', s.what];
+    case 'fault':
+      return [s.actor, `✗ ${s.what}`, ''];
+    case 'drop':
+      return [s.actor, `✗ drop ← ${s.from ?? '?'}`, s.what];
+    case 'tick':
+      return ['', '⏱ tick', s.what];
+    default:
+      return ['', s.id, ''];
+  }
+}
+
+function movesText(s: StepView): string {
+  if (s.moves.length === 0) return '';
+  return `(${s.moves.map((m) => `${m.actor === s.actor ? shortName(m.actor) : m.actor}: ${m.from} → ${m.to}`).join('; ')})`;
+}
+
+/** The numbered step list (step 0, the initial world, is left out). */
+export function formatSteps(view: TraceView, style: Style = plain, opts: { readonly failStep?: number; readonly notes?: boolean } = {}): string[] {
+  const steps = view.steps.slice(1);
+  const rows = steps.map((s) => columns(s).map(safeText));
+  const w = [0, 1, 2].map((i) => Math.max(0, ...rows.map((r) => r[i]!.length)));
+  const nw = String(steps.length).length;
+  const out: string[] = [];
+  steps.forEach((s, k) => {
+    const r = rows[k]!;
+    const line = `${String(s.n).padStart(nw + 2)}  ${r[0]!.padEnd(w[0]!)}  ${r[1]!.padEnd(w[1]!)}  ${r[2]!.padEnd(w[2]!)}   ${safeText(movesText(s))}`.trimEnd();
+    const bad = s.failed || s.n === opts.failStep;
+    out.push(bad ? style.red(line) : line);
+    if (opts.notes !== false) for (const note of s.notes) out.push(style.dim(`${' '.repeat(nw + 4)}· ${safeText(note)}`));
+  });
+  return out;
+}
+
+function paramsText(params: Readonly<Record<string, unknown>>): string {
+  const e = Object.entries(params);
+  return e.length ? ` (${e.map(([k, v]) => `${k}=${String(v)}`).join(', ')})` : '';
+}
+
+/** A whole trace file as text: header, steps, the violated property. */
+export function formatText(f: TraceFileData, style: Style = plain): string {
+  const view = fileView(f);
+  const lines: string[] = [];
+  const p = f.property;
+  lines.push(
+    p ? style.red(`✗ ${p.kind} '${safeText(p.name)}' violated: ${safeText(p.message)}`) : style.green('no property violated in this trace'),
+    `scenario ${safeText(f.scenario.name)}${safeText(paramsText(f.scenario.params))}, seed ${f.seed}, ${f.schedule.length} steps${f.originalLength > f.schedule.length ? ` (shrunk from ${f.originalLength})` : ''}`,
+    '',
+    ...formatSteps(view, style, { failStep: p ? f.schedule.length : undefined }),
+  );
+  if (p) lines.push(style.red(`${' '.repeat(String(f.schedule.length).length + 4)}✗ after step ${f.schedule.length}: ${safeText(p.name)}`));
+  if (f.passing) {
+    lines.push('', `nearest passing schedule (${f.passing.schedule.length} steps):`, ...formatSteps(fileViewOf(f.passing), style));
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+function fileViewOf(p: { readonly schedule: readonly string[]; readonly trace: readonly unknown[] }): TraceView {
+  return fileView({ schedule: p.schedule, trace: p.trace } as TraceFileData);
+}
