@@ -1,7 +1,7 @@
 // The one deterministic step loop. A chooser picks the next step among the enabled
 // ones; random walks, replay, PCT and simulation are choosers.
 import { Observable, type Subscriber } from 'rxjs';
-import { apply, enabled, initialWorld, inputStep, isQuiescent, tickStep } from './kernel.ts';
+import { apply, enabled, initialWorld, inputStep, isFailureEvent, isQuiescent, tickStep } from './kernel.ts';
 import { rng } from './prng.ts';
 import { ScenarioError, type Scenario } from './scenario.ts';
 import { canonicalJson } from './serialize.ts';
@@ -20,7 +20,7 @@ export interface DriveOptions {
   readonly detail?: boolean;
   /** Called with every event as it happens. */
   readonly onEvent?: (e: RecordedEvent) => void;
-  /** Stop at the first monitor failure or machine error (default true). */
+  /** Stop at the first failure event: a monitor failure, a machine error, or an unhandled event under `unhandled: 'error'` (default true). */
   readonly stopOnFailure?: boolean;
 }
 
@@ -39,7 +39,7 @@ function record(out: RecordedEvent[], evs: readonly TraceEvent[], step: number, 
     const r = { ...e, step } as RecordedEvent;
     out.push(r);
     onEvent?.(r);
-    if (e.kind === 'monitor-fail' || e.kind === 'error') bad = true;
+    if (isFailureEvent(e)) bad = true;
   }
   return bad;
 }

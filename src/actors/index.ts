@@ -1,7 +1,7 @@
 // Public surface of the runtime layer.
 export * from './types.ts';
 export * from './scenario.ts';
-export { initialWorld, enabled, apply, inputStep, tickStep, isFault, isQuiescent, type ApplyOptions, type ApplyResult } from './kernel.ts';
+export { initialWorld, enabled, apply, inputStep, tickStep, isFault, isQuiescent, isFailureEvent, type ApplyOptions, type ApplyResult } from './kernel.ts';
 export { queryOf } from './query.ts';
 export { rng, rngFromState, deriveSeed, type Rng } from './prng.ts';
 export { send } from './dsl.ts';

@@ -1,7 +1,7 @@
 // The semantics: `initialWorld`, `enabled` and `apply`. Every mode (checker,
 // simulator, replay, live runner) drives these three functions and nothing else.
 import type { AnyMachineSnapshot } from 'xstate';
-import { XS, formatStateValue, isAddressStub, type CollectedAction } from './xstate-adapter.ts';
+import { UnsupportedFeatureError, XS, formatStateValue, isAddressStub, type CollectedAction } from './xstate-adapter.ts';
 import { ScenarioError, actorName, type CompiledActor, type Scenario } from './scenario.ts';
 import { queryOf } from './query.ts';
 import type { ActorStatus, Channel, Message, Step, Timer, TraceEvent, World } from './types.ts';
@@ -216,6 +216,37 @@ function errText(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
 }
 
+/**
+ * Errors that are mistakes in the model rather than behaviour of a machine: they
+ * stop the run with a `ScenarioError` instead of becoming an `error` trace event.
+ * Returns undefined for an ordinary error (a throwing action, guard or assign).
+ */
+function modelError(actor: CompiledActor, e: unknown): ScenarioError | undefined {
+  if (e instanceof ScenarioError) return e;
+  if (e instanceof UnsupportedFeatureError) return new ScenarioError(e.message);
+  const m = e instanceof Error ? /^Unable to send event to actor '([^']*)'/.exec(e.message) : null;
+  if (!m) return undefined;
+  if (m[1] === '#_parent') {
+    return new ScenarioError(`actor '${actor.id}' used sendParent but has no parent: declare it in the scenario as { logic, parent: '<actor id>' }`);
+  }
+  return new ScenarioError(
+    `actor '${actor.id}' sent to '${m[1]}' by name; xstate looks names up among invoked children, which the interleave kernel does not have: use send('${m[1]}', msg) from src/actors/dsl.ts or sendTo(({ system }) => system.get('${m[1]}'), msg)`,
+  );
+}
+
+/** An unhandled event, marked with the scenario's policy so readers of the trace need not know the scenario. */
+function unhandledEvent(d: Draft, actor: CompiledActor, from: number, msg: Message, state: string): TraceEvent {
+  return { kind: 'unhandled', actor: actor.id, from: actorName(d.sc, from), msg, state, policy: d.sc.unhandled ?? 'error' };
+}
+
+/**
+ * True when a trace event fails the run: a machine error, a monitor failure, or an
+ * unhandled event under the scenario's default `unhandled: 'error'` policy.
+ */
+export function isFailureEvent(e: TraceEvent): boolean {
+  return e.kind === 'error' || e.kind === 'monitor-fail' || (e.kind === 'unhandled' && e.policy !== 'trace');
+}
+
 function contextDiff(prev: any, next: any): Record<string, unknown> | undefined {
   if (prev === next || typeof next !== 'object' || next === null) return undefined;
   const out: Record<string, unknown> = {};
@@ -226,7 +257,12 @@ function contextDiff(prev: any, next: any): Record<string, unknown> | undefined 
       any = true;
     }
   }
-  for (const k of Object.keys(prev ?? {})) if (!(k in next)) ((out[k] = undefined), (any = true));
+  for (const k of Object.keys(prev ?? {})) {
+    if (!(k in next)) {
+      out[k] = undefined;
+      any = true;
+    }
+  }
   return any ? out : undefined;
 }
 
@@ -244,13 +280,14 @@ function receive(d: Draft, from: number, to: number, msg: Message, outcome: stri
     try {
       r = actor.logic.receive(d.snap(to), msg, { self: actor.id, from: actorName(sc, from), outcome, now: d.now });
     } catch (e) {
-      if (e instanceof ScenarioError) throw e;
+      const bad = modelError(actor, e);
+      if (bad) throw bad;
       d.setStat(to, 'error');
       d.events.push({ kind: 'error', actor: actor.id, message: `receive('${msg.type}') threw: ${errText(e)}` });
       return;
     }
     if (r.unhandled) {
-      d.events.push({ kind: 'unhandled', actor: actor.id, from: actorName(sc, from), msg, state: 'reducer' });
+      d.events.push(unhandledEvent(d, actor, from, msg, 'reducer'));
       return;
     }
     d.setSnap(to, r.state);
@@ -263,13 +300,15 @@ function receive(d: Draft, from: number, to: number, msg: Message, outcome: stri
   try {
     res = actor.stepper.step(prev, msg);
   } catch (e) {
-    if (e instanceof ScenarioError) throw e;
+    const bad = modelError(actor, e);
+    if (bad) throw bad;
     d.setStat(to, 'error');
     d.events.push({ kind: 'error', actor: actor.id, message: `on '${msg.type}' in state '${formatStateValue(prev.value)}': ${errText(e)}` });
     return;
   }
   if (res.unhandled) {
-    d.events.push({ kind: 'unhandled', actor: actor.id, from: actorName(sc, from), msg, state: formatStateValue(prev.value) });
+    const state = formatStateValue(prev.value);
+    d.events.push(unhandledEvent(d, actor, from, msg, prev.status === 'active' ? state : `${state} (${prev.status})`));
     return;
   }
   settle(d, actor, prev, res.snapshot, res.actions);
@@ -308,7 +347,8 @@ function boot(d: Draft, i: number): void {
   try {
     res = actor.stepper.initial(actor.input);
   } catch (e) {
-    if (e instanceof ScenarioError) throw e;
+    const bad = modelError(actor, e);
+    if (bad) throw bad;
     d.setStat(i, 'error');
     d.events.push({ kind: 'error', actor: actor.id, message: `initial state threw: ${errText(e)}` });
     return;

@@ -1,7 +1,7 @@
 // A scenario: the actors of a system, what starts it, the faults it allows and the
 // properties that must hold. `defineScenario` validates and compiles it once.
 import type { AnyStateMachine, AnyMachineSnapshot } from 'xstate';
-import { MachineStepper, isStateMachine } from './xstate-adapter.ts';
+import { MachineStepper, isStateMachine, spawnMessage, unsupportedFeature } from './xstate-adapter.ts';
 import { ENV, type ActorId, type Message, type TraceEvent, type World } from './types.ts';
 
 /** The input was not a valid scenario, or the system did something no scenario allows. */
@@ -178,6 +178,8 @@ export function defineScenario(def: ScenarioDef): Scenario {
     const i = actorList.length;
     index.set(id, i);
     if (isStateMachine(spec.logic)) {
+      const unsupported = unsupportedFeature(spec.logic);
+      if (unsupported) throw new ScenarioError(`${where}: ${spawnMessage(id, unsupported)}`);
       actorList.push({ kind: 'machine', id, index: i, machine: spec.logic, stepper: new MachineStepper(spec.logic, id, spec.parent), input: spec.input });
     } else if (isReducer(spec.logic)) {
       actorList.push({ kind: 'reducer', id, index: i, logic: spec.logic, input: spec.input });

@@ -84,7 +84,12 @@ export type TraceEvent =
   | { readonly kind: 'tick'; readonly at: number }
   | { readonly kind: 'fault'; readonly fault: string; readonly actor: ActorId; readonly detail?: string }
   | { readonly kind: 'emit'; readonly actor: ActorId; readonly msg: Message }
-  | { readonly kind: 'unhandled'; readonly actor: ActorId; readonly from: ActorId; readonly msg: Message; readonly state: string }
+  /**
+   * A message no transition matched (or one sent to an actor in a final state). `policy` is the
+   * scenario's `unhandled` setting, always set by the kernel: under `error` (the default) the
+   * event is a failure of the run, under `trace` it is only recorded. See `isFailureEvent`.
+   */
+  | { readonly kind: 'unhandled'; readonly actor: ActorId; readonly from: ActorId; readonly msg: Message; readonly state: string; readonly policy?: 'error' | 'trace' }
   | { readonly kind: 'error'; readonly actor: ActorId; readonly message: string }
   | { readonly kind: 'dropped'; readonly from: ActorId; readonly to: ActorId; readonly msg: Message; readonly reason: string }
   | { readonly kind: 'io'; readonly actor: ActorId; readonly op: string; readonly key?: string; readonly outcome: string; readonly bytes?: number; readonly detail?: Readonly<Record<string, unknown>> }

@@ -27,6 +27,20 @@ export interface AddressStub {
   readonly __interleaveAddress: true;
   readonly _parent?: AddressStub;
   send(): never;
+  readonly system: never;
+}
+
+/** A machine uses an xstate feature the kernel cannot schedule (invoke, spawn). The kernel reports it as a `ScenarioError`. */
+export class UnsupportedFeatureError extends Error {
+  override name = 'UnsupportedFeatureError';
+}
+
+/** What to do instead of invoke/spawn, for error messages. */
+export function spawnMessage(actorId: string, what = 'creates a child actor (invoke, spawnChild or spawn in assign)'): string {
+  return (
+    `actor '${actorId}' ${what}; the interleave kernel keeps every actor flat in the world and cannot schedule xstate children: ` +
+    `declare the child as a scenario actor and address it with send(id, msg), and model promise-like effects as messages to a storage or effect actor whose reply is a step`
+  );
 }
 
 const stubs = new Map<string, AddressStub>();
@@ -43,6 +57,12 @@ export function addressOf(id: string, parent?: string): AddressStub {
       ...(parent === undefined ? {} : { _parent: addressOf(parent) }),
       send(): never {
         throw new Error(`actor '${id}' is an address under the interleave kernel: send messages with actions, not by calling ref.send()`);
+      },
+      // xstate reads `parent.system` only when it creates a child actor (invoke,
+      // spawnChild, spawn inside assign): reject that with a useful message rather
+      // than a TypeError from deep inside xstate.
+      get system(): never {
+        throw new UnsupportedFeatureError(spawnMessage(id));
       },
     };
     stub = base;
@@ -61,8 +81,10 @@ export function isAddressStub(x: unknown): x is AddressStub {
  * `sendTo(({system}) => system.get(id))` produce `xstate.sendTo` actions whose
  * target is a world actor id.
  */
+const NO_ACTIONS: readonly CollectedAction[] = Object.freeze([]);
+
 export class MachineStepper {
-  private collected: CollectedAction[] = [];
+  private collected: CollectedAction[] | undefined;
   private readonly scope: any;
 
   constructor(
@@ -99,30 +121,75 @@ export class MachineStepper {
       stopChild: () => {},
       emit: () => {},
       actionExecutor: (action: CollectedAction) => {
-        this.collected.push(action);
+        this.collected?.push(action);
       },
     };
   }
 
   /** Initial snapshot plus the entry actions of the initial configuration. */
   initial(input?: unknown): StepResult {
-    this.collected = [];
-    const snapshot = this.machine.getInitialSnapshot(this.scope, input) as AnyMachineSnapshot;
-    const actions = this.collected;
-    this.collected = [];
+    const actions: CollectedAction[] = [];
+    this.collected = actions;
+    let snapshot: AnyMachineSnapshot;
+    try {
+      snapshot = this.machine.getInitialSnapshot(this.scope, input) as AnyMachineSnapshot;
+    } finally {
+      this.collected = undefined;
+    }
     return { snapshot, actions, unhandled: false };
   }
 
-  /** One macrostep. Throws whatever a guard, assign or context function throws. */
+  /**
+   * One macrostep. Throws whatever a guard, assign or context function throws.
+   *
+   * Unhandled detection: xstate returns the same snapshot and no actions when no
+   * transition matches, so only then do we ask `getTransitionData` (which would
+   * evaluate the guards a second time on every step). A machine that is no longer
+   * active (reached a final state) takes no events: xstate's own runtime stops it,
+   * so a message to it is lost and reported as unhandled.
+   */
   step(snapshot: AnyMachineSnapshot, event: Message): StepResult {
-    const unhandled = this.machine.getTransitionData(snapshot, event as EventObject).length === 0;
-    if (unhandled) return { snapshot, actions: [], unhandled: true };
-    this.collected = [];
-    const next = this.machine.transition(snapshot, event as EventObject, this.scope) as AnyMachineSnapshot;
-    const actions = this.collected;
-    this.collected = [];
+    if (snapshot.status !== 'active') return { snapshot, actions: NO_ACTIONS, unhandled: true };
+    const actions: CollectedAction[] = [];
+    this.collected = actions;
+    let next: AnyMachineSnapshot;
+    try {
+      next = this.machine.transition(snapshot, event as EventObject, this.scope) as AnyMachineSnapshot;
+    } finally {
+      this.collected = undefined;
+    }
+    if (next === snapshot && actions.length === 0 && this.machine.getTransitionData(snapshot, event as EventObject).length === 0) {
+      return { snapshot, actions: NO_ACTIONS, unhandled: true };
+    }
     return { snapshot: next, actions, unhandled: false };
   }
+}
+
+/**
+ * Names the first xstate feature of `machine` the kernel cannot run (an `invoke`,
+ * or a `spawnChild` action in a state's entry, exit or transitions), or returns
+ * undefined. Spawns hidden inside `assign` or `enqueueActions` are caught when
+ * they run (see `AddressStub.system`).
+ */
+export function unsupportedFeature(machine: AnyStateMachine): string | undefined {
+  const impls = (machine.implementations?.actions ?? {}) as Record<string, unknown>;
+  const isSpawn = (a: unknown): boolean => {
+    const impl = typeof a === 'string' ? impls[a] : a;
+    return (typeof impl === 'function' || (typeof impl === 'object' && impl !== null)) && (impl as { type?: unknown }).type === XS.spawnChild;
+  };
+  const visit = (node: any): string | undefined => {
+    const inv = node.invoke as readonly { src: unknown; id: string }[];
+    if (inv.length > 0) return `invokes '${String(inv[0]!.src)}' in state '${node.id}'`;
+    const transitions = [...(node.transitions as Map<string, readonly { actions: readonly unknown[] }[]>).values()].flat();
+    const actions = [...node.entry, ...node.exit, ...transitions.flatMap((t) => t.actions), ...((node.always ?? []) as readonly { actions: readonly unknown[] }[]).flatMap((t) => t.actions)];
+    if (actions.some(isSpawn)) return `spawns a child actor (spawnChild) in state '${node.id}'`;
+    for (const child of Object.values(node.states as Record<string, unknown>)) {
+      const found = visit(child);
+      if (found) return found;
+    }
+    return undefined;
+  };
+  return visit(machine.root);
 }
 
 /** The xstate state value, as plain data, for traces and projections. */
