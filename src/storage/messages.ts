@@ -8,6 +8,9 @@
 //   ts.*     Airflow task state store, scoped by (dag, run, task, map index)
 //   stash.*  Materialize peek response stash (a multi-step blob upload)
 //
+// Every message type is an object type alias (not an interface) so it is
+// assignable to the kernel's `Message` and to xstate event unions.
+//
 // Naming rule: request `<family>.<op>`, replies `<family>.<op>.ok` and
 // `<family>.<op>.error` (readers also get `doc.read.next.done`). So an xstate
 // machine can match one op with the wildcard `'s3.get.*'`. Every request may carry
@@ -78,12 +81,12 @@ export const STATUS: Readonly<Record<ErrorCode, number>> = {
 export const NO_STORAGE_FOUND = 'no storage is found for the given URI';
 
 /** Fields every error reply has (its `type` is `<family>.<op>.error`). */
-export interface ErrorFields {
+export type ErrorFields = {
   readonly req?: ReqId;
   readonly code: ErrorCode;
   readonly status: number;
   readonly message: string;
-}
+};
 
 // ---------------------------------------------------------------------------
 // Fault outcomes (what the checker may choose instead of the normal answer)
@@ -136,27 +139,27 @@ export interface ByteRange {
   readonly end?: number;
 }
 
-export interface S3Put { readonly type: 's3.put'; readonly req?: ReqId; readonly key: string; readonly body: Uint8Array }
-export interface S3Get { readonly type: 's3.get'; readonly req?: ReqId; readonly key: string; readonly range?: ByteRange }
-export interface S3Head { readonly type: 's3.head'; readonly req?: ReqId; readonly key: string }
+export type S3Put = { readonly type: 's3.put'; readonly req?: ReqId; readonly key: string; readonly body: Uint8Array };
+export type S3Get = { readonly type: 's3.get'; readonly req?: ReqId; readonly key: string; readonly range?: ByteRange };
+export type S3Head = { readonly type: 's3.head'; readonly req?: ReqId; readonly key: string };
 /** Deleting a missing key succeeds (as S3 does). */
-export interface S3Delete { readonly type: 's3.delete'; readonly req?: ReqId; readonly key: string }
+export type S3Delete = { readonly type: 's3.delete'; readonly req?: ReqId; readonly key: string };
 /** Keys starting with `prefix` (`''` for all), sorted. */
-export interface S3List { readonly type: 's3.list'; readonly req?: ReqId; readonly prefix: string }
+export type S3List = { readonly type: 's3.list'; readonly req?: ReqId; readonly prefix: string };
 export type S3Request = S3Put | S3Get | S3Head | S3Delete | S3List;
 
-export interface S3PutOk { readonly type: 's3.put.ok'; readonly req?: ReqId; readonly key: string; readonly bytes: number }
+export type S3PutOk = { readonly type: 's3.put.ok'; readonly req?: ReqId; readonly key: string; readonly bytes: number };
 /** `body` is the stored bytes (shared, never copied) or a subarray view for a range; `size` is the whole object's size. */
-export interface S3GetOk { readonly type: 's3.get.ok'; readonly req?: ReqId; readonly key: string; readonly body: Uint8Array; readonly size: number }
-export interface S3HeadOk { readonly type: 's3.head.ok'; readonly req?: ReqId; readonly key: string; readonly size: number }
-export interface S3DeleteOk { readonly type: 's3.delete.ok'; readonly req?: ReqId; readonly key: string }
-export interface S3ListOk { readonly type: 's3.list.ok'; readonly req?: ReqId; readonly prefix: string; readonly keys: readonly string[] }
+export type S3GetOk = { readonly type: 's3.get.ok'; readonly req?: ReqId; readonly key: string; readonly body: Uint8Array; readonly size: number };
+export type S3HeadOk = { readonly type: 's3.head.ok'; readonly req?: ReqId; readonly key: string; readonly size: number };
+export type S3DeleteOk = { readonly type: 's3.delete.ok'; readonly req?: ReqId; readonly key: string };
+export type S3ListOk = { readonly type: 's3.list.ok'; readonly req?: ReqId; readonly prefix: string; readonly keys: readonly string[] };
 export type S3Op = 'put' | 'get' | 'head' | 'delete' | 'list';
-export interface S3Error extends ErrorFields {
+export type S3Error = ErrorFields & {
   readonly type: `s3.${S3Op}.error`;
   /** The key (or the prefix, for list). */
   readonly key: string;
-}
+};
 export type S3Reply = S3PutOk | S3GetOk | S3HeadOk | S3DeleteOk | S3ListOk | S3Error;
 
 // ---------------------------------------------------------------------------
@@ -171,23 +174,23 @@ export type DocSchema = unknown;
  * file of its generation is deleted from the object store) and the new empty table
  * gets generation + 1. The first generation of a uri is 1.
  */
-export interface DocCreate { readonly type: 'doc.create'; readonly req?: ReqId; readonly uri: string; readonly schema: DocSchema }
+export type DocCreate = { readonly type: 'doc.create'; readonly req?: ReqId; readonly uri: string; readonly schema: DocSchema };
 /** Drops the table and deletes its data files (a missing table: ok, nothing happens). */
-export interface DocDrop { readonly type: 'doc.drop'; readonly req?: ReqId; readonly uri: string }
+export type DocDrop = { readonly type: 'doc.drop'; readonly req?: ReqId; readonly uri: string };
 /** Loads the table's metadata; NoSuchTable when missing. */
-export interface DocOpen { readonly type: 'doc.open'; readonly req?: ReqId; readonly uri: string }
+export type DocOpen = { readonly type: 'doc.open'; readonly req?: ReqId; readonly uri: string };
 /**
  * A writer's `close()`: commits one snapshot adding one data file (`data`, Arrow IPC
  * bytes, shared by reference) with `rows` rows. The writer buffers its appends
  * itself (see `docWriter` in documents.ts). With `generation`, the commit fails with
  * CommitFailed if the table was recreated since (Iceberg's table-uuid requirement).
  */
-export interface DocCommit { readonly type: 'doc.commit'; readonly req?: ReqId; readonly uri: string; readonly data: Uint8Array; readonly rows: number; readonly generation?: number }
+export type DocCommit = { readonly type: 'doc.commit'; readonly req?: ReqId; readonly uri: string; readonly data: Uint8Array; readonly rows: number; readonly generation?: number };
 /**
  * Opens a lazy reader named `reader` (unique per sender). Nothing is pinned yet;
  * NoSuchTable when the table is missing.
  */
-export interface DocReadOpen { readonly type: 'doc.read.open'; readonly req?: ReqId; readonly uri: string; readonly reader: string }
+export type DocReadOpen = { readonly type: 'doc.read.open'; readonly req?: ReqId; readonly uri: string; readonly reader: string };
 /**
  * The reader's next data file. The first `next` pins the table's current snapshot
  * (its generation and its data files, in commit order); every `next` then fetches
@@ -195,18 +198,18 @@ export interface DocReadOpen { readonly type: 'doc.read.open'; readonly req?: Re
  * missing-key answer (403 by default, 404 NoSuchKey) and ends the reader. After the
  * last file, `next` answers `doc.read.next.done` and ends the reader.
  */
-export interface DocReadNext { readonly type: 'doc.read.next'; readonly req?: ReqId; readonly reader: string }
+export type DocReadNext = { readonly type: 'doc.read.next'; readonly req?: ReqId; readonly reader: string };
 /** Abandons a reader (a no-op reply for an unknown one is NoSuchReader). */
-export interface DocReadClose { readonly type: 'doc.read.close'; readonly req?: ReqId; readonly reader: string }
+export type DocReadClose = { readonly type: 'doc.read.close'; readonly req?: ReqId; readonly reader: string };
 export type DocRequest = DocCreate | DocDrop | DocOpen | DocCommit | DocReadOpen | DocReadNext | DocReadClose;
 
-export interface DocCreateOk { readonly type: 'doc.create.ok'; readonly req?: ReqId; readonly uri: string; readonly generation: number; readonly dropped: number }
-export interface DocDropOk { readonly type: 'doc.drop.ok'; readonly req?: ReqId; readonly uri: string; readonly dropped: number }
-export interface DocOpenOk { readonly type: 'doc.open.ok'; readonly req?: ReqId; readonly uri: string; readonly generation: number; readonly schema: DocSchema; readonly files: number; readonly rows: number }
-export interface DocCommitOk { readonly type: 'doc.commit.ok'; readonly req?: ReqId; readonly uri: string; readonly generation: number; readonly snapshot: number; readonly key: string }
-export interface DocReadOpenOk { readonly type: 'doc.read.open.ok'; readonly req?: ReqId; readonly uri: string; readonly reader: string }
+export type DocCreateOk = { readonly type: 'doc.create.ok'; readonly req?: ReqId; readonly uri: string; readonly generation: number; readonly dropped: number };
+export type DocDropOk = { readonly type: 'doc.drop.ok'; readonly req?: ReqId; readonly uri: string; readonly dropped: number };
+export type DocOpenOk = { readonly type: 'doc.open.ok'; readonly req?: ReqId; readonly uri: string; readonly generation: number; readonly schema: DocSchema; readonly files: number; readonly rows: number };
+export type DocCommitOk = { readonly type: 'doc.commit.ok'; readonly req?: ReqId; readonly uri: string; readonly generation: number; readonly snapshot: number; readonly key: string };
+export type DocReadOpenOk = { readonly type: 'doc.read.open.ok'; readonly req?: ReqId; readonly uri: string; readonly reader: string };
 /** One data file: `index` among the pinned `files`, `data` as committed (Arrow IPC). */
-export interface DocReadNextOk {
+export type DocReadNextOk = {
   readonly type: 'doc.read.next.ok';
   readonly req?: ReqId;
   readonly reader: string;
@@ -217,18 +220,18 @@ export interface DocReadNextOk {
   readonly key: string;
   readonly data: Uint8Array;
   readonly rows: number;
-}
+};
 /** The pinned snapshot is exhausted (Python's StopIteration); the reader is gone. */
-export interface DocReadNextDone { readonly type: 'doc.read.next.done'; readonly req?: ReqId; readonly reader: string; readonly uri: string; readonly generation: number; readonly files: number }
-export interface DocReadCloseOk { readonly type: 'doc.read.close.ok'; readonly req?: ReqId; readonly reader: string }
+export type DocReadNextDone = { readonly type: 'doc.read.next.done'; readonly req?: ReqId; readonly reader: string; readonly uri: string; readonly generation: number; readonly files: number };
+export type DocReadCloseOk = { readonly type: 'doc.read.close.ok'; readonly req?: ReqId; readonly reader: string };
 export type DocOp = 'create' | 'drop' | 'open' | 'commit' | 'read.open' | 'read.next' | 'read.close';
-export interface DocError extends ErrorFields {
+export type DocError = ErrorFields & {
   readonly type: `doc.${DocOp}.error`;
   readonly uri?: string;
   readonly reader?: string;
   /** For a failed fetch: the data file key that was missing or denied. */
   readonly key?: string;
-}
+};
 export type DocReply = DocCreateOk | DocDropOk | DocOpenOk | DocCommitOk | DocReadOpenOk | DocReadNextOk | DocReadNextDone | DocReadCloseOk | DocError;
 
 // ---------------------------------------------------------------------------
@@ -236,40 +239,40 @@ export type DocReply = DocCreateOk | DocDropOk | DocOpenOk | DocCommitOk | DocRe
 // ---------------------------------------------------------------------------
 
 /** One task instance's scope. `mapIndex` is -1 for an unmapped task. */
-export interface TaskScope {
+export type TaskScope = {
   readonly dagId: string;
   readonly runId: string;
   readonly taskId: string;
   readonly mapIndex: number;
-}
+};
 
 /** `value` is the serialized value (JSON text); its UTF-8 length is what the size checks measure. */
-export interface TsSet { readonly type: 'ts.set'; readonly req?: ReqId; readonly scope: TaskScope; readonly key: string; readonly value: string; readonly expiresAt: number | null }
+export type TsSet = { readonly type: 'ts.set'; readonly req?: ReqId; readonly scope: TaskScope; readonly key: string; readonly value: string; readonly expiresAt: number | null };
 /** A missing key reads as `value: null` (`found: false`), never as an error. */
-export interface TsGet { readonly type: 'ts.get'; readonly req?: ReqId; readonly scope: TaskScope; readonly key: string }
-export interface TsDelete { readonly type: 'ts.delete'; readonly req?: ReqId; readonly scope: TaskScope; readonly key: string }
+export type TsGet = { readonly type: 'ts.get'; readonly req?: ReqId; readonly scope: TaskScope; readonly key: string };
+export type TsDelete = { readonly type: 'ts.delete'; readonly req?: ReqId; readonly scope: TaskScope; readonly key: string };
 /** Deletes every key of the scope. */
-export interface TsClear { readonly type: 'ts.clear'; readonly req?: ReqId; readonly scope: TaskScope }
+export type TsClear = { readonly type: 'ts.clear'; readonly req?: ReqId; readonly scope: TaskScope };
 /**
  * Retention cleanup from outside (`airflow state-store cleanup`, F10): deletes the
  * rows whose `expiresAt <= before` (database backend; the object-storage backend
  * does not apply `expiresAt`), plus the listed `keys` of `scope` in either backend
  * (a bucket lifecycle rule). Replies `ts.cleanup.ok` with the number removed.
  */
-export interface TsCleanup { readonly type: 'ts.cleanup'; readonly req?: ReqId; readonly before?: number; readonly scope?: TaskScope; readonly keys?: readonly string[] }
+export type TsCleanup = { readonly type: 'ts.cleanup'; readonly req?: ReqId; readonly before?: number; readonly scope?: TaskScope; readonly keys?: readonly string[] };
 export type TsRequest = TsSet | TsGet | TsDelete | TsClear | TsCleanup;
 
 /** `warned`: the value was over `maxValueStorageBytes` (a `log` warning event was emitted; the write proceeded). */
-export interface TsSetOk { readonly type: 'ts.set.ok'; readonly req?: ReqId; readonly key: string; readonly bytes: number; readonly warned: boolean }
-export interface TsGetOk { readonly type: 'ts.get.ok'; readonly req?: ReqId; readonly key: string; readonly found: boolean; readonly value: string | null; readonly expiresAt: number | null }
-export interface TsDeleteOk { readonly type: 'ts.delete.ok'; readonly req?: ReqId; readonly key: string }
-export interface TsClearOk { readonly type: 'ts.clear.ok'; readonly req?: ReqId; readonly deleted: number }
-export interface TsCleanupOk { readonly type: 'ts.cleanup.ok'; readonly req?: ReqId; readonly deleted: number }
+export type TsSetOk = { readonly type: 'ts.set.ok'; readonly req?: ReqId; readonly key: string; readonly bytes: number; readonly warned: boolean };
+export type TsGetOk = { readonly type: 'ts.get.ok'; readonly req?: ReqId; readonly key: string; readonly found: boolean; readonly value: string | null; readonly expiresAt: number | null };
+export type TsDeleteOk = { readonly type: 'ts.delete.ok'; readonly req?: ReqId; readonly key: string };
+export type TsClearOk = { readonly type: 'ts.clear.ok'; readonly req?: ReqId; readonly deleted: number };
+export type TsCleanupOk = { readonly type: 'ts.cleanup.ok'; readonly req?: ReqId; readonly deleted: number };
 export type TsOp = 'set' | 'get' | 'delete' | 'clear' | 'cleanup';
-export interface TsError extends ErrorFields {
+export type TsError = ErrorFields & {
   readonly type: `ts.${TsOp}.error`;
   readonly key?: string;
-}
+};
 export type TsReply = TsSetOk | TsGetOk | TsDeleteOk | TsClearOk | TsCleanupOk | TsError;
 
 export type TaskStateBackend = 'database' | 'object-storage';
@@ -285,19 +288,19 @@ export type TaskStateBackend = 'database' | 'object-storage';
  * the last step replies `stash.upload.ok`. A `fail` outcome on a step ends it with
  * `stash.upload.error` (UploadFailed); the parts written so far leak.
  */
-export interface StashUpload { readonly type: 'stash.upload'; readonly req?: ReqId; readonly uuid: string; readonly bytes: number; readonly rows: number }
+export type StashUpload = { readonly type: 'stash.upload'; readonly req?: ReqId; readonly uuid: string; readonly bytes: number; readonly rows: number };
 /** Cancels a running upload (its written parts leak, as in Materialize's TODO). */
-export interface StashCancel { readonly type: 'stash.cancel'; readonly req?: ReqId; readonly uuid: string }
+export type StashCancel = { readonly type: 'stash.cancel'; readonly req?: ReqId; readonly uuid: string };
 /** Internal: one upload step, sent by the stash to itself. */
-export interface StashPump { readonly type: 'stash.pump'; readonly uuid: string }
+export type StashPump = { readonly type: 'stash.pump'; readonly uuid: string };
 export type StashRequest = StashUpload | StashCancel | StashPump;
 
-export interface StashUploadOk { readonly type: 'stash.upload.ok'; readonly req?: ReqId; readonly uuid: string; readonly shard: string; readonly bytes: number; readonly rows: number; readonly parts: number }
-export interface StashCancelOk { readonly type: 'stash.cancel.ok'; readonly req?: ReqId; readonly uuid: string; readonly leakedParts: number }
-export interface StashError extends ErrorFields {
+export type StashUploadOk = { readonly type: 'stash.upload.ok'; readonly req?: ReqId; readonly uuid: string; readonly shard: string; readonly bytes: number; readonly rows: number; readonly parts: number };
+export type StashCancelOk = { readonly type: 'stash.cancel.ok'; readonly req?: ReqId; readonly uuid: string; readonly leakedParts: number };
+export type StashError = ErrorFields & {
   readonly type: 'stash.upload.error' | 'stash.cancel.error';
   readonly uuid: string;
-}
+};
 export type StashReply = StashUploadOk | StashCancelOk | StashError;
 
 // ---------------------------------------------------------------------------

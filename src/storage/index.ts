@@ -1,0 +1,25 @@
+// Storage actors: simulated reducers and live adapters speaking the protocols in
+// messages.ts. See docs/storage.md.
+export * from './messages.ts';
+export * from './keys.ts';
+export { objectStore, handleS3 } from './object-store.ts';
+export { emptyStore, missingKeyError, type StoreState, type DocEntry, type ReaderEntry, type DataFile, type StoreConfig } from './store-core.ts';
+export { handleDoc, isDocRequest, readerId, dataFileKey, docWriter, appendRows, closeWriter, encodeRows, decodeFile, decodeRows, type DocWriter } from './documents.ts';
+export {
+  taskStateStore,
+  handleTaskState,
+  taskStateConfig,
+  taskStateObjectKey,
+  taskStateObjectPrefix,
+  taskStateValue,
+  scopeProblem,
+  scopeRowId,
+  valueBytes,
+  sizeWarning,
+  type TaskStateState,
+  type TaskStateRow,
+  type TaskStateConfig,
+} from './task-state.ts';
+export { peekStash, shouldStash, shardName, uploadParts, type StashState, type Upload, type Shard } from './stash.ts';
+export * from './invariants.ts';
+export { simClient, type SimClient, type SimCall } from './sim-client.ts';
