@@ -139,7 +139,8 @@ function targetOf(sc: Scenario, actor: CompiledActor, params: any): number {
   if (id === undefined) throw new ScenarioError(`actor '${actor.id}' sent a message with no target`);
   const i = id === 'env' ? sc.envIndex : sc.index.get(id);
   if (i === undefined) {
-    throw new ScenarioError(`actor '${actor.id}' sent '${String(params.event?.type)}' to '${id}', which is not an actor of scenario '${sc.name}'; known actors: ${sc.ids.join(', ')}`);
+    const type = (params.event ?? params.msg)?.type;
+    throw new ScenarioError(`actor '${actor.id}' sent '${String(type)}' to '${id}', which is not an actor of scenario '${sc.name}'; known actors: ${sc.ids.join(', ')}`);
   }
   return i;
 }

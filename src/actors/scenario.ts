@@ -146,6 +146,7 @@ export interface Scenario extends ScenarioDef {
 }
 
 const ID_RE = /^[A-Za-z0-9_.:@#-]+$/;
+const FAULT_KEYS: readonly string[] = ['budget', 'crash', 'restart', 'drop', 'outcomes'];
 
 function isReducer(x: unknown): x is ReducerLogic {
   return typeof x === 'object' && x !== null && (x as ReducerLogic).kind === 'reducer' && typeof (x as ReducerLogic).receive === 'function';
@@ -162,7 +163,7 @@ export function defineScenario(def: ScenarioDef): Scenario {
   const where = `scenario '${def?.name ?? '?'}'`;
   if (typeof def !== 'object' || def === null) throw new ScenarioError('a scenario must be an object: defineScenario({ name, actors, start, ... })');
   if (typeof def.name !== 'string' || def.name.length === 0) throw new ScenarioError('a scenario needs a non-empty string `name`');
-  if (typeof def.actors !== 'object' || def.actors === null) throw new ScenarioError(`${where}: \`actors\` must be an object mapping actor ids to machines`);
+  if (typeof def.actors !== 'object' || def.actors === null || Array.isArray(def.actors)) throw new ScenarioError(`${where}: \`actors\` must be an object mapping actor ids to machines`);
   const ids = Object.keys(def.actors);
   if (ids.length === 0) throw new ScenarioError(`${where}: \`actors\` is empty; declare at least one actor`);
   const index = new Map<ActorId, number>();
@@ -199,8 +200,10 @@ export function defineScenario(def: ScenarioDef): Scenario {
     if (i === undefined) throw new ScenarioError(`${where}: ${what} names unknown actor '${String(id)}'; known actors: ${ids.join(', ')}`);
     return i;
   };
+  if (def.start !== undefined && !Array.isArray(def.start)) throw new ScenarioError(`${where}: \`start\` must be an array of { to, msg, from? }`);
   for (const [n, s] of (def.start ?? []).entries()) {
     if (typeof s !== 'object' || s === null) throw new ScenarioError(`${where}: start[${n}] must be { to, msg }`);
+    if (s.to === ENV) throw new ScenarioError(`${where}: start[${n}].to is '${ENV}', the outside world, which receives no messages; name an actor`);
     known(`start[${n}].to`, s.to);
     if (s.from !== undefined) known(`start[${n}].from`, s.from);
     if (typeof s.msg !== 'object' || s.msg === null || typeof s.msg.type !== 'string') {
@@ -208,18 +211,30 @@ export function defineScenario(def: ScenarioDef): Scenario {
     }
   }
   const f = def.faults ?? {};
+  if (typeof f !== 'object' || f === null || Array.isArray(f)) throw new ScenarioError(`${where}: \`faults\` must be an object { budget, crash, restart, drop, outcomes }`);
+  for (const k of Object.keys(f)) {
+    if (!FAULT_KEYS.includes(k)) throw new ScenarioError(`${where}: faults.${k} is not a fault setting; use ${FAULT_KEYS.join(', ')}`);
+  }
+  for (const k of ['crash', 'restart', 'drop', 'outcomes'] as const) {
+    if (f[k] !== undefined && !Array.isArray(f[k])) throw new ScenarioError(`${where}: faults.${k} must be an array${k === 'drop' ? ' of [from, to] pairs' : ' of actor ids'}`);
+  }
+  const actorOnly = (what: string, id: unknown): number => {
+    if (id === ENV) throw new ScenarioError(`${where}: ${what} names '${ENV}', the outside world, which cannot fail; name an actor`);
+    return known(what, id);
+  };
   const budget = f.budget ?? 0;
   if (!Number.isInteger(budget) || budget < 0) throw new ScenarioError(`${where}: faults.budget must be a whole number >= 0, got ${String(f.budget)}`);
   const n = ids.length;
   const crashable = new Array<boolean>(n).fill(false);
   const restartable = new Array<boolean>(n).fill(false);
-  for (const id of f.crash ?? []) crashable[known('faults.crash', id)] = true;
-  for (const id of f.restart ?? []) restartable[known('faults.restart', id)] = true;
+  for (const id of f.crash ?? []) crashable[actorOnly('faults.crash', id)] = true;
+  for (const id of f.restart ?? []) restartable[actorOnly('faults.restart', id)] = true;
   const droppable: number[][] = Array.from({ length: n }, () => []);
-  for (const pair of f.drop ?? []) {
-    const from = known('faults.drop', pair[0]);
-    const to = known('faults.drop', pair[1]);
-    if (to < n) droppable[to]!.push(from);
+  for (const [k, pair] of (f.drop ?? []).entries()) {
+    if (!Array.isArray(pair) || pair.length !== 2) throw new ScenarioError(`${where}: faults.drop[${k}] must be a [from, to] pair of actor ids`);
+    const from = known(`faults.drop[${k}]`, pair[0]);
+    const to = actorOnly(`faults.drop[${k}] (receiver)`, pair[1]);
+    if (!droppable[to]!.includes(from)) droppable[to]!.push(from);
   }
   const faultyOutcomes = actorList.map((a) => a.kind === 'reducer' && (f.outcomes === undefined || f.outcomes.includes(a.id)));
   for (const id of f.outcomes ?? []) {
