@@ -1,4 +1,163 @@
-export async function main(argv: string[]): Promise<number> {
-  console.log('interleave (CLI under construction)', argv.join(' '));
-  return 0;
+// The `interleave` command: list, check, replay, show, simulate, bench.
+// `main` parses argv, runs one command and returns the exit code:
+// 0 all properties hold, 1 a violation, 2 bad input, 130 interrupted.
+import { Command, CommanderError, Option } from 'commander';
+import { FORMATS } from '../report/index.ts';
+import { runBench } from './commands/bench.ts';
+import { runCheck, type CheckFlags } from './commands/check.ts';
+import { runList } from './commands/list.ts';
+import { runReplay } from './commands/replay.ts';
+import { runShow } from './commands/show.ts';
+import { runSimulate } from './commands/simulate.ts';
+import { EXIT, UsageError, didYouMean } from './errors.ts';
+import { processIo, type Io } from './io.ts';
+import { collectParam, intArg, scenarioNames, secondsArg, shardArg } from './options.ts';
+import { VERSION } from './version.ts';
+
+const STRATEGIES = ['dfs', 'bfs', 'random', 'pct', 'swarm'] as const;
+
+function program(io: Io, setCode: (n: number) => void): Command {
+  const p = new Command('interleave')
+    .description('Model-check, replay and simulate the protocols of distributed dataflows, modelled as xstate machines.')
+    .version(VERSION, '-V, --version', 'print the version')
+    .helpOption('-h, --help', 'show help for a command')
+    .addHelpCommand('help [command]', 'show help for a command')
+    .showSuggestionAfterError(true)
+    .configureOutput({ writeOut: (s) => io.out(s.replace(/\n$/, '')), writeErr: (s) => io.err(s.replace(/\n$/, '')) })
+    .addHelpText('after', `
+Exit codes: 0 every property holds, 1 a violation was found, 2 bad input, 130 interrupted.
+
+Examples:
+  $ npx interleave list
+  $ npx interleave check lost-update
+  $ npx interleave check lost-update --param design=compare-and-set
+  $ npx interleave replay .interleave/lost-update-seed1.json
+  $ npx interleave show .interleave/lost-update-seed1.json --format mermaid`);
+
+  p.command('list')
+    .description('list the registered scenarios with their parameters and defaults')
+    .option('--json', 'print one JSON document')
+    .action((o: { json?: boolean }) => setCode(runList(io, o)));
+
+  p.command('check')
+    .description('explore the schedules of a scenario and check its properties')
+    .argument('<scenario>', `a registered scenario (${scenarioNames().join(', ')})`)
+    .option('-p, --param <key=value>', 'a scenario parameter (repeatable); see `interleave list`', collectParam, [])
+    .addOption(new Option('-s, --strategy <name>', 'search strategy').choices(STRATEGIES))
+    .option('--seed <n>', 'seed for random, pct and swarm (and tie-breaks)', intArg('--seed'))
+    .option('--runs <n>', 'random/pct/swarm: number of runs', intArg('--runs', 1))
+    .option('--depth <n>', 'pct: bug depth d (d-1 priority change points)', intArg('--depth', 1))
+    .option('--max-states <n>', 'stop after this many states', intArg('--max-states', 1))
+    .option('--max-depth <n>', 'do not explore past this many steps', intArg('--max-depth', 1))
+    .option('--time-limit <seconds>', 'stop after this long', secondsArg)
+    .option('--workers <n>', 'swarm: worker threads (0 runs in this thread)', intArg('--workers', 0))
+    .option('--shard <i/n>', 'swarm: run slice i of n (for several machines)', shardArg)
+    .option('--no-por', 'turn partial-order reduction off')
+    .option('-o, --out <file>', 'where to write the counterexample JSON (HTML next to it); default .interleave/<scenario>-seed<N>.json')
+    .option('--json', 'print one JSON document and nothing else')
+    .addHelpText('after', `
+Exit codes: 0 every property holds (the output says whether exploration was complete
+or cut by a budget), 1 a violation (counterexample printed and saved), 2 bad input.
+Ctrl-C stops the search and prints the stats so far (exit 130).
+
+Examples:
+  $ npx interleave check lost-update
+  $ npx interleave check lost-update --param design=compare-and-set --param clients=3
+  $ npx interleave check ping-pong --strategy random --runs 500 --seed 7 --json`)
+    .action(async (name: string, o: CheckFlags) => setCode(await runCheck(io, name, o)));
+
+  p.command('replay')
+    .description('re-run a saved counterexample: exit 1 if it still fails, 0 if not, 2 if it no longer fits the model')
+    .argument('<trace.json>', "a trace file written by 'interleave check'")
+    .option('--json', 'print one JSON document')
+    .action(async (path: string, o: { json?: boolean }) => setCode(await runReplay(io, path, o)));
+
+  p.command('show')
+    .description('render a saved trace as a step list, a Mermaid sequence diagram, an HTML viewer or JSON')
+    .argument('<trace.json>', "a trace file written by 'interleave check'")
+    .addOption(new Option('-f, --format <format>', 'output format (default text, or from the --out extension)').choices(FORMATS))
+    .option('-o, --out <file>', 'write to a file instead of stdout')
+    .action((path: string, o: { format?: string; out?: string }) => setCode(runShow(io, path, o)));
+
+  p.command('simulate')
+    .description("run a scenario's virtual-time study and print its metrics tables")
+    .argument('<scenario>', 'a registered scenario with a cost model')
+    .option('-p, --param <key=value>', 'a scenario parameter (repeatable)', collectParam, [])
+    .option('--seed <n>', 'seed of the simulation', intArg('--seed'))
+    .option('--json', 'print one JSON document')
+    .action((name: string, o: { param: string[]; seed?: number; json?: boolean }) => setCode(runSimulate(io, name, o)));
+
+  p.command('bench')
+    .description('run the benchmarks (bench/<name>.bench.ts), all of them without a name')
+    .argument('[name...]', 'benchmarks to run')
+    .allowUnknownOption(true)
+    .helpOption('-h, --help', 'show help for a command')
+    .action(async (names: string[], _o: unknown, cmd: Command) => {
+      const extra = cmd.args.filter((a) => a.startsWith('-'));
+      setCode(await runBench(names.filter((n) => !n.startsWith('-')), extra));
+    });
+  return p;
 }
+
+function optionList(cmd: Command): string {
+  return cmd.options.map((o) => o.long ?? o.short).filter(Boolean).join(', ');
+}
+
+/** What commander's own message leaves out: the valid choices. */
+function explain(err: CommanderError, cmd: Command, root: Command): string | undefined {
+  const name = cmd === root ? 'interleave' : `interleave ${cmd.name()}`;
+  switch (err.code) {
+    case 'commander.unknownOption':
+      return `options of '${name}': ${optionList(cmd)} (see '${name} --help')`;
+    case 'commander.unknownCommand':
+      return `commands: ${root.commands.map((c) => c.name()).join(', ')} (see 'interleave --help')`;
+    case 'commander.missingArgument':
+    case 'commander.excessArguments':
+      return `usage: ${name} ${cmd.usage()}${['check', 'simulate'].includes(cmd.name()) ? `; scenarios: ${scenarioNames().join(', ')}` : ''}`;
+    case 'commander.missingMandatoryOptionValue':
+    case 'commander.optionMissingArgument':
+      return `see '${name} --help'`;
+    default:
+      return undefined;
+  }
+}
+
+export async function main(argv: string[], io: Io = processIo()): Promise<number> {
+  let code: number = EXIT.ok;
+  const root = program(io, (n) => (code = n));
+  let failed: Command = root;
+  const override = (cmd: Command) =>
+    cmd.exitOverride((err) => {
+      failed = cmd;
+      throw err;
+    });
+  override(root);
+  for (const c of root.commands) override(c);
+  const json = argv.includes('--json');
+  try {
+    if (argv.length === 0) {
+      root.outputHelp({ error: true });
+      return EXIT.usage;
+    }
+    await root.parseAsync(argv, { from: 'user' });
+    return code;
+  } catch (e) {
+    if (e instanceof CommanderError) {
+      if (e.code === 'commander.helpDisplayed' || e.code === 'commander.version' || e.code === 'commander.help') return EXIT.ok;
+      const more = explain(e, failed, root);
+      if (more) io.err(more);
+      return EXIT.usage;
+    }
+    if (e instanceof UsageError) {
+      if (json) io.out(JSON.stringify({ ok: false, error: { code: 'bad-input', message: e.message } }, null, 2));
+      else io.err(`${io.errStyle.red('error:')} ${e.message}`);
+      return EXIT.usage;
+    }
+    const msg = e instanceof Error ? (e.stack ?? e.message) : String(e);
+    if (json) io.out(JSON.stringify({ ok: false, error: { code: 'internal', message: e instanceof Error ? e.message : String(e) } }, null, 2));
+    else io.err(`${io.errStyle.red('internal error')} (please report it): ${msg}`);
+    return 3;
+  }
+}
+
+export { didYouMean };

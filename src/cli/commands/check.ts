@@ -1,0 +1,209 @@
+// `interleave check <scenario>`: explore a scenario's schedules and report the verdict.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { ScenarioError, toPlain, type ParamValues, type Scenario, type ScenarioFamily } from '../../actors/index.ts';
+import { formatHtml, formatSteps, traceView, validateTraceFile, type TraceFileData } from '../../report/index.ts';
+import { loadChecker, type CheckOptions, type CheckResult, type CheckerApi, type Violation } from '../check-api.ts';
+import { EXIT, UsageError } from '../errors.ts';
+import { printJson, type Io } from '../io.ts';
+import { paramFlags, resolveFamily, resolveParams, shellWord } from '../options.ts';
+import { showProgress } from '../progress.ts';
+import { VERSION } from '../version.ts';
+
+export interface CheckFlags {
+  param: string[];
+  strategy?: CheckOptions['strategy'];
+  seed?: number;
+  runs?: number;
+  depth?: number;
+  maxStates?: number;
+  maxDepth?: number;
+  timeLimit?: number;
+  workers?: number;
+  shard?: { index: number; count: number };
+  por: boolean;
+  out?: string;
+  json?: boolean;
+}
+
+export function buildScenario(f: ScenarioFamily, p: ParamValues): Scenario {
+  try {
+    return f.build(p);
+  } catch (e) {
+    if (e instanceof ScenarioError) throw new UsageError(`scenario '${f.name}' cannot be built with these parameters: ${e.message}`);
+    throw e;
+  }
+}
+
+function checkOptions(f: ScenarioFamily, p: ParamValues, flags: CheckFlags): CheckOptions {
+  const d = typeof f.checkDefaults === 'function' ? f.checkDefaults(p) : (f.checkDefaults ?? {});
+  const o: CheckOptions = { ...d };
+  if (flags.strategy !== undefined) o.strategy = flags.strategy;
+  if (flags.seed !== undefined) o.seed = flags.seed;
+  if (flags.runs !== undefined) o.runs = flags.runs;
+  if (flags.depth !== undefined) o.depth = flags.depth;
+  if (flags.maxStates !== undefined) o.maxStates = flags.maxStates;
+  if (flags.maxDepth !== undefined) o.maxDepth = flags.maxDepth;
+  if (flags.timeLimit !== undefined) o.timeLimitMs = Math.round(flags.timeLimit * 1000);
+  if (flags.workers !== undefined) o.workers = flags.workers;
+  if (flags.shard !== undefined) o.shard = flags.shard;
+  if (!flags.por) o.por = false;
+  // Swarm workers rebuild the scenario in their own threads from the catalog.
+  (o as CheckOptions & { source?: unknown }).source = { family: f.name, params: { ...p } };
+  return o;
+}
+
+/** The trace file of a violation, validated against the published schema before it is written. */
+export function traceFileOf(api: CheckerApi, sc: Scenario, f: ScenarioFamily, p: ParamValues, r: CheckResult, v: Violation): TraceFileData {
+  const meta = { version: VERSION, scenario: f.name, params: { ...p }, options: r.options, seed: v.seed ?? r.seed };
+  const base = typeof api.toTraceFile === 'function'
+    ? api.toTraceFile(sc, v, meta)
+    : {
+        schemaVersion: 1 as const,
+        kind: 'interleave-trace' as const,
+        tool: { name: 'interleave' as const, version: VERSION },
+        scenario: { name: f.name, params: { ...p } },
+        options: r.options,
+        seed: v.seed ?? r.seed,
+        property: v.property,
+        schedule: v.schedule,
+        originalLength: v.originalLength,
+        trace: toPlain(v.trace) as unknown[],
+      };
+  // Replay finds the family by this name, so it must be the catalog's.
+  const file = JSON.parse(JSON.stringify({ ...base, scenario: { name: f.name, params: { ...p } } }));
+  const ok = validateTraceFile(file, 'the trace the checker produced');
+  if (!ok.ok) throw new Error(`internal: ${ok.error}`);
+  return ok.file;
+}
+
+function defaultOut(f: ScenarioFamily, seed: number): string {
+  return join('.interleave', `${f.name}-seed${seed}.json`);
+}
+
+export function htmlPathFor(jsonPath: string): string {
+  return /\.json$/i.test(jsonPath) ? jsonPath.replace(/\.json$/i, '.html') : `${jsonPath}.html`;
+}
+
+function stats(r: CheckResult): string {
+  const s = r.stats;
+  const n = (x: number) => Math.round(x).toLocaleString('en-US');
+  const runs = s.runs !== undefined ? `, ${n(s.runs)} runs` : '';
+  return `${n(s.states)} states, ${n(s.distinctStates)} distinct, ${n(s.transitions)} transitions, max depth ${s.maxDepth}${runs}, ${(s.ms / 1000).toFixed(2)}s (${n(s.statesPerSecond)} states/s)`;
+}
+
+const CUT: Record<string, string> = {
+  maxStates: 'the --max-states budget',
+  maxDepth: 'the --max-depth bound',
+  timeLimit: 'the --time-limit',
+  runs: 'the number of --runs (sampling never proves absence)',
+  stopped: 'Ctrl-C',
+};
+
+export async function runCheck(io: Io, name: string, flags: CheckFlags): Promise<number> {
+  const f = resolveFamily(name);
+  const p = resolveParams(f, flags.param);
+  const sc = buildScenario(f, p);
+  const opts = checkOptions(f, p, flags);
+  const api = await loadChecker();
+  const s = io.errStyle;
+  const label = `${f.name}${paramFlags(f, p) ? ` (${Object.entries(p).map(([k, v]) => `${k}=${v}`).join(', ')})` : ''}`;
+  if (!flags.json) io.err(s.dim(`checking ${label} with ${opts.strategy ?? 'the default strategy'}${opts.seed !== undefined ? `, seed ${opts.seed}` : ''} …`));
+  let run;
+  try {
+    run = api.checkRun(sc, opts);
+  } catch (e) {
+    if (e instanceof ScenarioError || (e instanceof Error && e.name === 'ScenarioError')) throw new UsageError(e.message);
+    throw e;
+  }
+  const bar = showProgress(run.progress$, `checking ${f.name}`, io.tty && !flags.json);
+  let interrupted = false;
+  const onSigint = () => {
+    if (interrupted) process.exit(EXIT.interrupted);
+    interrupted = true;
+    run.stop();
+  };
+  process.on('SIGINT', onSigint);
+  let r: CheckResult;
+  try {
+    r = await run.result;
+  } catch (e) {
+    if (e instanceof ScenarioError || (e instanceof Error && e.name === 'ScenarioError')) throw new UsageError(e.message);
+    throw e;
+  } finally {
+    process.off('SIGINT', onSigint);
+    bar.stop();
+  }
+  const scenario = { name: f.name, params: { ...p } };
+  const o = io.style;
+
+  if (r.violation) {
+    const v = r.violation;
+    const file = traceFileOf(api, sc, f, p, r, v);
+    const jsonPath = flags.out ?? defaultOut(f, file.seed);
+    const htmlPath = htmlPathFor(jsonPath);
+    mkdirSync(dirname(resolve(jsonPath)), { recursive: true });
+    writeFileSync(jsonPath, `${JSON.stringify(file, null, 2)}\n`);
+    writeFileSync(htmlPath, formatHtml(file));
+    const shown = (x: string) => (resolve(x).startsWith(process.cwd()) ? relative(process.cwd(), resolve(x)) || x : resolve(x));
+    const replayCmd = `npx interleave replay ${shellWord(shown(jsonPath))}`;
+    const steps = formatSteps(traceView(file.schedule, file.trace), o, { failStep: file.schedule.length });
+    const rerun = `npx interleave check ${f.name}${paramFlags(f, p)} --strategy ${r.strategy} --seed ${file.seed}`;
+    const hint = f.hint?.(p, true);
+    if (flags.json) {
+      printJson(io, {
+        ok: false,
+        scenario,
+        strategy: r.strategy,
+        seed: file.seed,
+        complete: r.complete,
+        ...(r.cutBy ? { cutBy: r.cutBy } : {}),
+        stats: r.stats,
+        violation: { property: v.property, schedule: file.schedule, originalLength: v.originalLength, steps: formatSteps(traceView(file.schedule, file.trace)).map((l) => l.trim()) },
+        trace: { json: jsonPath, html: htmlPath },
+        replay: replayCmd,
+        rerun,
+        unreached: r.unreached,
+        ...(hint ? { hint } : {}),
+      });
+      return EXIT.violation;
+    }
+    const shrunk = v.originalLength > file.schedule.length ? ` (shrunk from ${v.originalLength})` : '';
+    io.out(o.red(o.bold(`✗ ${v.property.kind} '${v.property.name}' violated`)) + o.red(`: ${v.property.message}`));
+    io.out(`\ncounterexample, ${file.schedule.length} steps${shrunk}:`);
+    io.out(steps.join('\n'));
+    io.out(o.red(`${' '.repeat(String(file.schedule.length).length + 4)}✗ after step ${file.schedule.length}: ${v.property.name}`));
+    io.out('');
+    io.out(`seed      ${file.seed} (${r.strategy}; ${stats(r)})`);
+    io.out(`replay    ${replayCmd}`);
+    io.out(`search    ${rerun}`);
+    io.out(`trace     ${shown(jsonPath)}`);
+    io.out(`viewer    ${shown(htmlPath)}  (open in a browser; or: npx interleave show ${shellWord(shown(jsonPath))})`);
+    if (hint) io.out(`\n${o.cyan(hint)}`);
+    return EXIT.violation;
+  }
+
+  const hint = f.hint?.(p, false);
+  const verdict = r.complete ? 'complete' : `cut by ${CUT[r.cutBy ?? ''] ?? r.cutBy ?? 'a budget'}`;
+  if (flags.json) {
+    printJson(io, { ok: true, scenario, strategy: r.strategy, seed: r.seed, complete: r.complete, ...(r.cutBy ? { cutBy: r.cutBy } : {}), stats: r.stats, unreached: r.unreached, interrupted, ...(hint ? { hint } : {}) });
+    return interrupted ? EXIT.interrupted : EXIT.ok;
+  }
+  const props = [
+    ...Object.keys(sc.invariants ?? {}).map((k) => `invariant ${k}`),
+    ...Object.keys(sc.monitors ?? {}).map((k) => `monitor ${k}`),
+    ...Object.keys(sc.eventually ?? {}).map((k) => `eventually ${k}`),
+  ];
+  if (interrupted) {
+    io.out(o.yellow(`stopped by Ctrl-C: no violation in the part explored so far (${stats(r)})`));
+    io.out(`resume with a budget instead, e.g.: npx interleave check ${f.name}${paramFlags(f, p)} --time-limit 60`);
+    return EXIT.interrupted;
+  }
+  io.out(o.green(`✓ all properties hold for ${label}`) + ` (${props.length ? props.join(', ') : 'no properties declared: deadlocks and errors only'})`);
+  io.out(r.complete
+    ? `exploration complete: every reachable state was visited (${r.strategy}; ${stats(r)})`
+    : o.yellow(`exploration not complete: ${verdict}; no violation found in the part explored (${r.strategy}, seed ${r.seed}; ${stats(r)})`));
+  if (r.unreached.length) io.out(o.yellow(`never reached${r.complete ? '' : ' (in the part explored)'}: ${r.unreached.join(', ')}`));
+  if (hint) io.out(`\n${o.cyan(hint)}`);
+  return EXIT.ok;
+}

@@ -1,0 +1,24 @@
+// `interleave simulate <scenario>`: the family's virtual-time study, printed as tables.
+import { formatTable } from '../../report/index.ts';
+import { families } from '../../machines/catalog.ts';
+import { EXIT, UsageError } from '../errors.ts';
+import { printJson, type Io } from '../io.ts';
+import { resolveFamily, resolveParams } from '../options.ts';
+
+export function runSimulate(io: Io, name: string, flags: { param: string[]; seed?: number; json?: boolean }): number {
+  const f = resolveFamily(name);
+  const p = resolveParams(f, flags.param);
+  if (!f.simulate) {
+    const withSim = families.filter((x) => x.simulate).map((x) => x.name);
+    throw new UsageError(`scenario '${f.name}' has no simulation (no cost model); scenarios with one: ${withSim.length ? withSim.join(', ') : '(none yet)'}`);
+  }
+  const seed = flags.seed ?? 1;
+  const rep = f.simulate(p, { seed });
+  if (flags.json) {
+    printJson(io, { scenario: { name: f.name, params: { ...p } }, seed, title: rep.title, tables: rep.tables, data: rep.data });
+    return EXIT.ok;
+  }
+  io.out(`## ${rep.title}\n`);
+  for (const t of rep.tables) io.out(formatTable(t));
+  return EXIT.ok;
+}

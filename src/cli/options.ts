@@ -1,0 +1,81 @@
+// Parsing and validating command-line values: numbers, shards, `--param k=v`, scenarios.
+import { InvalidArgumentError } from 'commander';
+import { ScenarioError, describeParam, parseParams, type ParamValues, type ScenarioFamily } from '../actors/index.ts';
+import { families, findFamily } from '../machines/catalog.ts';
+import { UsageError, didYouMean } from './errors.ts';
+
+export function intArg(what: string, min = 0) {
+  return (v: string): number => {
+    const n = Number(v);
+    if (v.trim() === '' || !Number.isInteger(n) || n < min) throw new InvalidArgumentError(`${what} must be a whole number${min > 0 ? ` ≥ ${min}` : min === 0 ? ' ≥ 0' : ''}; got '${v}'.`);
+    return n;
+  };
+}
+
+export function secondsArg(v: string): number {
+  const n = Number(v);
+  if (v.trim() === '' || !Number.isFinite(n) || n <= 0) throw new InvalidArgumentError(`--time-limit takes seconds (a positive number, e.g. 30 or 0.5); got '${v}'.`);
+  return n;
+}
+
+export function shardArg(v: string): { index: number; count: number } {
+  const m = /^(\d+)\/(\d+)$/.exec(v.trim());
+  const index = m ? Number(m[1]) : NaN;
+  const count = m ? Number(m[2]) : NaN;
+  if (!m || count < 1 || index < 1 || index > count) {
+    throw new InvalidArgumentError(`--shard takes i/n with 1 ≤ i ≤ n (this machine runs slice i of n), e.g. 1/4; got '${v}'.`);
+  }
+  // The checker numbers slices from 0.
+  return { index: index - 1, count };
+}
+
+export function collectParam(v: string, prev: string[] = []): string[] {
+  return [...prev, v];
+}
+
+export function scenarioNames(): string[] {
+  return families.map((f) => f.name);
+}
+
+export function resolveFamily(name: string): ScenarioFamily {
+  const f = findFamily(name);
+  if (!f) {
+    const names = scenarioNames();
+    throw new UsageError(`unknown scenario '${name}'${didYouMean(name, names)}; registered scenarios: ${names.join(', ')} (see 'interleave list')`);
+  }
+  return f;
+}
+
+/** Turns repeated `--param k=v` into the family's typed parameters (with defaults). */
+export function resolveParams(f: ScenarioFamily, raw: readonly string[]): ParamValues {
+  const given: Record<string, string> = {};
+  for (const kv of raw) {
+    const i = kv.indexOf('=');
+    if (i <= 0) {
+      const names = Object.keys(f.params);
+      throw new UsageError(`--param takes key=value, got '${kv}'; parameters of '${f.name}': ${names.length ? names.map((k) => `${k}=<${describeParam(f.params[k]!)}>`).join(', ') : '(none)'}`);
+    }
+    given[kv.slice(0, i)] = kv.slice(i + 1);
+  }
+  try {
+    return parseParams(f, given);
+  } catch (e) {
+    if (e instanceof ScenarioError) {
+      const unknown = Object.keys(given).find((k) => !(k in f.params));
+      throw new UsageError(`${e.message}${unknown ? didYouMean(unknown, Object.keys(f.params)) : ''}`);
+    }
+    throw e;
+  }
+}
+
+/** `k=v, k=v` for messages and reproduction commands. */
+export function paramFlags(f: ScenarioFamily, p: ParamValues, all = false): string {
+  return Object.entries(p)
+    .filter(([k, v]) => all || f.params[k]?.default !== v)
+    .map(([k, v]) => ` --param ${shellWord(`${k}=${String(v)}`)}`)
+    .join('');
+}
+
+export function shellWord(s: string): string {
+  return /^[A-Za-z0-9_./:=@%+-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
+}
