@@ -3,16 +3,14 @@
 import { fileView } from './model.ts';
 import type { TraceFileData } from './schema.ts';
 
+const ENTITY: Record<string, string> = { '#': '#35;', ';': '#59;', '<': '#lt;', '>': '#gt;', '"': '#quot;' };
+
 /** Mermaid text is not HTML, but `;`, `#`, `<`, `>` and newlines break or inject into it. */
 export function mermaidText(s: string): string {
   return s
     // eslint-disable-next-line no-control-regex -- stripping control characters is the point
     .replace(/[\r\n\u0000-\u001f\u007f-\u009f]+/g, ' ')
-    .replace(/#/g, '#35;')
-    .replace(/;/g, '#59;')
-    .replace(/</g, '#lt;')
-    .replace(/>/g, '#gt;')
-    .replace(/"/g, '#quot;');
+    .replace(/[#;<>"]/g, (c) => ENTITY[c]!);
 }
 
 export function formatMermaid(f: TraceFileData): string {

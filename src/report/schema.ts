@@ -93,6 +93,22 @@ function typeName(v: unknown): string {
 
 export type ReadResult = { readonly ok: true; readonly file: TraceFileData } | { readonly ok: false; readonly error: string };
 
+/** Nesting no real trace reaches; deeper input would exhaust the stack of renderers. */
+export const MAX_NESTING = 200;
+
+/** The path to the first value nested deeper than `max`, found without recursion. */
+function tooDeep(root: unknown, max: number): PropertyKey[] | undefined {
+  const stack: [unknown, PropertyKey[]][] = [[root, []]];
+  while (stack.length) {
+    const [v, path] = stack.pop()!;
+    if (typeof v !== 'object' || v === null) continue;
+    if (path.length >= max) return path;
+    if (Array.isArray(v)) v.forEach((x, i) => stack.push([x, [...path, i]]));
+    else for (const k of Object.keys(v)) stack.push([(v as Record<string, unknown>)[k], [...path, k]]);
+  }
+  return undefined;
+}
+
 /** Validates parsed JSON as a trace file. Never throws. */
 export function validateTraceFile(data: unknown, source = 'trace file'): ReadResult {
   try {
@@ -103,6 +119,8 @@ export function validateTraceFile(data: unknown, source = 'trace file'): ReadRes
     if (typeof v === 'number' && v > TRACE_SCHEMA_VERSION) {
       return { ok: false, error: `${source}: field 'schemaVersion' is ${v}, written by a newer interleave; this version reads schemaVersion ${TRACE_SCHEMA_VERSION}: upgrade interleave to read it` };
     }
+    const deep = tooDeep(data, MAX_NESTING);
+    if (deep) return { ok: false, error: `${source}: field '${fieldPath(deep.slice(0, 6))}…' is nested more than ${MAX_NESTING} levels deep; no interleave trace is` };
     const r = traceFileSchema.safeParse(data);
     if (r.success) return { ok: true, file: r.data };
     const issues = r.error.issues.slice(0, 3).map((i) => `field '${fieldPath(i.path)}': ${i.message.replace(/^Invalid input: /, '')}`);
