@@ -1,0 +1,127 @@
+// The iterable task, live: the same scenario with `work` and `store` swapped for
+// real I/O. The store is SQLite (better-sqlite3, WAL): a `ts.set` is acknowledged
+// only after its transaction committed, so an acknowledged checkpoint survives a
+// kill. The worker logs every run in a `runs` table (the kill test reads it).
+import Database from 'better-sqlite3';
+import { runLive, type ExternalHandler, type LiveOptions, type LiveSystem } from '../../src/actors/live.ts';
+import type { Message } from '../../src/actors/index.ts';
+import { iterableTaskScenario, outcomeOf } from './scenario.ts';
+import { SCOPE, type TaskInput } from './machine.ts';
+
+type Db = Database.Database;
+
+function open(file: string): Db {
+  const db = new Database(file);
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  db.pragma('busy_timeout = 5000');
+  return db;
+}
+
+/**
+ * A task state store on SQLite answering the `ts.*` messages (one table keyed by
+ * scope and key). The example's own minimal adapter; src/storage has the full one.
+ */
+export function sqliteTaskState(db: Db): { handle: ExternalHandler; writes: () => number } {
+  db.exec(`CREATE TABLE IF NOT EXISTS task_state (
+    dag_id TEXT NOT NULL, run_id TEXT NOT NULL, task_id TEXT NOT NULL, map_index INTEGER NOT NULL,
+    key TEXT NOT NULL, value TEXT NOT NULL, expires_at INTEGER,
+    PRIMARY KEY (dag_id, run_id, task_id, map_index, key))`);
+  const get = db.prepare('SELECT value, expires_at FROM task_state WHERE dag_id = ? AND run_id = ? AND task_id = ? AND map_index = ? AND key = ?');
+  const set = db.prepare(
+    'INSERT INTO task_state (dag_id, run_id, task_id, map_index, key, value, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (dag_id, run_id, task_id, map_index, key) DO UPDATE SET value = excluded.value, expires_at = excluded.expires_at',
+  );
+  let writes = 0;
+  const handle: ExternalHandler = (msg, from) => {
+    const s = msg.scope as typeof SCOPE;
+    const key = msg.key as string;
+    const req = msg.req === undefined ? {} : { req: msg.req };
+    if (msg.type === 'ts.get') {
+      const row = get.get(s.dagId, s.runId, s.taskId, s.mapIndex, key) as { value: string; expires_at: number | null } | undefined;
+      return [{ to: from, msg: { type: 'ts.get.ok', ...req, key, found: row !== undefined, value: row?.value ?? null, expiresAt: row?.expires_at ?? null } }];
+    }
+    if (msg.type === 'ts.set') {
+      const value = msg.value as string;
+      set.run(s.dagId, s.runId, s.taskId, s.mapIndex, key, value, (msg.expiresAt as number | null) ?? null);
+      writes++;
+      return [{ to: from, msg: { type: 'ts.set.ok', ...req, key, bytes: Buffer.byteLength(value), warned: false } }];
+    }
+    return [{ to: from, msg: { type: `${msg.type}.error`, ...req, code: 'Unsupported', status: 400, message: `the example store does not serve '${msg.type}'` } }];
+  };
+  return { handle, writes: () => writes };
+}
+
+/** The worker: runs an index for real (a hash, after `workMs` of waiting), logging the run first. */
+export function worker(db: Db, attempt: number, workMs: number): ExternalHandler {
+  db.exec('CREATE TABLE IF NOT EXISTS runs (idx INTEGER NOT NULL, attempt INTEGER NOT NULL)');
+  const log = db.prepare('INSERT INTO runs (idx, attempt) VALUES (?, ?)');
+  return async (msg: Message, from: string) => {
+    const i = msg.index as number;
+    await new Promise((r) => (workMs > 0 ? setTimeout(r, workMs) : setImmediate(r)));
+    log.run(i, attempt);
+    return [{ to: from, msg: { type: 'ran', index: i, value: outcomeOf(i) } }];
+  };
+}
+
+export interface LiveTaskOptions extends TaskInput {
+  readonly db: string;
+  readonly workMs?: number;
+  /** Log every run in the `runs` table (default true; the benchmark turns it off). */
+  readonly logRuns?: boolean;
+  readonly live?: LiveOptions;
+}
+
+export interface LiveTask {
+  readonly system: LiveSystem;
+  readonly attempt: number;
+  /** Resolves with the task's last output (`complete`, `already-complete` or `failed`). */
+  readonly finished: Promise<Message>;
+  readonly writes: () => number;
+  close(): Promise<void>;
+}
+
+/** Starts one attempt of the task on the SQLite file `db`. */
+export function startIterableTask(o: LiveTaskOptions): LiveTask {
+  const db = open(o.db);
+  db.exec('CREATE TABLE IF NOT EXISTS attempts (attempt INTEGER PRIMARY KEY AUTOINCREMENT, started TEXT NOT NULL)');
+  const attempt = Number(db.prepare('INSERT INTO attempts (started) VALUES (?)').run(new Date().toISOString()).lastInsertRowid);
+  const store = sqliteTaskState(db);
+  const work = o.logRuns === false ? (async (msg: Message, from: string) => [{ to: from, msg: { type: 'ran', index: msg.index, value: outcomeOf(msg.index as number) } }]) : worker(db, attempt, o.workMs ?? 0);
+  const sc = iterableTaskScenario({ n: o.n, w: o.w, ...(o.perIndex ? { perIndex: true } : {}), ...(o.progressEvery ? { progressEvery: o.progressEvery } : {}) });
+  const system = runLive(sc, { timeScale: 0, ...o.live, externals: { store: store.handle, work: { handle: work, concurrency: o.w } } });
+  const finished = new Promise<Message>((resolve, reject) => {
+    system.events$.subscribe({
+      next: (e) => {
+        if (e.kind === 'output' && ['complete', 'already-complete', 'failed'].includes(e.msg.type)) resolve(e.msg);
+      },
+      error: reject,
+    });
+  });
+  return {
+    system,
+    attempt,
+    finished,
+    writes: store.writes,
+    async close() {
+      await system.stop();
+      db.close();
+    },
+  };
+}
+
+/** What a task state file holds: the checkpoint keys and values, and the runs log. */
+export function readTaskDb(file: string): { kv: Record<string, string>; runs: { idx: number; attempt: number }[]; attempts: number } {
+  const db = new Database(file, { readonly: true, fileMustExist: true });
+  try {
+    const has = (t: string) => db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(t) !== undefined;
+    const kv: Record<string, string> = {};
+    if (has('task_state')) {
+      for (const r of db.prepare('SELECT key, value FROM task_state WHERE dag_id = ? AND run_id = ? AND task_id = ? AND map_index = ?').all(SCOPE.dagId, SCOPE.runId, SCOPE.taskId, SCOPE.mapIndex) as { key: string; value: string }[]) kv[r.key] = r.value;
+    }
+    const runs = has('runs') ? (db.prepare('SELECT idx, attempt FROM runs ORDER BY rowid').all() as { idx: number; attempt: number }[]) : [];
+    const attempts = has('attempts') ? (db.prepare('SELECT COUNT(*) AS n FROM attempts').get() as { n: number }).n : 0;
+    return { kv, runs, attempts };
+  } finally {
+    db.close();
+  }
+}

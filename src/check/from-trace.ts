@@ -1,0 +1,289 @@
+// Production-trace-seeded exploration: start from a recorded schedule (a live run,
+// or any saved trace) and explore every schedule within `k` deviations of it. A
+// deviation is taking, at some point, a step other than the recorded one: a
+// delivery from another channel first (a reordering), or a fault the scenario
+// allows (crash, drop, a storage fault outcome), or the next request from
+// outside (`env`) arriving earlier. Between deviations the search
+// follows the recording: the next step is the earliest recorded step not yet taken
+// that is enabled (so a reordered step is not taken twice), or, once the recording
+// no longer fits, the first enabled non-fault step.
+//
+// Live recordings name the actors that ran as externals (real storage). Explored
+// against a scenario that models them, their recorded replies are dropped and the
+// model answers instead, so the whole neighbourhood uses the model's semantics.
+import {
+  apply,
+  enabled,
+  initialWorld,
+  inputStep,
+  isFault,
+  isQuiescent,
+  toPlain,
+  type Message,
+  type RecordedEvent,
+  type Scenario,
+  type Step,
+  type TraceEvent,
+  type World,
+} from '../actors/index.ts';
+import { withExternals, type LiveRecording } from '../actors/live.ts';
+import { WorldHasher } from './fingerprint.ts';
+import { quiescentViolation, stepViolation } from './properties.ts';
+import { replaySchedule, type ScheduleInput } from './replay.ts';
+import { shrinkSchedule } from './shrink.ts';
+import { TOOL_VERSION } from './trace-file.ts';
+import type { PropertyRef, TraceFile, Violation } from './types.ts';
+import { VisitedSet } from './visited.ts';
+
+/** A live run as a trace file (schemaVersion 1): schedule, input payloads and trace; `options.mode` is `live`. */
+export function liveTraceFile(rec: LiveRecording, extra: Record<string, unknown> = {}): TraceFile {
+  return {
+    schemaVersion: 1,
+    kind: 'interleave-trace',
+    tool: { name: 'interleave', version: TOOL_VERSION },
+    scenario: { name: rec.scenario, params: toPlain(rec.params) as Record<string, unknown> },
+    options: { mode: 'live', externals: [...rec.externals], ...extra },
+    seed: 0,
+    property: null,
+    schedule: [...rec.schedule],
+    originalLength: rec.schedule.length,
+    inputs: rec.inputs.map((x) => ({ index: x.index, from: x.from, to: x.to, msg: toPlain(x.msg) })),
+    trace: rec.events.map((e) => toPlain(e)),
+  };
+}
+
+/** The actors a trace file says ran as externals (live recordings), else none. */
+export function externalsOf(file: Pick<TraceFile, 'options'>): string[] {
+  const x = file.options?.externals;
+  return Array.isArray(x) ? x.filter((s): s is string => typeof s === 'string') : [];
+}
+
+/**
+ * The scenario to replay a trace file on: for a live recording, the actors that
+ * ran as externals are swapped for externals again, so the recorded replies (the
+ * `inputs`) are what they answer. Use this before `replaySchedule(sc, file.schedule, file.inputs)`.
+ */
+export function scenarioForTrace(sc: Scenario, file: Pick<TraceFile, 'options'>): Scenario {
+  const ext = externalsOf(file).filter((id) => sc.index.has(id));
+  return ext.length ? withExternals(sc, ext) : sc;
+}
+
+/** Replays a trace file (live or checked) exactly; `Divergence` if the model no longer fits. */
+export function replayTraceFile(sc: Scenario, file: Pick<TraceFile, 'options' | 'schedule' | 'inputs'>): { scenario: Scenario; trace: RecordedEvent[]; world: World; violation?: Violation } {
+  const s = scenarioForTrace(sc, file);
+  return { scenario: s, ...replaySchedule(s, file.schedule, file.inputs as ScheduleInput[] | undefined) };
+}
+
+export interface FromTraceOptions {
+  /** Deviations allowed from the recorded schedule (default 1). */
+  readonly within?: number;
+  /** Stop after this many distinct states (default 200,000). */
+  readonly maxStates?: number;
+  readonly timeLimitMs?: number;
+  /** Steps past the recording's length a path may take (default: the recording's length + 1,000). */
+  readonly maxDepth?: number;
+  /** Shrink a violation's schedule (default true; skipped when it has input steps). */
+  readonly shrink?: boolean;
+}
+
+export interface FromTraceResult {
+  readonly ok: boolean;
+  /** True when every schedule within `within` deviations was explored. */
+  readonly complete: boolean;
+  readonly within: number;
+  /** The recording, as explored (ticks dropped; replies of modelled externals dropped). */
+  readonly seedLength: number;
+  readonly stats: { readonly states: number; readonly distinctStates: number; readonly ends: number; readonly ms: number };
+  readonly violation?: Violation & { readonly deviations: number; readonly inputs?: readonly ScheduleInput[] };
+}
+
+/** One recorded step to follow: its id, and the payload when it is an input. */
+interface Seeded {
+  readonly id: string;
+  readonly input?: ScheduleInput;
+}
+
+interface Frame {
+  readonly world: World;
+  /** Smallest recorded position not yet taken, and taken positions past it. */
+  readonly cursor: number;
+  readonly ahead: readonly number[];
+  readonly left: number;
+  readonly depth: number;
+  readonly parent: Frame | undefined;
+  readonly step: Step | undefined;
+  readonly deviated: boolean;
+}
+
+const WINDOW = 256;
+
+/** Explores the schedules within `within` deviations of a recorded one, reporting the first violated property. */
+export function fromTrace(sc: Scenario, file: Pick<TraceFile, 'options' | 'schedule' | 'inputs'>, opts: FromTraceOptions = {}): FromTraceResult {
+  const within = opts.within ?? 1;
+  const maxStates = opts.maxStates ?? 200_000;
+  const t0 = performance.now();
+  const deadline = opts.timeLimitMs === undefined ? Infinity : t0 + opts.timeLimitMs;
+  // Externals the scenario models answer for themselves: their recorded replies go.
+  const modelled = new Set(externalsOf(file).filter((id) => sc.index.has(id) && sc.actorList[sc.index.get(id)!]!.kind !== 'external'));
+  const inputs = new Map(((file.inputs ?? []) as ScheduleInput[]).map((x) => [x.index, x]));
+  const seed: Seeded[] = [];
+  file.schedule.forEach((id, i) => {
+    if (id.startsWith('tick:')) return; // timers fire by virtual time; wall-clock ticks are not choices
+    const inp = inputs.get(i);
+    if (id.startsWith('input:')) {
+      if (inp && modelled.has(inp.from)) return;
+      if (!inp) throw new Error(`trace step ${i + 1} is '${id}' but the trace has no payload for it in 'inputs'; a live recording carries them`);
+      seed.push({ id, input: inp });
+    } else seed.push({ id });
+  });
+  const maxDepth = opts.maxDepth ?? seed.length + 1000;
+  // Zobrist keys for the positions taken, so (world, taken, left) dedupes cheaply.
+  const zob = new Uint32Array(seed.length * 2);
+  let x = 0x9e3779b9;
+  for (let i = 0; i < zob.length; i++) {
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    zob[i] = x >>> 0;
+  }
+  const hasher = new WorldHasher(sc, true);
+  const visited = new VisitedSet();
+  let states = 0;
+  let ends = 0;
+  let cut = false;
+
+  const init = initialWorld(sc, { detail: false });
+  const v0 = stepViolation(sc, init.world, init.events);
+  if (v0) return done(v0, undefined);
+
+  const taken = (f: Frame, i: number): boolean => i < f.cursor || f.ahead.includes(i);
+  const take = (f: Frame, i: number): { cursor: number; ahead: readonly number[] } => {
+    if (i !== f.cursor) return { cursor: f.cursor, ahead: [...f.ahead, i].sort((a, b) => a - b) };
+    let c = f.cursor + 1;
+    let ahead = f.ahead;
+    while (ahead.length && ahead[0] === c) {
+      ahead = ahead.slice(1);
+      c++;
+    }
+    return { cursor: c, ahead };
+  };
+  /** The recorded position to follow next here, or -1; with the step it means. */
+  const next = (f: Frame, steps: readonly Step[]): { pos: number; step: Step } | undefined => {
+    const end = Math.min(seed.length, f.cursor + WINDOW);
+    for (let i = f.cursor; i < end; i++) {
+      if (taken(f, i)) continue;
+      const s = seed[i]!;
+      if (s.input) return { pos: i, step: inputStep(sc, s.input.from, s.input.to, s.input.msg as Message) };
+      const st = steps.find((y) => y.id === s.id);
+      if (st) return { pos: i, step: st };
+    }
+    return undefined;
+  };
+  const key = (w: World, f: { cursor: number; ahead: readonly number[] }, left: number): [number, number] => {
+    hasher.world(w);
+    let a = hasher.ha ^ Math.imul(f.cursor + 1, 0x85ebca6b) ^ Math.imul(left + 1, 0xc2b2ae35);
+    let b = hasher.hb ^ Math.imul(f.cursor + 7, 0x27d4eb2f);
+    for (const i of f.ahead) {
+      a ^= zob[2 * i]!;
+      b ^= zob[2 * i + 1]!;
+    }
+    return [a >>> 0, b >>> 0];
+  };
+
+  const stack: Frame[] = [{ world: init.world, cursor: 0, ahead: [], left: within, depth: 0, parent: undefined, step: undefined, deviated: false }];
+  while (stack.length > 0) {
+    if (states >= maxStates || performance.now() > deadline) {
+      cut = true;
+      break;
+    }
+    const f = stack.pop()!;
+    const steps = enabled(sc, f.world);
+    const follow = next(f, steps);
+    const normal = steps.filter((s) => !isFault(s) && s.kind !== 'restart');
+    if (!follow && (normal.length === 0 || f.depth >= maxDepth)) {
+      ends++;
+      if (isQuiescent(steps)) {
+        const q = quiescentViolation(sc, f.world);
+        if (q) return done(q, f);
+      }
+    }
+    if (f.depth >= maxDepth) continue;
+    // Children: the followed step (free), then each other enabled step (one deviation).
+    const children: { step: Step; pos: number; cost: number }[] = [];
+    const dflt = follow ?? (normal[0] ? { pos: -1, step: normal[0] } : undefined);
+    if (dflt) children.push({ step: dflt.step, pos: dflt.pos, cost: 0 });
+    if (f.left > 0) {
+      for (const s of steps) {
+        if (dflt && s.id === dflt.step.id) continue;
+        if (s.kind === 'restart' && !dflt) {
+          children.push({ step: s, pos: -1, cost: 0 });
+          continue;
+        }
+        // Taking a later recorded step early consumes it (a reordering, not a repeat).
+        let pos = -1;
+        for (let i = f.cursor; i < Math.min(seed.length, f.cursor + WINDOW); i++) {
+          if (!taken(f, i) && !seed[i]!.input && seed[i]!.id === s.id) {
+            pos = i;
+            break;
+          }
+        }
+        children.push({ step: s, pos, cost: 1 });
+      }
+      // A request from outside arriving earlier than it did (env inputs keep their own order).
+      for (let i = f.cursor; i < Math.min(seed.length, f.cursor + WINDOW); i++) {
+        const inp = seed[i]!.input;
+        if (taken(f, i) || !inp || inp.from !== 'env') continue;
+        if (i !== dflt?.pos) children.push({ step: inputStep(sc, 'env', inp.to, inp.msg as Message), pos: i, cost: 1 });
+        break;
+      }
+    }
+    // Push deviations first so the followed path is explored first (depth-first).
+    for (let c = children.length - 1; c >= 0; c--) {
+      const ch = children[c]!;
+      const r = apply(sc, f.world, ch.step, { detail: false });
+      states++;
+      const pos = ch.pos >= 0 ? take(f, ch.pos) : { cursor: f.cursor, ahead: f.ahead };
+      const left = f.left - ch.cost;
+      const [a, b] = key(r.world, pos, left);
+      if (!visited.add(a, b)) continue;
+      const nf: Frame = { world: r.world, ...pos, left, depth: f.depth + 1, parent: f, step: ch.step, deviated: ch.cost > 0 };
+      const v = stepViolation(sc, r.world, r.events as readonly TraceEvent[]);
+      if (v) return done(v, nf);
+      stack.push(nf);
+    }
+  }
+  return done(undefined, undefined);
+
+  function done(p: PropertyRef | undefined, at: Frame | undefined): FromTraceResult {
+    const stats = { states, distinctStates: visited.size, ends, ms: performance.now() - t0 };
+    const base = { within, seedLength: seed.length, stats };
+    if (!p) return { ok: true, complete: !cut, ...base };
+    const path: Step[] = [];
+    let deviations = 0;
+    for (let f = at; f?.step; f = f.parent) {
+      path.push(f.step);
+      if (f.deviated) deviations++;
+    }
+    path.reverse();
+    const schedule = path.map((s) => s.id);
+    const ins: ScheduleInput[] = [];
+    path.forEach((s, i) => {
+      if (s.kind === 'input') ins.push({ index: i, from: s.from === sc.envIndex ? 'env' : sc.ids[s.from]!, to: sc.ids[s.to]!, msg: s.msg });
+    });
+    let shrunk = schedule;
+    if ((opts.shrink ?? true) && ins.length === 0) {
+      try {
+        shrunk = shrinkSchedule(sc, p, schedule);
+      } catch {
+        shrunk = schedule;
+      }
+    }
+    const rep = replaySchedule(sc, shrunk, ins.length ? ins : undefined);
+    return {
+      ok: false,
+      complete: false,
+      ...base,
+      violation: { property: p, schedule: shrunk, originalLength: schedule.length, trace: rep.trace, world: rep.world, deviations, ...(ins.length ? { inputs: ins } : {}) },
+    };
+  }
+}
