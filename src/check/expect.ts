@@ -1,0 +1,64 @@
+// A vitest-friendly assertion: throws an Error whose message shows the shrunk
+// counterexample readably (property, schedule, and the trace step by step).
+import { canonicalJson, type RecordedEvent } from '../actors/index.ts';
+import type { CheckResult, Violation } from './types.ts';
+
+function eventLine(e: RecordedEvent): string {
+  switch (e.kind) {
+    case 'deliver':
+      return `${e.from} -> ${e.to}: ${e.msg.type}${e.outcome ? ` (fault: ${e.outcome})` : ''} ${payload(e.msg)}`;
+    case 'send':
+      return `  ${e.from} sends ${e.msg.type} to ${e.to} ${payload(e.msg)}`;
+    case 'output':
+      return `  ${e.from} outputs ${e.msg.type} ${payload(e.msg)}`;
+    case 'state':
+      return `  ${e.actor}: ${e.from} -> ${e.to}${e.changed ? ` ${canonicalJson(e.changed)}` : ''}`;
+    case 'timer-fire':
+      return `timer ${e.actor}:${e.id} fires at ${e.at}`;
+    case 'fault':
+      return `FAULT ${e.fault} at ${e.actor}${e.detail ? ` (${e.detail})` : ''}`;
+    case 'unhandled':
+      return `  UNHANDLED: ${e.actor} in '${e.state}' got ${e.msg.type} from ${e.from}`;
+    case 'error':
+      return `  ERROR in ${e.actor}: ${e.message}`;
+    case 'monitor-fail':
+      return `  MONITOR ${e.monitor} FAILED: ${e.message}`;
+    case 'dropped':
+      return `  dropped ${e.msg.type} ${e.from} -> ${e.to} (${e.reason})`;
+    default:
+      return `  ${e.kind} ${canonicalJson(e)}`;
+  }
+}
+
+function payload(msg: object): string {
+  const rest = Object.fromEntries(Object.entries(msg).filter(([k]) => k !== 'type'));
+  return Object.keys(rest).length ? canonicalJson(rest) : '';
+}
+
+/** The counterexample as text: property, shrink figures, numbered steps with their events. */
+export function formatViolation(v: Violation): string {
+  const lines = [
+    `${v.property.kind} '${v.property.name}' violated: ${v.property.message}`,
+    `counterexample: ${v.schedule.length} steps${v.originalLength !== v.schedule.length ? ` (shrunk from ${v.originalLength})` : ''}${v.seed !== undefined ? `, run seed ${v.seed}` : ''}`,
+  ];
+  const byStep = new Map<number, RecordedEvent[]>();
+  for (const e of v.trace) {
+    const l = byStep.get(e.step) ?? [];
+    l.push(e);
+    byStep.set(e.step, l);
+  }
+  for (let i = 0; i <= v.schedule.length; i++) {
+    const evs = byStep.get(i) ?? [];
+    lines.push(i === 0 ? '  0. (start)' : `  ${i}. ${v.schedule[i - 1]}`);
+    for (const e of evs) if (e.kind !== 'timer-set' && e.kind !== 'log') lines.push(`       ${eventLine(e).trimEnd()}`);
+  }
+  if (v.passing) lines.push(`nearest passing schedule (one swap away): ${v.passing.join(', ')}`);
+  return lines.join('\n');
+}
+
+/** Throws unless the check found no violation. */
+export function expectHolds(result: CheckResult): void {
+  if (result.ok) return;
+  const v = result.violation;
+  throw new Error(v ? `\n${formatViolation(v)}` : 'check failed without a counterexample');
+}

@@ -1,0 +1,365 @@
+// Canonical 64-bit structural fingerprints of worlds.
+//
+// Two 32-bit lanes with different mixing functions give one 64-bit key. Every
+// object's hash is cached by identity (WeakMap), which is sound because the world
+// is immutable: a step copies the few arrays it touches, so hashing a new world
+// costs only what the step changed. Arrays hash in order; plain objects, Maps and
+// Sets hash order-insensitively (a commutative sum over entries), so insertion
+// order never makes a "new" state. xstate snapshots hash only {value, status,
+// context}; typed arrays by bytes; Arrow tables once by content.
+//
+// Not hashed: `world.anon` (the counter that names anonymous delayed sends). Those
+// ids are names, not state: two worlds that differ only in them behave the same.
+import type { Scenario } from '../actors/index.ts';
+import type { World } from '../actors/index.ts';
+
+/** A 64-bit fingerprint as two unsigned 32-bit lanes. */
+export interface Fp {
+  readonly a: number;
+  readonly b: number;
+}
+
+// Lane A: murmur3 rounds. Lane B: xxhash32 rounds. Independent enough for a 64-bit key.
+function mixA(h: number, k: number): number {
+  k = Math.imul(k, 0xcc9e2d51);
+  k = (k << 15) | (k >>> 17);
+  k = Math.imul(k, 0x1b873593);
+  h ^= k;
+  h = (h << 13) | (h >>> 19);
+  return (Math.imul(h, 5) + 0xe6546b64) | 0;
+}
+function mixB(h: number, k: number): number {
+  h = (h + Math.imul(k, 0x85ebca77)) | 0;
+  h = (h << 13) | (h >>> 19);
+  return Math.imul(h, 0x9e3779b1);
+}
+function finA(h: number): number {
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  return (h ^ (h >>> 16)) >>> 0;
+}
+function finB(h: number): number {
+  h ^= h >>> 15;
+  h = Math.imul(h, 0x2c1b3c6d);
+  h ^= h >>> 12;
+  h = Math.imul(h, 0x297a2d39);
+  return (h ^ (h >>> 15)) >>> 0;
+}
+
+// Type tags keep values of different types apart (0 vs '0' vs false vs null).
+const T_UNDEF = 1, T_NULL = 2, T_TRUE = 3, T_FALSE = 4, T_INT = 5, T_NUM = 6, T_STR = 7, T_ARR = 8, T_OBJ = 9, T_MAP = 10, T_SET = 11, T_BYTES = 12, T_BIG = 13, T_FN = 14, T_SNAP = 15, T_TABLE = 16;
+
+const f64 = new Float64Array(1);
+const u32 = new Uint32Array(f64.buffer);
+
+/** Hashes any value of a world into two lanes. One instance per renaming (symmetry). */
+export class Hasher {
+  private readonly cache = new WeakMap<object, Fp>();
+  /** Output lanes of the last `hash` call (avoids allocating on primitives). */
+  ha = 0;
+  hb = 0;
+
+  /** `rename` maps actor ids to other actor ids (symmetry canonicalisation); strings only. */
+  constructor(private readonly rename?: ReadonlyMap<string, string>) {}
+
+  hash(v: unknown): void {
+    switch (typeof v) {
+      case 'undefined':
+        this.ha = T_UNDEF;
+        this.hb = T_UNDEF;
+        return;
+      case 'boolean':
+        this.ha = this.hb = v ? T_TRUE : T_FALSE;
+        return;
+      case 'number':
+        if ((v | 0) === v) {
+          this.ha = finA(mixA(T_INT, v));
+          this.hb = finB(mixB(T_INT, v));
+        } else {
+          f64[0] = v;
+          this.ha = finA(mixA(mixA(T_NUM, u32[0]!), u32[1]!));
+          this.hb = finB(mixB(mixB(T_NUM, u32[0]!), u32[1]!));
+        }
+        return;
+      case 'string':
+        this.str(this.rename?.get(v) ?? v);
+        return;
+      case 'bigint':
+        this.str(v.toString());
+        this.ha = finA(mixA(this.ha, T_BIG));
+        this.hb = finB(mixB(this.hb, T_BIG));
+        return;
+      case 'function':
+        this.str((v as { name?: string }).name ?? '');
+        this.ha = finA(mixA(this.ha, T_FN));
+        this.hb = finB(mixB(this.hb, T_FN));
+        return;
+      case 'symbol':
+        this.str(String(v));
+        return;
+    }
+    if (v === null) {
+      this.ha = this.hb = T_NULL;
+      return;
+    }
+    const o = v as object;
+    const c = this.cache.get(o);
+    if (c !== undefined) {
+      this.ha = c.a;
+      this.hb = c.b;
+      return;
+    }
+    this.object(o);
+    this.cache.set(o, { a: this.ha, b: this.hb });
+  }
+
+  private str(s: string): void {
+    let a = T_STR ^ s.length,
+      b = T_STR + s.length;
+    let i = 0;
+    for (; i + 1 < s.length; i += 2) {
+      const k = s.charCodeAt(i) | (s.charCodeAt(i + 1) << 16);
+      a = mixA(a, k);
+      b = mixB(b, k);
+    }
+    if (i < s.length) {
+      a = mixA(a, s.charCodeAt(i));
+      b = mixB(b, s.charCodeAt(i));
+    }
+    this.ha = finA(a);
+    this.hb = finB(b);
+  }
+
+  private bytes(u8: Uint8Array, tag: number): void {
+    let a = tag ^ u8.length,
+      b = tag + u8.length;
+    const n4 = u8.length & ~3;
+    const dv = new DataView(u8.buffer, u8.byteOffset, u8.byteLength);
+    for (let i = 0; i < n4; i += 4) {
+      const k = dv.getUint32(i, true);
+      a = mixA(a, k);
+      b = mixB(b, k);
+    }
+    for (let i = n4; i < u8.length; i++) {
+      a = mixA(a, u8[i]!);
+      b = mixB(b, u8[i]!);
+    }
+    this.ha = finA(a);
+    this.hb = finB(b);
+  }
+
+  /** Ordered combination of a sequence of values. */
+  private seq(tag: number, xs: ArrayLike<unknown>): void {
+    let a = tag ^ xs.length,
+      b = tag + xs.length;
+    for (let i = 0; i < xs.length; i++) {
+      this.hash(xs[i]);
+      a = mixA(a, this.ha);
+      a = mixA(a, this.hb);
+      b = mixB(b, this.hb);
+      b = mixB(b, this.ha);
+    }
+    this.ha = finA(a);
+    this.hb = finB(b);
+  }
+
+  /** Order-insensitive combination of key/value pairs (a commutative sum of pair hashes). */
+  private pairs(tag: number, entries: Iterable<readonly [unknown, unknown]>): void {
+    let sa = 0,
+      sb = 0,
+      n = 0;
+    for (const [k, x] of entries) {
+      if (x === undefined) continue;
+      this.hash(k);
+      let a = mixA(tag, this.ha),
+        b = mixB(tag, this.hb);
+      this.hash(x);
+      a = finA(mixA(mixA(a, this.ha), this.hb));
+      b = finB(mixB(mixB(b, this.hb), this.ha));
+      sa = (sa + a) | 0;
+      sb = (sb + b) | 0;
+      n++;
+    }
+    this.ha = finA(mixA(sa, n ^ tag));
+    this.hb = finB(mixB(sb, n + tag));
+  }
+
+  private object(o: object): void {
+    if (Array.isArray(o)) return this.seq(T_ARR, o);
+    if (ArrayBuffer.isView(o)) return this.bytes(new Uint8Array(o.buffer, o.byteOffset, o.byteLength), T_BYTES);
+    if (o instanceof Map) return this.pairs(T_MAP, o.entries());
+    if (o instanceof Set) return this.pairs(T_SET, [...o].map((x) => [x, true] as const));
+    const r = o as Record<string, any>;
+    if ('machine' in r && 'value' in r && 'context' in r) {
+      // An xstate snapshot: never hash `machine` or `_nodes`.
+      return this.seq(T_SNAP, [r.value, r.status, r.context]);
+    }
+    if (isArrowTable(r)) return this.table(r);
+    if (isArrowData(r)) return this.arrowData(r);
+    this.pairs(T_OBJ, objectEntries(r));
+  }
+
+  /** Arrow table: schema (names and types) plus every batch's buffers, once per table object. */
+  private table(t: any): void {
+    const schema = t.schema.fields.map((f: any) => `${f.name}:${String(f.type)}`);
+    this.seq(T_TABLE, [schema, t.batches.map((bt: any) => bt.data)]);
+  }
+
+  private arrowData(d: any): void {
+    const parts: unknown[] = [d.length, d.offset, d.nullCount, d.values, d.valueOffsets, d.nullBitmap, d.typeIds, d.children ?? [], d.dictionary?.data ?? null];
+    this.seq(T_TABLE + 1, parts);
+  }
+}
+
+function* objectEntries(r: Record<string, unknown>): Iterable<readonly [unknown, unknown]> {
+  for (const k in r) {
+    if (Object.prototype.hasOwnProperty.call(r, k)) yield [k, r[k]] as const;
+  }
+}
+
+function isArrowTable(v: any): boolean {
+  return typeof v.numRows === 'number' && v.schema && Array.isArray(v.schema.fields) && Array.isArray(v.batches) && typeof v.getChild === 'function';
+}
+function isArrowData(v: any): boolean {
+  return v.constructor?.name === 'Data' && 'typeId' in v && 'valueOffsets' in v;
+}
+
+/**
+ * Fingerprints worlds of one scenario. With symmetry groups, the fingerprint is the
+ * minimum over the permutations of each group of the hash of the world with the
+ * members' ids renamed and their slots permuted, so symmetric worlds collide.
+ */
+export class WorldHasher {
+  private readonly perms: { hasher: Hasher; slot: Int32Array }[];
+  ha = 0;
+  hb = 0;
+
+  constructor(sc: Scenario, symmetry: boolean) {
+    const n = sc.ids.length;
+    const identity = Int32Array.from({ length: n + 1 }, (_, i) => i);
+    this.perms = [{ hasher: new Hasher(), slot: identity }];
+    const groups = symmetry ? (sc.symmetry ?? []).filter((g) => g.length > 1) : [];
+    if (groups.length > 0) {
+      let all: Int32Array[] = [identity];
+      for (const g of groups) {
+        const idx = g.map((id) => sc.index.get(id)!);
+        const next: Int32Array[] = [];
+        for (const base of all) for (const p of permutations(idx.length)) {
+          const s = base.slice();
+          for (let k = 0; k < idx.length; k++) s[idx[k]!] = idx[p[k]!]!;
+          next.push(s);
+        }
+        all = next;
+        if (all.length > 720) throw new Error(`symmetry groups of scenario '${sc.name}' allow ${all.length}+ permutations; keep groups small (at most 720 permutations in all)`);
+      }
+      this.perms = all.map((slot) => {
+        const rename = new Map<string, string>();
+        for (let i = 0; i < n; i++) if (slot[i] !== i) rename.set(sc.ids[i]!, sc.ids[slot[i]!]!);
+        return { hasher: rename.size === 0 ? new Hasher() : new Hasher(rename), slot };
+      });
+    }
+  }
+
+  /** Sets `ha`/`hb` to the world's fingerprint. */
+  world(w: World): void {
+    if (this.perms.length === 1) return this.one(w, this.perms[0]!.hasher, this.perms[0]!.slot);
+    let ba = 0,
+      bb = 0,
+      first = true;
+    for (const p of this.perms) {
+      this.one(w, p.hasher, p.slot);
+      if (first || this.ha < ba || (this.ha === ba && this.hb < bb)) {
+        ba = this.ha;
+        bb = this.hb;
+        first = false;
+      }
+    }
+    this.ha = ba;
+    this.hb = bb;
+  }
+
+  fp(w: World): Fp {
+    this.world(w);
+    return { a: this.ha, b: this.hb };
+  }
+
+  /**
+   * Hash of the world under a renaming: actor `i` is stored at slot `slot[i]`.
+   * Per-actor parts (snapshot, status, inbox, timers) are placed by slot, and
+   * channel senders and timer owners are renamed, so a permuted world hashes alike.
+   */
+  private one(w: World, h: Hasher, slot: Int32Array): void {
+    const n = w.snaps.length;
+    const perActor = new Array<number>(n * 2);
+    for (let i = 0; i < n; i++) {
+      let a = mixA(0x5bd1e995, slot[i]!),
+        b = mixB(0x5bd1e995, slot[i]!);
+      h.hash(w.snaps[i]);
+      a = mixA(mixA(a, h.ha), h.hb);
+      b = mixB(mixB(b, h.hb), h.ha);
+      h.hash(w.status[i]);
+      a = mixA(a, h.ha);
+      b = mixB(b, h.hb);
+      // Channels: an unordered set of (renamed sender, queue).
+      let ca = 0,
+        cb = 0;
+      for (const ch of w.inbox[i]!) {
+        h.hash(ch.queue);
+        ca = (ca + finA(mixA(mixA(mixA(0x27d4eb2d, slot[ch.from] ?? ch.from), h.ha), h.hb))) | 0;
+        cb = (cb + finB(mixB(mixB(mixB(0x27d4eb2d, slot[ch.from] ?? ch.from), h.hb), h.ha))) | 0;
+      }
+      a = mixA(mixA(a, ca), w.inbox[i]!.length);
+      b = mixB(mixB(b, cb), w.inbox[i]!.length);
+      perActor[i * 2] = finA(a);
+      perActor[i * 2 + 1] = finB(b);
+    }
+    // Actors: an unordered sum, each keyed by its slot (so a renaming permutes them).
+    let sa = 0,
+      sb = 0;
+    for (let i = 0; i < n; i++) {
+      sa = (sa + perActor[i * 2]!) | 0;
+      sb = (sb + perActor[i * 2 + 1]!) | 0;
+    }
+    let a = mixA(mixA(0x1234567, sa), w.now),
+      b = mixB(mixB(0x1234567, sb), w.now);
+    // Timers: a set (their order follows from their content).
+    let ta = 0,
+      tb = 0;
+    for (const t of w.timers) {
+      let x = mixA(mixA(mixA(0x3c6ef372, slot[t.owner] ?? t.owner), slot[t.to] ?? t.to), t.due),
+        y = mixB(mixB(mixB(0x3c6ef372, slot[t.owner] ?? t.owner), slot[t.to] ?? t.to), t.due);
+      h.hash(t.id.startsWith('anon:') ? 'anon' : t.id);
+      x = mixA(x, h.ha);
+      y = mixB(y, h.hb);
+      h.hash(t.event);
+      x = mixA(mixA(x, h.ha), h.hb);
+      y = mixB(mixB(y, h.hb), h.ha);
+      ta = (ta + finA(x)) | 0;
+      tb = (tb + finB(y)) | 0;
+    }
+    a = mixA(mixA(mixA(a, ta), w.timers.length), w.faults);
+    b = mixB(mixB(mixB(b, tb), w.timers.length), w.faults);
+    h.hash(w.monitors);
+    a = mixA(mixA(a, h.ha), h.hb);
+    b = mixB(mixB(b, h.hb), h.ha);
+    h.hash(w.failure);
+    a = mixA(mixA(a, h.ha), h.hb);
+    b = mixB(mixB(b, h.hb), h.ha);
+    this.ha = finA(a);
+    this.hb = finB(b);
+  }
+}
+
+function permutations(k: number): number[][] {
+  if (k === 0) return [[]];
+  const out: number[][] = [];
+  for (const p of permutations(k - 1)) for (let i = 0; i <= p.length; i++) out.push([...p.slice(0, i), k - 1, ...p.slice(i)]);
+  return out;
+}
+
+/** A fingerprint as 16 hex digits. */
+export function fpHex(fp: Fp): string {
+  return fp.a.toString(16).padStart(8, '0') + fp.b.toString(16).padStart(8, '0');
+}

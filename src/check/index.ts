@@ -1,0 +1,184 @@
+// The model checker: explores a scenario's interleavings through the kernel's
+// `initialWorld` / `enabled` / `apply` only, and reports the first violated property
+// as a shrunk, replayable counterexample.
+//
+//   check(sc, { strategy: 'bfs' })            exhaustive, shortest counterexample
+//   check(sc, { strategy: 'dfs' })            exhaustive, less memory
+//   check(sc, { strategy: 'random', runs })   seeded random walks
+//   check(sc, { strategy: 'pct', depth })     probabilistic concurrency testing
+//   check(sc, { strategy: 'swarm', workers }) pct/random runs over worker threads
+//   replaySchedule(sc, schedule)              exact replay, Divergence on mismatch
+import { Subject } from 'rxjs';
+import { assertScenario, type Scenario } from '../actors/index.ts';
+import { Bfs, Dfs } from './explore.ts';
+import { porContext } from './por.ts';
+import { sameProperty } from './properties.ts';
+import { runSchedule } from './replay.ts';
+import { Sampler, estimateK, type SampleConfig } from './sample.ts';
+import { SLICE_MS, Session, yieldToLoop, type Explorer } from './session.ts';
+import { nearestPassing, shrinkSchedule } from './shrink.ts';
+import { runSwarm, type SwarmHandle } from './swarm.ts';
+import type { CheckOptions, CheckResult, CheckRun, Progress, Violation } from './types.ts';
+
+export type * from './types.ts';
+export { replaySchedule, runSchedule, type ScheduleInput } from './replay.ts';
+export { toTraceFile, TOOL_VERSION } from './trace-file.ts';
+export { expectHolds, formatViolation } from './expect.ts';
+export { shrinkSchedule, nearestPassing, contextSwitches, actorOfStep } from './shrink.ts';
+export { WorldHasher, Hasher, fpHex, type Fp } from './fingerprint.ts';
+export { VisitedSet } from './visited.ts';
+export { runOne, estimateK, type SampleConfig, type PctConfig } from './sample.ts';
+export { resolveSource } from './swarm.ts';
+
+const DEFAULT_RUNS = 1000;
+const DEFAULT_SWARM_RUNS = 10_000;
+const DEFAULT_SAMPLE_DEPTH = 10_000;
+
+function defaultSeed(): number {
+  return (Date.now() ^ (process.pid << 16)) >>> 0;
+}
+
+/** Starts a check; `result` resolves when it ends, `progress$` emits about every 50 ms. */
+export function checkRun(sc: Scenario, opts: CheckOptions = {}): CheckRun {
+  assertScenario(sc);
+  const progress = new Subject<Progress>();
+  let session: Session | undefined;
+  let swarm: SwarmHandle | undefined;
+  let stopRequested = false;
+  const result = run(sc, opts, progress, {
+    onSession: (s) => {
+      session = s;
+      if (stopRequested) s.stopped = true;
+    },
+    onSwarm: (h) => {
+      swarm = h;
+      if (stopRequested) h.stop();
+    },
+  }).finally(() => progress.complete());
+  return {
+    result,
+    progress$: progress.asObservable(),
+    stop() {
+      stopRequested = true;
+      if (session) session.stopped = true;
+      swarm?.stop();
+    },
+  };
+}
+
+/** Runs a check to the end. */
+export function check(sc: Scenario, opts: CheckOptions = {}): Promise<CheckResult> {
+  return checkRun(sc, opts).result;
+}
+
+async function run(
+  sc: Scenario,
+  opts: CheckOptions,
+  progress: Subject<Progress>,
+  hooks: { onSession(s: Session): void; onSwarm(h: SwarmHandle): void },
+): Promise<CheckResult> {
+  const strategy = opts.strategy ?? 'bfs';
+  if (!['dfs', 'bfs', 'random', 'pct', 'swarm'].includes(strategy)) {
+    throw new Error(`unknown strategy '${String(strategy)}'; use one of dfs, bfs, random, pct, swarm`);
+  }
+  const exhaustive = strategy === 'dfs' || strategy === 'bfs';
+  const seed = (opts.seed ?? (exhaustive ? 0 : defaultSeed())) >>> 0;
+  const por = porContext(sc, exhaustive && opts.por !== false);
+  const symmetry = opts.symmetry ?? (sc.symmetry?.length ?? 0) > 0;
+  const options: Record<string, unknown> = { strategy, seed, por: por.enabled, symmetry, shrink: opts.shrink !== false };
+  if (por.reason && opts.por !== false) options.porNote = `POR off: ${por.reason}`;
+  for (const k of ['maxStates', 'maxDepth', 'timeLimitMs'] as const) if (opts[k] !== undefined) options[k] = opts[k];
+
+  // Let the caller subscribe to progress$ before any work.
+  await yieldToLoop();
+  const s = new Session(sc, { ...opts, symmetry }, por.enabled);
+  hooks.onSession(s);
+
+  if (strategy === 'swarm') {
+    const cfg = sampleConfig(sc, opts, 'swarm', seed, options);
+    const runs = opts.runs ?? DEFAULT_SWARM_RUNS;
+    options.runs = runs;
+    const h = runSwarm(sc, s, cfg, runs, opts, progress);
+    hooks.onSwarm(h);
+    const info = await h.done;
+    Object.assign(options, info.options);
+  } else {
+    let explorer: Explorer;
+    if (exhaustive) explorer = strategy === 'bfs' ? new Bfs(s, por) : new Dfs(s, por);
+    else {
+      const cfg = sampleConfig(sc, opts, strategy, seed, options);
+      const runs = opts.runs ?? DEFAULT_RUNS;
+      options.runs = runs;
+      explorer = new Sampler(s, cfg, runs);
+    }
+    for (;;) {
+      const done = explorer.step(performance.now() + SLICE_MS);
+      progress.next(s.progress());
+      if (done) break;
+      await yieldToLoop();
+    }
+  }
+  return finish(sc, s, opts, strategy, seed, options, exhaustive);
+}
+
+function sampleConfig(sc: Scenario, opts: CheckOptions, strategy: 'random' | 'pct' | 'swarm', seed: number, options: Record<string, unknown>): SampleConfig {
+  const per = strategy === 'swarm' ? (opts.swarmStrategy ?? 'pct') : strategy;
+  const maxDepth = opts.maxDepth ?? DEFAULT_SAMPLE_DEPTH;
+  const faultRate = opts.faultRate ?? 0.1;
+  if (per === 'random') return { strategy: 'random', root: seed, maxDepth, faultRate };
+  const depth = opts.depth ?? 3;
+  if (!Number.isInteger(depth) || depth < 1) throw new Error(`pct depth must be a whole number >= 1, got ${String(opts.depth)}`);
+  const k = estimateK(sc, maxDepth, faultRate);
+  options.pct = { depth, k };
+  if (strategy === 'swarm') options.swarmStrategy = per;
+  return { strategy: 'pct', root: seed, maxDepth, faultRate, pct: { depth, k } };
+}
+
+function finish(sc: Scenario, s: Session, opts: CheckOptions, strategy: string, seed: number, options: Record<string, unknown>, exhaustive: boolean): CheckResult {
+  let violation: Violation | undefined;
+  if (s.found) {
+    const f = s.found;
+    let schedule = f.schedule;
+    if (opts.shrink !== false && schedule.length > 0) schedule = shrinkSchedule(sc, f.property, schedule);
+    // The final trace: replay with detail on.
+    let out = runSchedule(sc, schedule, { detail: true, lenient: false });
+    if (!out.property || !sameProperty(out.property, f.property)) {
+      schedule = f.schedule;
+      out = runSchedule(sc, schedule, { detail: true, lenient: false });
+    }
+    violation = {
+      property: out.property ?? f.property,
+      schedule: out.schedule,
+      originalLength: f.schedule.length,
+      trace: out.trace,
+      world: out.world,
+    };
+    if (f.seed !== undefined) violation.seed = f.seed;
+    const passing = nearestPassing(sc, out.schedule);
+    if (passing) violation.passing = passing;
+  }
+  const ms = s.ms();
+  const distinct = s.visited.size + s.extraDistinct;
+  const complete = exhaustive && !s.found && s.cutBy === undefined;
+  const result: CheckResult = {
+    ok: !s.found,
+    complete,
+    stats: {
+      states: s.states,
+      distinctStates: distinct,
+      transitions: s.transitions,
+      maxDepth: s.maxDepth,
+      ms,
+      statesPerSecond: ms > 0 ? (distinct * 1000) / ms : 0,
+      bytesPerState: s.visited.size > 0 ? s.visited.bytes / s.visited.size : 0,
+    },
+    unreached: s.found ? [] : s.reach.unreached(),
+    strategy,
+    seed,
+    options,
+  };
+  if (s.runs > 0) result.stats.runs = s.runs;
+  if (!complete && !s.found && s.cutBy) result.cutBy = s.cutBy;
+  if (violation) result.violation = violation;
+  return result;
+}

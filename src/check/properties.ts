@@ -1,0 +1,154 @@
+// Properties a scenario declares, evaluated on worlds and steps.
+//
+// - after every step: machine errors and unhandled events (trace events of kind
+//   `error` / `unhandled`, the latter only under the default `unhandled: 'error'`),
+//   monitor failures (the kernel steps monitors inside `apply` and sets
+//   `world.failure`), then `invariants`;
+// - at quiescence (nothing enabled but faults and restarts): `eventually`, then
+//   deadlock.
+//
+// Deadlock. A quiescent world is an accepted end when the scenario's `acceptEnd`
+// holds; without `acceptEnd`, when no actor is *waiting*. A machine actor is
+// waiting when it is up, its snapshot is not final (`status: 'done'`), it has left
+// its initial state, and its state has no `idle` or `end` tag. So servers resting in
+// their initial state (a store, a ponger) are not waiting, and neither are reducers,
+// crashed actors or actors that stopped with an error (reported as errors anyway).
+// A client stuck in `awaitingReply` is. Tag a state `idle` to accept resting there.
+import { isQuiescent, queryOf, type Scenario, type Step, type TraceEvent, type World } from '../actors/index.ts';
+import type { PropertyRef } from './types.ts';
+
+function verdict(r: boolean | string, fallback: string): string | undefined {
+  if (r === true) return undefined;
+  if (typeof r === 'string') return r.length ? r : fallback;
+  return fallback;
+}
+
+function call(kind: string, name: string, p: (q: any) => boolean | string, q: unknown): boolean | string {
+  try {
+    return p(q);
+  } catch (e) {
+    return `${kind} '${name}' threw: ${e instanceof Error ? e.message : String(e)}`;
+  }
+}
+
+/** A violation caused by the events of one step, or the world after it (not counting quiescence). */
+export function stepViolation(sc: Scenario, w: World, events: readonly TraceEvent[]): PropertyRef | undefined {
+  for (const e of events) {
+    if (e.kind === 'error') return { name: e.actor, kind: 'error', message: `actor '${e.actor}' failed: ${e.message}` };
+    if (e.kind === 'unhandled' && ((e as { policy?: string }).policy ?? sc.unhandled ?? 'error') !== 'trace') {
+      return { name: e.actor, kind: 'unhandled', message: `actor '${e.actor}' in state '${e.state}' has no transition for '${e.msg.type}' from '${e.from}' (the message would be lost)` };
+    }
+  }
+  if (w.failure) return { name: w.failure.monitor, kind: 'monitor', message: w.failure.message };
+  return invariantViolation(sc, w);
+}
+
+export function invariantViolation(sc: Scenario, w: World): PropertyRef | undefined {
+  const inv = sc.invariants;
+  if (!inv) return undefined;
+  let q;
+  for (const name in inv) {
+    q ??= queryOf(sc, w);
+    const m = verdict(call('invariant', name, inv[name]!, q), `invariant '${name}' does not hold`);
+    if (m !== undefined) return { name, kind: 'invariant', message: m };
+  }
+  return undefined;
+}
+
+/** Actors that wait for something at a quiescent world (see the module comment). */
+export function waitingActors(sc: Scenario, w: World): string[] {
+  const out: string[] = [];
+  for (const a of sc.actorList) {
+    if (a.kind !== 'machine' || w.status[a.index] !== 'up') continue;
+    const s = w.snaps[a.index] as any;
+    if (!s || s.status !== 'active') continue;
+    if (typeof s.hasTag === 'function' && (s.hasTag('idle') || s.hasTag('end'))) continue;
+    if (sameValue(s.value, initialValue(a.stepper as any, a.input))) continue;
+    out.push(a.id);
+  }
+  return out;
+}
+
+const initialValues = new WeakMap<object, unknown>();
+function initialValue(stepper: { initial(input: unknown): { snapshot: { value: unknown } } }, input: unknown): unknown {
+  if (!initialValues.has(stepper)) {
+    let v: unknown = Symbol('unknown');
+    try {
+      v = stepper.initial(input).snapshot.value;
+    } catch {
+      // A machine whose initial state throws is reported as an error elsewhere.
+    }
+    initialValues.set(stepper, v);
+  }
+  return initialValues.get(stepper);
+}
+
+function sameValue(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  const ka = Object.keys(a),
+    kb = Object.keys(b);
+  return ka.length === kb.length && ka.every((k) => sameValue((a as any)[k], (b as any)[k]));
+}
+
+/** At a quiescent world: a failing `eventually`, or a deadlock. */
+export function quiescentViolation(sc: Scenario, w: World): PropertyRef | undefined {
+  const ev = sc.eventually;
+  let q;
+  if (ev) {
+    for (const name in ev) {
+      q ??= queryOf(sc, w);
+      const m = verdict(call('eventually', name, ev[name]!, q), `'${name}' never happened`);
+      if (m !== undefined) return { name, kind: 'eventually', message: m };
+    }
+  }
+  if (sc.acceptEnd) {
+    q ??= queryOf(sc, w);
+    const r = call('acceptEnd', 'acceptEnd', sc.acceptEnd, q);
+    if (r === true) return undefined;
+    const waiting = waitingActors(sc, w);
+    const why = typeof r === 'string' && r.length ? r : 'acceptEnd does not hold';
+    return { name: 'deadlock', kind: 'deadlock', message: `no step is enabled and ${why}${waiting.length ? ` (waiting: ${describeWaiting(sc, w, waiting)})` : ''}` };
+  }
+  const waiting = waitingActors(sc, w);
+  if (waiting.length === 0) return undefined;
+  return { name: 'deadlock', kind: 'deadlock', message: `no step is enabled but ${describeWaiting(sc, w, waiting)} ${waiting.length === 1 ? 'is' : 'are'} still waiting` };
+}
+
+function describeWaiting(sc: Scenario, w: World, ids: readonly string[]): string {
+  return ids.map((id) => `'${id}' in '${fmt((w.snaps[sc.index.get(id)!] as any).value)}'`).join(', ');
+}
+
+function fmt(v: unknown): string {
+  if (typeof v === 'string') return v;
+  if (v && typeof v === 'object') return Object.entries(v).map(([k, x]) => `${k}.${fmt(x)}`).join(',');
+  return String(v);
+}
+
+/** The violation at a world whose enabled steps are `steps`, if quiescent. */
+export function endViolation(sc: Scenario, w: World, steps: readonly Step[]): PropertyRef | undefined {
+  return isQuiescent(steps) ? quiescentViolation(sc, w) : undefined;
+}
+
+/** Tracks which `reachable` predicates some explored world satisfied. */
+export class Reachability {
+  private readonly left: string[];
+  constructor(private readonly sc: Scenario) {
+    this.left = Object.keys(sc.reachable ?? {});
+  }
+  see(w: World): void {
+    if (this.left.length === 0) return;
+    const q = queryOf(this.sc, w);
+    for (let i = this.left.length - 1; i >= 0; i--) {
+      if (call('reachable', this.left[i]!, this.sc.reachable![this.left[i]!]!, q) === true) this.left.splice(i, 1);
+    }
+  }
+  unreached(): string[] {
+    return [...this.left];
+  }
+}
+
+/** Same property, for shrinking and replay: kind and name (messages may differ). */
+export function sameProperty(a: PropertyRef, b: PropertyRef): boolean {
+  return a.kind === b.kind && a.name === b.name;
+}

@@ -1,0 +1,102 @@
+// What every strategy shares: counters, budgets, the visited set and fingerprints,
+// reachability, and cooperative yielding (so progress$ emits and stop() works).
+import type { Scenario, World } from '../actors/index.ts';
+import { WorldHasher } from './fingerprint.ts';
+import { Reachability } from './properties.ts';
+import { VisitedSet } from './visited.ts';
+import type { CheckOptions, CutBy, Progress, PropertyRef } from './types.ts';
+
+/** A violation as found by a strategy, before replay with detail and shrinking. */
+export interface Found {
+  readonly property: PropertyRef;
+  readonly schedule: string[];
+  readonly seed?: number;
+}
+
+/** Work between two yields to the event loop. */
+export const SLICE_MS = 50;
+
+export class Session {
+  readonly t0 = performance.now();
+  states = 0;
+  transitions = 0;
+  maxDepth = 0;
+  queue = 0;
+  runs = 0;
+  /** Distinct states counted elsewhere (swarm workers, each with its own visited set). */
+  extraDistinct = 0;
+  cutBy: CutBy | undefined;
+  found: Found | undefined;
+  stopped = false;
+  readonly visited: VisitedSet;
+  readonly hasher: WorldHasher;
+  readonly reach: Reachability;
+  readonly maxStates: number;
+  readonly maxDepthBudget: number;
+  readonly deadline: number;
+
+  constructor(
+    readonly sc: Scenario,
+    readonly opts: CheckOptions,
+    withMarks: boolean,
+  ) {
+    this.visited = new VisitedSet(withMarks);
+    this.hasher = new WorldHasher(sc, opts.symmetry ?? (sc.symmetry?.length ?? 0) > 0);
+    this.reach = new Reachability(sc);
+    this.maxStates = opts.maxStates ?? Infinity;
+    this.maxDepthBudget = opts.maxDepth ?? Infinity;
+    this.deadline = opts.timeLimitMs === undefined ? Infinity : this.t0 + opts.timeLimitMs;
+  }
+
+  /** Adds the world's fingerprint to the visited set; true when new. */
+  visit(w: World): boolean {
+    this.hasher.world(w);
+    return this.visited.add(this.hasher.ha, this.hasher.hb);
+  }
+
+  /** True when exploration must stop now (and records why). */
+  outOfBudget(now: number): boolean {
+    if (this.stopped) {
+      this.cutBy ??= 'stopped';
+      return true;
+    }
+    if (now > this.deadline) {
+      this.cutBy ??= 'timeLimit';
+      return true;
+    }
+    if (this.visited.size >= this.maxStates) {
+      this.cutBy ??= 'maxStates';
+      return true;
+    }
+    return false;
+  }
+
+  ms(): number {
+    return performance.now() - this.t0;
+  }
+
+  progress(): Progress {
+    const ms = this.ms();
+    const p: Progress = {
+      states: this.states,
+      distinctStates: this.visited.size + this.extraDistinct,
+      transitions: this.transitions,
+      depth: this.maxDepth,
+      queue: this.queue,
+      ms,
+      statesPerSecond: ms > 0 ? ((this.visited.size + this.extraDistinct) * 1000) / ms : 0,
+    };
+    if (this.runs > 0) p.runs = this.runs;
+    return p;
+  }
+}
+
+/** Gives the event loop a turn (timers, I/O, Ctrl-C handlers, progress subscribers). */
+export function yieldToLoop(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
+/** A strategy: does work until done (returns true) or until `until` (performance.now()) passes. */
+export interface Explorer {
+  step(until: number): boolean;
+}

@@ -1,0 +1,114 @@
+// Counterexample shrinking. Every candidate is re-checked by (lenient) replay: steps
+// that are no longer enabled are skipped, and the candidate counts only if the run
+// still violates the same property (same kind and name).
+// 1. Delta debugging (Zeller's ddmin) over steps, faults included: remove chunks,
+//    halving the chunk size when no chunk can go.
+// 2. Adjacent swaps toward fewer context switches (consecutive steps of different
+//    actors), so the story reads actor by actor.
+// Also finds a nearest passing schedule: one adjacent swap that makes the run pass.
+import type { Scenario } from '../actors/index.ts';
+import { sameProperty } from './properties.ts';
+import { runSchedule } from './replay.ts';
+import type { PropertyRef } from './types.ts';
+
+export interface ShrinkOptions {
+  /** Stop after this many candidate replays (default 4000). */
+  readonly maxReplays?: number;
+  /** Stop after this long (default 10 s). */
+  readonly timeLimitMs?: number;
+}
+
+/** The actor a step id is about: the receiver of a delivery or drop, the owner of a timer, the crashed actor. */
+export function actorOfStep(id: string): string {
+  const arrow = id.indexOf('->');
+  if (arrow >= 0) {
+    const rest = id.slice(arrow + 2);
+    const colon = rest.indexOf(':');
+    return colon >= 0 ? rest.slice(0, colon) : rest;
+  }
+  const parts = id.split(':');
+  return parts[1] ?? id;
+}
+
+export function contextSwitches(schedule: readonly string[]): number {
+  let n = 0;
+  for (let i = 1; i < schedule.length; i++) if (actorOfStep(schedule[i]!) !== actorOfStep(schedule[i - 1]!)) n++;
+  return n;
+}
+
+export function shrinkSchedule(sc: Scenario, property: PropertyRef, schedule: readonly string[], opts: ShrinkOptions = {}): string[] {
+  const maxReplays = opts.maxReplays ?? 4000;
+  const deadline = performance.now() + (opts.timeLimitMs ?? 10_000);
+  let replays = 0;
+  const budget = () => replays < maxReplays && performance.now() < deadline;
+  /** The schedule actually taken, if the candidate still fails the same way. */
+  const fails = (cand: readonly string[]): string[] | undefined => {
+    replays++;
+    let out;
+    try {
+      out = runSchedule(sc, cand, { detail: false, lenient: true });
+    } catch {
+      return undefined;
+    }
+    return out.property && sameProperty(out.property, property) ? out.schedule : undefined;
+  };
+
+  let cur = fails(schedule) ?? [...schedule];
+  // 1. ddmin over steps.
+  let n = 2;
+  while (cur.length > 0 && budget()) {
+    const chunk = Math.ceil(cur.length / n);
+    let reduced = false;
+    for (let start = 0; start < cur.length && budget(); start += chunk) {
+      const cand = [...cur.slice(0, start), ...cur.slice(start + chunk)];
+      const r = fails(cand);
+      if (r && r.length < cur.length) {
+        cur = r;
+        n = Math.max(n - 1, 2);
+        reduced = true;
+        break;
+      }
+    }
+    if (!reduced) {
+      if (chunk <= 1) break;
+      n = Math.min(cur.length, n * 2);
+    }
+  }
+  // 2. Adjacent swaps that lower the number of context switches.
+  let improved = true;
+  while (improved && budget()) {
+    improved = false;
+    const base = contextSwitches(cur);
+    for (let i = 0; i + 1 < cur.length && budget(); i++) {
+      if (actorOfStep(cur[i]!) === actorOfStep(cur[i + 1]!)) continue;
+      const cand = cur.slice();
+      [cand[i], cand[i + 1]] = [cand[i + 1]!, cand[i]!];
+      if (contextSwitches(cand) >= base) continue;
+      const r = fails(cand);
+      if (r && r.length <= cur.length && contextSwitches(r) < base) {
+        cur = r;
+        improved = true;
+        break;
+      }
+    }
+  }
+  return cur;
+}
+
+/** A schedule one adjacent swap away from `schedule` that runs to its end without any violation. */
+export function nearestPassing(sc: Scenario, schedule: readonly string[], maxTries = 200): string[] | undefined {
+  let tries = 0;
+  for (let i = schedule.length - 2; i >= 0 && tries < maxTries; i--) {
+    if (actorOfStep(schedule[i]!) === actorOfStep(schedule[i + 1]!)) continue;
+    const cand = schedule.slice();
+    [cand[i], cand[i + 1]] = [cand[i + 1]!, cand[i]!];
+    tries++;
+    try {
+      const r = runSchedule(sc, cand, { detail: false, lenient: true });
+      if (!r.property && r.schedule.length === cand.length) return r.schedule;
+    } catch {
+      // a candidate that cannot run is simply not a passing schedule
+    }
+  }
+  return undefined;
+}

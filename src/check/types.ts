@@ -1,0 +1,122 @@
+// The checker's public types (the contract the CLI, reports and tests build on).
+import type { Observable } from 'rxjs';
+import type { RecordedEvent, World } from '../actors/index.ts';
+
+export type Strategy = 'dfs' | 'bfs' | 'random' | 'pct' | 'swarm';
+
+/** Where a swarm worker gets the scenario from (scenarios are not transferable between threads). */
+export type ScenarioSource =
+  /** A family of src/machines/catalog.ts, built with these parameters. */
+  | { readonly family: string; readonly params?: Readonly<Record<string, unknown>> }
+  /** A module exporting a Scenario, or a function returning one (called with `args`). */
+  | { readonly module: string; readonly export: string; readonly args?: readonly unknown[] };
+
+export interface CheckOptions {
+  /** Default 'bfs'. */
+  strategy?: Strategy;
+  seed?: number;
+  /** Random / pct / swarm: how many runs (default 1000; swarm 10,000). */
+  runs?: number;
+  /** PCT bug depth d (default 3): d - 1 priority change points. */
+  depth?: number;
+  maxStates?: number;
+  maxDepth?: number;
+  timeLimitMs?: number;
+  /** Swarm: worker threads (default: cores). 0 runs in this thread. */
+  workers?: number;
+  /** Swarm: run only the index-th of count disjoint slices of the run indices. */
+  shard?: { index: number; count: number };
+  /** Swarm: the per-run strategy (default 'pct'). */
+  swarmStrategy?: 'random' | 'pct';
+  /** Partial-order reduction (sleep sets), default true. */
+  por?: boolean;
+  /** Shrink counterexamples, default true. */
+  shrink?: boolean;
+  /** Canonicalise symmetric actors, default true when the scenario declares symmetry groups. */
+  symmetry?: boolean;
+  /** Swarm: how a worker rebuilds the scenario (default: the catalog family named like the scenario). */
+  source?: ScenarioSource;
+  /** Random / pct: probability of taking an offered fault step (default 0.1). */
+  faultRate?: number;
+}
+
+export interface Progress {
+  states: number;
+  distinctStates: number;
+  transitions: number;
+  depth: number;
+  queue: number;
+  ms: number;
+  statesPerSecond: number;
+  runs?: number;
+}
+
+export interface PropertyRef {
+  name: string;
+  kind: 'invariant' | 'monitor' | 'eventually' | 'deadlock' | 'error' | 'unhandled';
+  message: string;
+}
+
+export interface Violation {
+  property: PropertyRef;
+  schedule: string[];
+  originalLength: number;
+  trace: RecordedEvent[];
+  world: World;
+  /** The seed of the run that found it (random, pct, swarm): replays alone. */
+  seed?: number;
+  /** Nearest passing schedule (one adjacent swap away), if found. */
+  passing?: string[];
+}
+
+export type CutBy = 'maxStates' | 'maxDepth' | 'timeLimit' | 'runs' | 'stopped';
+
+export interface CheckStats {
+  /** States generated (successors computed, duplicates included). */
+  states: number;
+  distinctStates: number;
+  transitions: number;
+  maxDepth: number;
+  ms: number;
+  statesPerSecond: number;
+  /** Bytes of the visited set per distinct state. */
+  bytesPerState: number;
+  runs?: number;
+}
+
+export interface CheckResult {
+  ok: boolean;
+  /** True when every reachable state was explored (dfs/bfs without a budget cut or violation). */
+  complete: boolean;
+  cutBy?: CutBy;
+  stats: CheckStats;
+  violation?: Violation;
+  /** `reachable` properties no explored world satisfied (conclusive only when `complete`). */
+  unreached: string[];
+  strategy: string;
+  seed: number;
+  /** The options in effect, including seed-derived ones (pct's d and k). */
+  options: Record<string, unknown>;
+}
+
+export interface CheckRun {
+  result: Promise<CheckResult>;
+  progress$: Observable<Progress>;
+  /** Ctrl-C: resolves `result` with the stats so far, complete: false, cutBy: 'stopped'. */
+  stop(): void;
+}
+
+export interface TraceFile {
+  schemaVersion: 1;
+  kind: 'interleave-trace';
+  tool: { name: 'interleave'; version: string };
+  scenario: { name: string; params: Record<string, unknown> };
+  options: Record<string, unknown>;
+  seed: number;
+  property: PropertyRef | null;
+  schedule: string[];
+  originalLength: number;
+  inputs?: { index: number; from: string; to: string; msg: unknown }[];
+  trace: unknown[];
+  passing?: { schedule: string[]; trace: unknown[] };
+}
