@@ -1,0 +1,153 @@
+// The vocabulary of the iterable-task checkpoint model: entries, keys, outcome
+// scripts and the configuration every actor of a scenario is built from.
+import { ScenarioError } from '../../actors/index.ts';
+
+export type Design = 'per-index' | 'per-round' | 'overwrite-one-key';
+export type Backend = 'database' | 'object-storage';
+
+/** An indexed task's outcome in one attempt, as the checkpoint stores it. */
+export type EntryStatus = 'success' | 'skipped' | 'up_for_retry';
+export interface Entry {
+  readonly i: number;
+  readonly s: EntryStatus;
+  /** try_number of the attempt that recorded it. */
+  readonly t: number;
+}
+
+/**
+ * What the operator of one index does in one attempt:
+ * s success, k skip, f failure (retry), n FAIL_WITHOUT_RETRY, x fail-fast
+ * (TaskDeferred and friends), d DeadlockImminentError (also fail-fast).
+ */
+export type Outcome = 's' | 'k' | 'f' | 'n' | 'x' | 'd';
+const OUTCOMES = new Set(['s', 'k', 'f', 'n', 'x', 'd']);
+
+export const MARKER_KEY = '_iterable_completed';
+export const ALL_KEY = '_iterable_all';
+export const batchKey = (n: number): string => `_iterable_batch_${n}`;
+export const indexKey = (i: number): string => `_iterable_${i}`;
+/** The batch number of a batch key, or -1. */
+export function batchNumber(key: string): number {
+  return key.startsWith('_iterable_batch_') ? Number(key.slice(16)) : -1;
+}
+
+export type Marker = { readonly completed: true; readonly try_number: number } | { readonly completed: false; readonly since: number };
+
+export interface AirflowConfig {
+  readonly design: Design;
+  readonly items: number;
+  /** task_concurrency: outcomes per round and indexed tasks in flight. */
+  readonly W: number;
+  readonly tries: number;
+  /** Per attempt (0-based), per index; missing means success. */
+  readonly script: readonly (readonly Outcome[])[];
+  readonly backend: Backend;
+  /** Serialised size of one entry (result included), in bytes. */
+  readonly entryBytes: number;
+  readonly maxValueStorageBytes: number;
+  /** Row cap of the database backend (MySQL MEDIUMTEXT: 16 MiB); 0 = no cap. */
+  readonly rowCapBytes: number;
+  // Open points of the spec's appendix, as switches with the spec's defaults.
+  /** (3) record the entry before the XCom push (default) or after it. */
+  readonly recordFirst: boolean;
+  /** (4) the round-closing coroutine awaits the write holding its slot (default), or a detached task does. */
+  readonly writeAwait: 'closing-slot' | 'detached';
+  /** (5) a failed marker write fails the attempt (default) or is only logged. */
+  readonly markerFailureFails: boolean;
+  /** (6) numbering after a clear-after-success rerun. */
+  readonly rerunNumbering: 'restartAt0' | 'appendAfterExisting';
+  /** (7) old protocol: per-index retry reads inside each coroutine (default) or all up front. */
+  readonly oldReads: 'in-coroutine' | 'upfront';
+  /** H2 guard: ignore a batch written by an older attempt than a lower key (default off, as in the seed). */
+  readonly staleGuard: boolean;
+  /** H5: keep the channel held until a cancelled request's response arrives (default on). */
+  readonly h5Guard: boolean;
+  // Faults (F1-F12) as switches; the checker chooses where they strike within `faultBudget`.
+  readonly faultBudget: number;
+  readonly writeError: boolean; // F1 (and F9 with the object-storage backend)
+  readonly ambiguousWrite: boolean; // F2
+  readonly readError: boolean; // F3
+  readonly hardKill: boolean; // F4
+  readonly softKill: 'none' | 'sigterm' | 'timeout'; // F5
+  readonly softKillTry: number;
+  readonly externalDelete: boolean; // F10, chosen by the checker between attempts
+  /** F10 deterministic: batch numbers deleted before try `deleteBeforeTry`. */
+  readonly deleteKeys: readonly number[];
+  readonly deleteBeforeTry: number;
+  readonly clear: 'none' | 'keep' | 'discard'; // F12, after a successful attempt
+  /** Build the properties (invariants, monitors); off for long simulations. */
+  readonly properties: boolean;
+}
+
+/**
+ * Parses an outcome script: letters per index, an optional count before a letter
+ * repeats it (`37s f 62s` = 37 successes, one failure, 62 successes; spaces are
+ * ignored), attempts separated by `/`. Indices past the script succeed.
+ */
+export function parseOutcomes(text: string): Outcome[][] {
+  if (text.trim() === '') return [];
+  return text.split('/').map((part, a) => {
+    const out: Outcome[] = [];
+    const re = /(\d*)([a-z])/g;
+    const clean = part.replace(/\s+/g, '');
+    let m: RegExpExecArray | null;
+    let consumed = 0;
+    while ((m = re.exec(clean)) !== null) {
+      if (m.index !== consumed) break;
+      consumed = re.lastIndex;
+      const c = m[2]!;
+      if (!OUTCOMES.has(c)) throw new ScenarioError(`outcome script: '${c}' in attempt ${a + 1} is not an outcome; use s (success), k (skip), f (failure), n (fail without retry), x (fail-fast), d (DeadlockImminentError)`);
+      const k = m[1] === '' ? 1 : Number(m[1]);
+      for (let j = 0; j < k; j++) out.push(c as Outcome);
+    }
+    if (consumed !== clean.length) throw new ScenarioError(`outcome script: cannot read '${clean.slice(consumed)}' in attempt ${a + 1}; write letters with optional counts, e.g. 'ssfsk' or '37s f 62s', attempts separated by '/'`);
+    return out;
+  });
+}
+
+export function outcomeOf(cfg: AirflowConfig, attempt: number, i: number): Outcome {
+  return cfg.script[attempt - 1]?.[i] ?? 's';
+}
+
+export function isFailFast(o: Outcome): boolean {
+  return o === 'x' || o === 'd';
+}
+
+export const DEFAULT_CONFIG: AirflowConfig = {
+  design: 'per-round',
+  items: 5,
+  W: 16,
+  tries: 2,
+  script: [],
+  backend: 'database',
+  entryBytes: 100,
+  maxValueStorageBytes: 65535,
+  rowCapBytes: 16 * 1024 * 1024,
+  recordFirst: true,
+  writeAwait: 'closing-slot',
+  markerFailureFails: true,
+  rerunNumbering: 'restartAt0',
+  oldReads: 'in-coroutine',
+  staleGuard: false,
+  h5Guard: true,
+  faultBudget: 0,
+  writeError: false,
+  ambiguousWrite: false,
+  readError: false,
+  hardKill: false,
+  softKill: 'none',
+  softKillTry: 1,
+  externalDelete: false,
+  deleteKeys: [],
+  deleteBeforeTry: 2,
+  clear: 'none',
+  properties: true,
+};
+
+export function configOf(over: Partial<AirflowConfig>): AirflowConfig {
+  const cfg = { ...DEFAULT_CONFIG, ...over };
+  if (!Number.isInteger(cfg.items) || cfg.items < 0) throw new ScenarioError(`items must be a whole number >= 0, got ${cfg.items}`);
+  if (!Number.isInteger(cfg.W) || cfg.W < 1) throw new ScenarioError(`taskConcurrency must be at least 1 (Airflow refuses 0), got ${cfg.W}`);
+  if (!Number.isInteger(cfg.tries) || cfg.tries < 1) throw new ScenarioError(`tries must be at least 1, got ${cfg.tries}`);
+  return cfg;
+}

@@ -1,0 +1,52 @@
+// Builds the `airflow-checkpoints` scenario: the task process, W operator slots,
+// the supervisor, the task state store (src/storage), the XCom table and the runner.
+import { defineScenario, type ActorLogic, type ActorSpec, type Scenario } from '../../actors/index.ts';
+import { taskStateStore } from '../../storage/task-state.ts';
+import type { TaskStateFault } from '../../storage/messages.ts';
+import { batchNumber, configOf, type AirflowConfig } from './config.ts';
+import { operatorMachine, runnerMachine, supervisorMachine, xcomTable } from './actors.ts';
+import { taskProcessMachine } from './task-process.ts';
+import { airflowProperties } from './properties.ts';
+
+/** The task state store with the fault switches of the configuration (F1, F2, F3, F9, F10). */
+export function storeFor(cfg: AirflowConfig) {
+  return taskStateStore({
+    backend: cfg.backend,
+    maxValueStorageBytes: cfg.maxValueStorageBytes,
+    rowCapBytes: cfg.rowCapBytes > 0 ? cfg.rowCapBytes : Infinity,
+    faults: {
+      choose: (msg) => {
+        const out: TaskStateFault[] = [];
+        if (msg.type === 'ts.set') {
+          if (cfg.writeError) out.push('fail');
+          if (cfg.ambiguousWrite) out.push('ambiguous');
+        } else if (msg.type === 'ts.get') {
+          if (cfg.readError) out.push('fail');
+          // Retention cleanup or a lifecycle rule removed a batch just before the retry read it.
+          if (cfg.externalDelete && batchNumber(String(msg.key)) >= 0) out.push('vanished');
+        }
+        return out;
+      },
+    },
+  });
+}
+
+export function buildAirflow(over: Partial<AirflowConfig>): Scenario {
+  const cfg = configOf(over);
+  const actors: Record<string, ActorLogic | ActorSpec> = { task: taskProcessMachine(cfg) };
+  for (let k = 0; k < cfg.W; k++) actors[`op${k}`] = operatorMachine;
+  actors.supervisor = supervisorMachine(cfg);
+  actors.store = storeFor(cfg);
+  actors.xcom = xcomTable;
+  actors.runner = runnerMachine(cfg);
+  const props = cfg.properties ? airflowProperties(cfg) : {};
+  return defineScenario({
+    name: 'airflow-checkpoints',
+    description: `iterable task checkpoints, design ${cfg.design}, N=${cfg.items}, W=${cfg.W}`,
+    actors,
+    faults: { budget: cfg.faultBudget, crash: cfg.hardKill ? ['task'] : [], restart: ['task'], outcomes: ['store'] },
+    acceptEnd: (q) => q.context('runner').final !== null,
+    ...props,
+    params: { ...cfg, script: cfg.script.map((a) => a.join('')).join('/') },
+  });
+}

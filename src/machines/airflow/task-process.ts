@@ -1,0 +1,56 @@
+// The task process (child) as an xstate machine. Its phases are the machine's
+// states; the work of each event is done by the pure functions of attempt.ts
+// (the attempt driver, with the checkpoint writer, reader and request channel as
+// its components), whose new context and messages the machine commits.
+import { enqueueActions, setup } from 'xstate';
+import { send } from '../../actors/index.ts';
+import type { AirflowConfig, Outcome } from './config.ts';
+import { initialTask, onResponse, onRunEnd, onSigTerm, onStart, type Out, type Phase, type TaskCtx } from './attempt.ts';
+
+type TaskEvent =
+  | { type: 'Start'; a: number }
+  | { type: 'RunEnd'; a: number; i: number; o: Outcome }
+  | { type: 'SigTerm'; a: number; kind: 'sigterm' | 'timeout' }
+  | { type: 'TaskStateStoreResult'; a: number; rid: number; value: unknown }
+  | { type: 'OKResponse'; a: number; rid: number }
+  | { type: 'ErrorResponse'; a: number; rid: number; error: string };
+
+const PHASES: readonly Phase[] = ['idle', 'reading', 'looping', 'closing', 'exited'];
+
+export function taskProcessMachine(cfg: AirflowConfig) {
+  const commit = (f: (c: TaskCtx, e: any) => { c: TaskCtx; out: Out[] }): any =>
+    enqueueActions(({ context, event, enqueue }: { context: TaskCtx; event: any; enqueue: any }) => {
+      const r = f(context, event);
+      if (r.c !== context) enqueue.assign(() => r.c);
+      for (const o of r.out) enqueue(send(o.to, o.msg));
+    });
+  const respond = commit((c, e) => {
+    const resp = e.type === 'TaskStateStoreResult' ? { a: e.a, rid: e.rid, value: e.value }
+      : e.type === 'ErrorResponse' && e.error === 'TASK_STORE_NOT_FOUND' ? { a: e.a, rid: e.rid }
+      : e.type === 'ErrorResponse' ? { a: e.a, rid: e.rid, error: String(e.error) }
+      : { a: e.a, rid: e.rid };
+    return onResponse(c, cfg, resp);
+  });
+  const route = (here: Phase) => PHASES.filter((p) => p !== here).map((p) => ({ guard: ({ context }: { context: TaskCtx }) => context.phase === p, target: p }));
+  return setup({ types: {} as { context: TaskCtx; events: TaskEvent } }).createMachine({
+    id: 'task',
+    context: () => initialTask(cfg.W),
+    initial: 'idle',
+    on: {
+      Start: { actions: commit((c, e) => onStart(c, cfg, e.a)) },
+      RunEnd: { actions: commit((c, e) => onRunEnd(c, cfg, e)) },
+      SigTerm: { actions: commit((c, e) => onSigTerm(c, cfg, e)) },
+      TaskStateStoreResult: { actions: respond },
+      OKResponse: { actions: respond },
+      ErrorResponse: { actions: respond },
+    },
+    states: {
+      // A (re)started process announces itself; the runner answers with the try to run.
+      idle: { entry: send('runner', { type: 'Hello' }), always: route('idle') },
+      reading: { always: route('reading') },
+      looping: { always: route('looping') },
+      closing: { always: route('closing') },
+      exited: { always: route('exited') },
+    },
+  });
+}
