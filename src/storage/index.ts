@@ -23,3 +23,6 @@ export {
 export { peekStash, shouldStash, shardName, uploadParts, type StashState, type Upload, type Shard } from './stash.ts';
 export * from './invariants.ts';
 export { simClient, type SimClient, type SimCall } from './sim-client.ts';
+// Live adapters (fs, SQLite) are in './live/index.ts', so importing the simulated
+// stores does not load native modules.
+export { scriptClient, type ScriptState } from './script-client.ts';

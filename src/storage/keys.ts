@@ -29,6 +29,14 @@ export function keyProblem(key: unknown): string | undefined {
   return undefined;
 }
 
+/** Why `prefix` is not a valid list prefix (`''`, or a key that may end mid-segment or with '/'), or `undefined`. */
+export function prefixProblem(prefix: unknown): string | undefined {
+  if (typeof prefix !== 'string') return "a list prefix must be a string (use '' for every key)";
+  if (prefix.length === 0) return undefined;
+  const p = keyProblem(prefix.endsWith('/') ? `${prefix}x` : prefix);
+  return p === undefined ? undefined : `prefix '${prefix}': ${p}`;
+}
+
 /** Throws a `StorageKeyError` unless `key` is a valid object key. */
 export function checkKey(key: unknown): string {
   const p = keyProblem(key);

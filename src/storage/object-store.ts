@@ -18,7 +18,7 @@ import type { ReducerContext, ReducerLogic, ReducerResult } from '../actors/scen
 import type { Message } from '../actors/types.ts';
 import { NONE, ioEvent, isBytes, offered, outcomeOf, without } from './common.ts';
 import { handleDoc, isDocRequest, docKeyOf } from './documents.ts';
-import { keyProblem } from './keys.ts';
+import { keyProblem, prefixProblem } from './keys.ts';
 import { ErrorCode, errorReply, type ObjectStoreOptions, type S3Op, type StoreFault } from './messages.ts';
 import { emptyStore, faultReply, missingKeyError, withReq, type Handled, type StoreConfig, type StoreState } from './store-core.ts';
 
@@ -44,6 +44,8 @@ export function handleS3(cfg: StoreConfig, s: StoreState, msg: Message, ctx: Red
   if (type === 's3.list') {
     const prefix = msg.prefix;
     if (typeof prefix !== 'string') return done(s, errorReply(err, ErrorCode.InvalidRequest, 's3.list needs a string `prefix` (use \'\' for every key)', req as never, { key: String(prefix) }));
+    const pp = prefixProblem(prefix);
+    if (pp !== undefined) return done(s, errorReply(err, ErrorCode.InvalidKey, pp, req as never, { key: prefix }));
     const keys = Object.keys(s.objects).filter((k) => k.startsWith(prefix)).sort();
     return done(s, withReq({ type: 's3.list.ok', prefix, keys }, req));
   }

@@ -1,0 +1,107 @@
+// The live task state store on SQLite (better-sqlite3 12): one table keyed by
+// (dag_id, run_id, task_id, map_index, key), WAL mode. The same size checks as the
+// simulated database backend: over `maxValueStorageBytes` warns (onWarning, and
+// `warned: true` on the reply) and writes; over `rowCapBytes` fails ValueTooLarge.
+import Database from 'better-sqlite3';
+import type { ExternalHandler } from '../../actors/live.ts';
+import type { Message } from '../../actors/types.ts';
+import { DEFAULT_MAX_VALUE_STORAGE_BYTES, MYSQL_MEDIUMTEXT_BYTES, type TaskScope } from '../messages.ts';
+import { valueBytes } from '../task-state.ts';
+import { answerTaskState, taskStateHandler, type TaskStateBackendApi } from './task-state-api.ts';
+
+export interface SqliteTaskStateOptions {
+  readonly maxValueStorageBytes?: number;
+  readonly rowCapBytes?: number;
+  /** Called for every value over `maxValueStorageBytes` (the write proceeds). */
+  readonly onWarning?: (w: { key: string; bytes: number; limit: number; message: string }) => void;
+}
+
+type Row = { value: string; expires_at: number | null };
+
+export class SqliteTaskStateStore implements TaskStateBackendApi {
+  readonly db: Database.Database;
+  readonly maxValueStorageBytes: number;
+  readonly rowCapBytes: number;
+  private readonly onWarning: SqliteTaskStateOptions['onWarning'];
+  private readonly st: {
+    get: Database.Statement<[string, string, string, number, string], Row>;
+    set: Database.Statement<[string, string, string, number, string, string, number | null]>;
+    del: Database.Statement<[string, string, string, number, string]>;
+    clear: Database.Statement<[string, string, string, number]>;
+    expire: Database.Statement<[number]>;
+  };
+
+  /** Opens (or creates) the database at `file` (`:memory:` for a throwaway one). */
+  constructor(file: string, opts: SqliteTaskStateOptions = {}) {
+    this.maxValueStorageBytes = opts.maxValueStorageBytes ?? DEFAULT_MAX_VALUE_STORAGE_BYTES;
+    this.rowCapBytes = opts.rowCapBytes ?? MYSQL_MEDIUMTEXT_BYTES;
+    this.onWarning = opts.onWarning;
+    this.db = new Database(file);
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma('synchronous = NORMAL');
+    this.db.exec(`CREATE TABLE IF NOT EXISTS task_state (
+      dag_id TEXT NOT NULL, run_id TEXT NOT NULL, task_id TEXT NOT NULL, map_index INTEGER NOT NULL,
+      key TEXT NOT NULL, value TEXT NOT NULL, expires_at INTEGER,
+      PRIMARY KEY (dag_id, run_id, task_id, map_index, key))`);
+    const scope = 'dag_id = ? AND run_id = ? AND task_id = ? AND map_index = ?';
+    this.st = {
+      get: this.db.prepare(`SELECT value, expires_at FROM task_state WHERE ${scope} AND key = ?`),
+      set: this.db.prepare(
+        'INSERT INTO task_state (dag_id, run_id, task_id, map_index, key, value, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (dag_id, run_id, task_id, map_index, key) DO UPDATE SET value = excluded.value, expires_at = excluded.expires_at',
+      ),
+      del: this.db.prepare(`DELETE FROM task_state WHERE ${scope} AND key = ?`),
+      clear: this.db.prepare(`DELETE FROM task_state WHERE ${scope}`),
+      expire: this.db.prepare('DELETE FROM task_state WHERE expires_at IS NOT NULL AND expires_at <= ?'),
+    };
+  }
+
+  readonly handler: ExternalHandler = taskStateHandler(this);
+
+  handle(msg: Message): Promise<Message> {
+    return answerTaskState(this, msg);
+  }
+
+  keyProblem(): string | undefined {
+    return undefined;
+  }
+
+  async set(scope: TaskScope, key: string, value: string, expiresAt: number | null) {
+    const bytes = valueBytes(value);
+    if (bytes > this.rowCapBytes) return { tooLarge: `task state value for key '${key}' is ${bytes} bytes, over the row cap of ${this.rowCapBytes} bytes (MySQL MEDIUMTEXT)` };
+    const warned = bytes > this.maxValueStorageBytes;
+    if (warned) {
+      this.onWarning?.({ key, bytes, limit: this.maxValueStorageBytes, message: `task state value for key '${key}' is ${bytes} bytes, over max_value_storage_bytes (${this.maxValueStorageBytes}); writing it anyway` });
+    }
+    this.st.set.run(scope.dagId, scope.runId, scope.taskId, scope.mapIndex, key, value, expiresAt);
+    return { key, bytes, warned };
+  }
+
+  async get(scope: TaskScope, key: string) {
+    const r = this.st.get.get(scope.dagId, scope.runId, scope.taskId, scope.mapIndex, key);
+    return { key, found: r !== undefined, value: r?.value ?? null, expiresAt: r?.expires_at ?? null };
+  }
+
+  async delete(scope: TaskScope, key: string) {
+    this.st.del.run(scope.dagId, scope.runId, scope.taskId, scope.mapIndex, key);
+  }
+
+  async clear(scope: TaskScope) {
+    return this.st.clear.run(scope.dagId, scope.runId, scope.taskId, scope.mapIndex).changes;
+  }
+
+  async cleanup(opts: { before?: number; scope?: TaskScope; keys?: readonly string[] }) {
+    let n = 0;
+    this.db.transaction(() => {
+      if (opts.before !== undefined) n += this.st.expire.run(opts.before).changes;
+      if (opts.keys && opts.scope) {
+        const s = opts.scope;
+        for (const k of opts.keys) n += this.st.del.run(s.dagId, s.runId, s.taskId, s.mapIndex, k).changes;
+      }
+    })();
+    return n;
+  }
+
+  close(): void {
+    this.db.close();
+  }
+}

@@ -1,0 +1,91 @@
+// The shared front of the live task state stores: validates a ts.* request the
+// same way the simulated store does, calls the backend, and builds the reply.
+import type { ExternalHandler } from '../../actors/live.ts';
+import type { Message } from '../../actors/types.ts';
+import { ErrorCode, errorReply, type TaskScope, type TsReply } from '../messages.ts';
+import { scopeProblem } from '../task-state.ts';
+
+type Ok<T extends TsReply['type']> = Omit<Extract<TsReply, { type: T }>, 'type' | 'req'>;
+
+/** What a live backend implements. Throwing an `Error` becomes WriteFailed/ReadFailed. */
+export interface TaskStateBackendApi {
+  set(scope: TaskScope, key: string, value: string, expiresAt: number | null): Promise<Ok<'ts.set.ok'> | { tooLarge: string }>;
+  get(scope: TaskScope, key: string): Promise<Ok<'ts.get.ok'>>;
+  delete(scope: TaskScope, key: string): Promise<void>;
+  clear(scope: TaskScope): Promise<number>;
+  cleanup(opts: { before?: number; scope?: TaskScope; keys?: readonly string[] }): Promise<number>;
+  /** Why this (scope, key) cannot be stored here (an object path that escapes), or undefined. */
+  keyProblem(scope: TaskScope, key: string): string | undefined;
+}
+
+/** Answers one ts.* request against a live backend. */
+export async function answerTaskState(api: TaskStateBackendApi, msg: Message): Promise<Message> {
+  const type = msg.type;
+  const req = msg.req as string | number | undefined;
+  const err = `${type}.error`;
+  const withR = (m: Record<string, unknown>) => (req === undefined ? m : { ...m, req }) as Message;
+  const bad = (code: ErrorCode, message: string, key?: string) => errorReply(err, code, message, req, key === undefined ? {} : { key });
+  const write = type === 'ts.set' || type === 'ts.delete' || type === 'ts.clear' || type === 'ts.cleanup';
+  const failed = (e: unknown, key?: string) =>
+    errorReply(err, write ? ErrorCode.WriteFailed : ErrorCode.ReadFailed, `${write ? 'writing' : 'reading'} task state${key ? ` key '${key}'` : ''} failed: ${(e as Error)?.message ?? String(e)}`, req, key === undefined ? {} : { key });
+
+  if (type === 'ts.cleanup') {
+    if (msg.before !== undefined && typeof msg.before !== 'number') return bad(ErrorCode.InvalidRequest, 'ts.cleanup `before` must be a number (virtual ms)');
+    if (msg.keys !== undefined) {
+      const sp = scopeProblem(msg.scope);
+      if (sp !== undefined) return bad(ErrorCode.InvalidRequest, `ts.cleanup with keys: ${sp}`);
+      if (!(msg.keys as unknown[]).every((k) => typeof k === 'string')) return bad(ErrorCode.InvalidRequest, 'ts.cleanup `keys` must be strings');
+    }
+    try {
+      const opts: { before?: number; scope?: TaskScope; keys?: readonly string[] } = {};
+      if (msg.before !== undefined) opts.before = msg.before as number;
+      if (msg.scope !== undefined) opts.scope = msg.scope as TaskScope;
+      if (msg.keys !== undefined) opts.keys = msg.keys as string[];
+      return withR({ type: 'ts.cleanup.ok', deleted: await api.cleanup(opts) });
+    } catch (e) {
+      return failed(e);
+    }
+  }
+  if (type !== 'ts.get' && type !== 'ts.set' && type !== 'ts.delete' && type !== 'ts.clear') {
+    return errorReply(err, ErrorCode.InvalidRequest, `the task state store does not answer '${type}'; it answers ts.get, ts.set, ts.delete, ts.clear, ts.cleanup`, req);
+  }
+  const sp = scopeProblem(msg.scope);
+  if (sp !== undefined) return bad(ErrorCode.InvalidRequest, sp);
+  const scope = msg.scope as TaskScope;
+  if (type === 'ts.clear') {
+    try {
+      return withR({ type: 'ts.clear.ok', deleted: await api.clear(scope) });
+    } catch (e) {
+      return failed(e);
+    }
+  }
+  const key = msg.key;
+  if (typeof key !== 'string' || key.length === 0) return bad(ErrorCode.InvalidRequest, `${type} needs a non-empty string \`key\``);
+  const kp = api.keyProblem(scope, key);
+  if (kp !== undefined) return bad(ErrorCode.InvalidKey, kp, key);
+  try {
+    switch (type) {
+      case 'ts.get':
+        return withR({ type: 'ts.get.ok', ...(await api.get(scope, key)) });
+      case 'ts.delete':
+        await api.delete(scope, key);
+        return withR({ type: 'ts.delete.ok', key });
+      case 'ts.set': {
+        const value = msg.value;
+        if (typeof value !== 'string') return bad(ErrorCode.InvalidRequest, `ts.set of '${key}' needs \`value\` as a string (serialized JSON); the value must not be None`, key);
+        const expiresAt = msg.expiresAt ?? null;
+        if (expiresAt !== null && typeof expiresAt !== 'number') return bad(ErrorCode.InvalidRequest, 'ts.set `expiresAt` must be a number or null', key);
+        const r = await api.set(scope, key, value, expiresAt as number | null);
+        if ('tooLarge' in r) return bad(ErrorCode.ValueTooLarge, r.tooLarge, key);
+        return withR({ type: 'ts.set.ok', ...r });
+      }
+    }
+  } catch (e) {
+    return failed(e, key);
+  }
+}
+
+/** An `ExternalHandler` for `runLive` over a live backend. */
+export function taskStateHandler(api: TaskStateBackendApi): ExternalHandler {
+  return async (msg, from) => [{ to: from, msg: await answerTaskState(api, msg) }];
+}

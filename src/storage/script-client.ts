@@ -1,0 +1,28 @@
+// A reducer that sends a fixed list of requests to one store, one at a time (the
+// next after the previous reply), and keeps the replies. For tests, benchmarks and
+// small scenarios: `{ client: scriptClient('store', [s3Put(...), s3Get(...)]) }`
+// with a start message `{ to: 'client', msg: { type: 'go' } }`.
+import type { ReducerLogic } from '../actors/scenario.ts';
+import type { Message } from '../actors/types.ts';
+
+export interface ScriptState {
+  readonly next: number;
+  readonly replies: readonly Message[];
+}
+
+export function scriptClient(store: string, requests: readonly Message[], opts: { loop?: boolean; keep?: boolean } = {}): ReducerLogic<ScriptState> {
+  const keep = opts.keep ?? true;
+  const sendNext = (s: ScriptState) => {
+    if (s.next >= requests.length && !opts.loop) return { state: s };
+    const msg = requests[s.next % requests.length]!;
+    return { state: { ...s, next: s.next + 1 }, send: [{ to: store, msg }] };
+  };
+  return {
+    kind: 'reducer',
+    init: () => ({ next: 0, replies: [] }),
+    receive(s, msg) {
+      if (msg.type === 'go') return sendNext(s);
+      return sendNext(keep ? { ...s, replies: [...s.replies, msg] } : s);
+    },
+  };
+}
