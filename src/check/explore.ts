@@ -2,10 +2,11 @@
 // `apply`, with state dedupe by fingerprint and sleep-set reduction (por.ts).
 // Breadth-first finds a shortest counterexample first. Both explore with
 // `apply(..., { detail: false })`; the counterexample trace is replayed with detail.
-import { apply, enabled, initialWorld, type Scenario, type Step, type World } from '../actors/index.ts';
+import { apply, enabled, initialWorld, isQuiescent, type Scenario, type Step, type World } from '../actors/index.ts';
 import { inSet, maskOf, nextSleep, stepBit, visible, type PorContext } from './por.ts';
 import { endViolation, stepViolation } from './properties.ts';
 import type { Explorer, Session } from './session.ts';
+import type { PropertyRef } from './types.ts';
 
 /** A state to expand: the steps still to take from it and its sleep set. */
 interface Node {
@@ -45,6 +46,13 @@ abstract class Search implements Explorer {
   /** Called when a node has no more steps. */
   protected abstract retire(n: Node): void;
 
+  /** Records a violation; true when exploration stops (unless an inspector asks to go on). */
+  private report(property: PropertyRef, schedule: string[]): boolean {
+    if (this.s.opts.inspect?.violation?.(property, schedule)) return false;
+    this.s.found = { property, schedule };
+    return true;
+  }
+
   /** Records a new or revisited state; returns the node to expand, if any. */
   private arrive(world: World, depth: number, sleep: Step[], parent: Node | undefined, via: string | undefined): Node | undefined {
     const s = this.s;
@@ -63,11 +71,10 @@ abstract class Search implements Explorer {
     s.reach.see(world);
     if (depth > s.maxDepth) s.maxDepth = depth;
     const all = enabled(this.sc, world);
+    const inspect = s.opts.inspect;
+    if (inspect?.quiescent && isQuiescent(all)) inspect.quiescent(world);
     const end = endViolation(this.sc, world, all);
-    if (end) {
-      s.found = { property: end, schedule: scheduleOf(parent, via) };
-      return undefined;
-    }
+    if (end && this.report(end, scheduleOf(parent, via))) return undefined;
     if (all.length === 0) return undefined;
     if (depth >= s.maxDepthBudget) {
       s.cutBy ??= 'maxDepth';
@@ -86,9 +93,8 @@ abstract class Search implements Explorer {
       const init = initialWorld(sc, { detail: false });
       s.states++;
       const v = stepViolation(sc, init.world, init.events);
-      if (v) {
+      if (v && this.report(v, [])) {
         s.visit(init.world);
-        s.found = { property: v, schedule: [] };
         return true;
       }
       const root = this.arrive(init.world, 0, [], undefined, undefined);
@@ -117,9 +123,8 @@ abstract class Search implements Explorer {
       s.transitions++;
       s.states++;
       const v = stepViolation(sc, r.world, r.events);
-      if (v) {
+      if (v && this.report(v, scheduleOf(n, t.id))) {
         s.visit(r.world);
-        s.found = { property: v, schedule: scheduleOf(n, t.id) };
         return true;
       }
       let sleep: Step[] = [];

@@ -16,7 +16,6 @@
 // scenario starts from the same world fingerprint; if no source fits, the swarm runs
 // in this thread (workers: 0) and says so in result.options.swarmNote.
 import { availableParallelism } from 'node:os';
-import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { Subject } from 'rxjs';
@@ -82,10 +81,6 @@ async function defaultSource(sc: Scenario): Promise<ScenarioSource | undefined> 
   }
 }
 
-function tsxLoader(): string {
-  return pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
-}
-
 export function runSwarm(sc: Scenario, s: Session, cfg: SampleConfig, runs: number, opts: CheckOptions, progress: Subject<Progress>): SwarmHandle {
   let stopped = false;
   let stopAll: () => void = () => {};
@@ -119,7 +114,6 @@ export function runSwarm(sc: Scenario, s: Session, cfg: SampleConfig, runs: numb
     let best: Extract<FromWorker, { type: 'found' }> | undefined;
     let failure: string | undefined;
     const workers: Worker[] = [];
-    const loader = tsxLoader();
     const finished = Array.from({ length: wanted }, (_, w) =>
       new Promise<void>((resolve) => {
         const init: WorkerInit = {
@@ -132,7 +126,7 @@ export function runSwarm(sc: Scenario, s: Session, cfg: SampleConfig, runs: numb
           stride: shard.count * wanted,
           opts: { ...(opts.maxStates !== undefined ? { maxStates: opts.maxStates } : {}), ...(opts.timeLimitMs !== undefined ? { timeLimitMs: opts.timeLimitMs } : {}), symmetry },
         };
-        const worker = new Worker(new URL('./swarm-worker.ts', import.meta.url), { execArgv: ['--import', loader], workerData: init });
+        const worker = new Worker(new URL('./swarm-boot.mjs', import.meta.url), { workerData: init });
         workers.push(worker);
         per[w] = { states: 0, transitions: 0, runs: 0, distinct: 0, maxDepth: 0 };
         worker.on('message', (m: FromWorker) => {

@@ -38,6 +38,15 @@ export interface CheckOptions {
   source?: ScenarioSource;
   /** Random / pct: probability of taking an offered fault step (default 0.1). */
   faultRate?: number;
+  /** dfs / bfs: observe the exploration (tests of soundness, tools). */
+  inspect?: Inspect;
+}
+
+export interface Inspect {
+  /** Called once for every distinct quiescent world (nothing but faults enabled). */
+  quiescent?(world: World): void;
+  /** Called for every violation found; return true to record it and keep exploring. */
+  violation?(property: PropertyRef, schedule: readonly string[]): boolean;
 }
 
 export interface Progress {

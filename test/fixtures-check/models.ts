@@ -253,7 +253,7 @@ interface OrderState {
   readonly aFirst: boolean;
 }
 
-export function orderingBug(k: number, depth: 1 | 2): Scenario {
+export function orderingBug(k: number, depth: 1 | 2, noise = 0): Scenario {
   const monitor = {
     init: { a: 0, b: 0, aFirst: false } as OrderState,
     watches: (e: TraceEvent) => e.kind === 'deliver' && (e.to === 'A' || e.to === 'B'),
@@ -267,10 +267,12 @@ export function orderingBug(k: number, depth: 1 | 2): Scenario {
   };
   return defineScenario({
     name: `test-order-d${depth}`,
-    actors: { A: stepper, B: stepper },
+    actors: { A: stepper, B: stepper, ...(noise > 0 ? { n1: { logic: noisy, input: { n: noise } }, n2: { logic: noisy, input: { n: noise } } } : {}) },
     start: [
       { to: 'A', msg: { type: 'step', k } },
       { to: 'B', msg: { type: 'step', k } },
+      // Two balls, so the unwatched actors have independent steps of their own.
+      ...(noise > 0 ? [{ to: 'n1', msg: { type: 'ball' } }, { to: 'n2', msg: { type: 'ball' } }] : []),
     ],
     monitors: { order: monitor },
     params: { k, depth },
