@@ -1,0 +1,103 @@
+// Fingerprints and the visited set: canonical (order-insensitive objects, bytes by
+// content), equal for worlds reached by commuting steps, compact, and symmetry.
+import { describe, expect, it } from 'vitest';
+import { apply, enabled, initialWorld, rng, type Scenario, type World } from '../src/actors/index.ts';
+import { Hasher, VisitedSet, WorldHasher, check, fpHex } from '../src/check/index.ts';
+import { lostUpdate, tokenRing } from './fixtures-check/models.ts';
+
+function h(v: unknown): string {
+  const x = new Hasher();
+  x.hash(v);
+  return `${x.ha}:${x.hb}`;
+}
+
+function run(sc: Scenario, ids: string[]): World {
+  let w = initialWorld(sc, { detail: false }).world;
+  for (const id of ids) w = apply(sc, w, enabled(sc, w).find((s) => s.id === id)!, { detail: false }).world;
+  return w;
+}
+
+describe('structural hash', () => {
+  it('is canonical for plain objects, ordered for arrays, typed by value', () => {
+    expect(h({ a: 1, b: [2, 3] })).toBe(h({ b: [2, 3], a: 1 }));
+    expect(h({ a: 1, b: undefined })).toBe(h({ a: 1 }));
+    expect(h([1, 2])).not.toBe(h([2, 1]));
+    expect(h(0)).not.toBe(h('0'));
+    expect(h(1)).not.toBe(h(true));
+    expect(h(null)).not.toBe(h(undefined));
+    expect(h(0.5)).not.toBe(h(0.25));
+    expect(h(new Map([['x', 1], ['y', 2]]))).toBe(h(new Map([['y', 2], ['x', 1]])));
+    expect(h(new Uint8Array([1, 2, 3]))).toBe(h(new Uint8Array([1, 2, 3])));
+    expect(h(new Uint8Array([1, 2, 3]))).not.toBe(h(new Uint8Array([1, 2, 4])));
+    expect(h({ a: { b: 1 } })).not.toBe(h({ a: { b: 2 } }));
+  });
+
+  it('gives 64-bit keys with no collisions over many small distinct values', () => {
+    const seen = new Set<string>();
+    for (let i = 0; i < 20_000; i++) seen.add(h({ i, s: `k${i % 97}`, xs: [i & 7, i >> 3] }));
+    expect(seen.size).toBe(20_000);
+  });
+
+  it('hashes an xstate snapshot by value, status and context only', async () => {
+    const sc = lostUpdate();
+    const a = run(sc, ['deliver:env->c1:go']);
+    const b = run(sc, ['deliver:env->c1:go']);
+    const i = sc.index.get('c1')!;
+    expect(a.snaps[i]).not.toBe(b.snaps[i]);
+    expect(h(a.snaps[i])).toBe(h(b.snaps[i]));
+  });
+});
+
+describe('world fingerprints', () => {
+  it('worlds reached by commuting steps are equal; different worlds differ', () => {
+    const sc = lostUpdate();
+    const wh = new WorldHasher(sc, false);
+    const x = run(sc, ['deliver:env->c1:go', 'deliver:env->c2:go']);
+    const y = run(sc, ['deliver:env->c2:go', 'deliver:env->c1:go']);
+    const z = run(sc, ['deliver:env->c1:go']);
+    expect(fpHex(wh.fp(x))).toBe(fpHex(wh.fp(y)));
+    expect(fpHex(wh.fp(x))).not.toBe(fpHex(wh.fp(z)));
+  });
+
+  it('symmetry collapses interchangeable clients without changing the verdict', async () => {
+    const plain = lostUpdate({ cas: true, clients: 3 });
+    const sym = { ...plain, symmetry: [['c1', 'c2', 'c3']] } as Scenario;
+    const a = await check(plain, { strategy: 'bfs' });
+    const b = await check(sym, { strategy: 'bfs' });
+    expect(a.ok && b.ok && a.complete && b.complete).toBe(true);
+    expect(b.options.symmetry).toBe(true);
+    expect(b.stats.distinctStates).toBeLessThan(a.stats.distinctStates);
+    const off = await check(sym, { strategy: 'bfs', symmetry: false });
+    expect(off.stats.distinctStates).toBe(a.stats.distinctStates);
+    const race = await check({ ...lostUpdate({ clients: 3 }), symmetry: [['c1', 'c2', 'c3']] } as Scenario, { strategy: 'bfs' });
+    expect(race.ok).toBe(false);
+    expect(race.violation!.schedule).toHaveLength(8);
+  });
+});
+
+describe('visited set', () => {
+  it('holds many fingerprints at <= 20 bytes a state (8-byte slots, at most 80% full)', () => {
+    const v = new VisitedSet();
+    const r = rng(1);
+    const keys: [number, number][] = [];
+    for (let i = 0; i < 300_000; i++) keys.push([r.nextU32(), r.nextU32()]);
+    let added = 0,
+      again = 0,
+      found = 0;
+    for (const [a, b] of keys) if (v.add(a, b)) added++;
+    for (const [a, b] of keys) if (v.add(a, b)) again++;
+    for (const [a, b] of keys) if (v.has(a, b)) found++;
+    expect([added, again, found, v.size]).toEqual([300_000, 0, 300_000, 300_000]);
+    expect(v.has(12345, 67890)).toBe(false);
+    expect(v.bytes / v.size).toBeLessThanOrEqual(20);
+    expect(v.add(0, 0)).toBe(true);
+    expect(v.add(0, 0)).toBe(false);
+  });
+
+  it('a larger exploration stays compact', async () => {
+    const r = await check(tokenRing(5, 1, 2), { strategy: 'dfs', por: false });
+    expect(r.complete).toBe(true);
+    expect(r.stats.distinctStates).toBeGreaterThan(1000);
+    expect(r.stats.bytesPerState).toBeLessThanOrEqual(20);
+  });
+});
