@@ -3,7 +3,16 @@
 import { describe, expect, it } from 'vitest';
 import { drive, randomChooser, simulate } from '../src/actors/index.ts';
 import { iterableTaskScenario } from '../examples/iterable-task/scenario.ts';
-import { MARKER } from '../examples/iterable-task/machine.ts';
+import { MARKER, SCOPE } from '../examples/iterable-task/machine.ts';
+import type { TaskStateState } from '../src/storage/task-state.ts';
+
+/** key -> value of the example's scope in the simulated store. */
+function kvOf(s: TaskStateState): Record<string, string> {
+  const out: Record<string, string> = {};
+  const prefix = JSON.stringify([SCOPE.dagId, SCOPE.runId, SCOPE.taskId, SCOPE.mapIndex]).slice(0, -1);
+  for (const [id, row] of Object.entries(s.rows)) out[id.startsWith(prefix) ? (JSON.parse(id) as unknown[]).at(-1) as string : id] = row.value;
+  return out;
+}
 
 function covered(kv: Record<string, string>, perIndex: boolean): number[] {
   const out: number[] = [];
@@ -23,7 +32,7 @@ describe('iterable task model', () => {
         const r = drive(sc, randomChooser(seed), { maxSteps: 5000 });
         expect(r.world.failure).toBeUndefined();
         expect(r.end).toBe('quiescent');
-        const kv = r.world.snaps[sc.index.get('store')!] as Record<string, string>;
+        const kv = kvOf(r.world.snaps[sc.index.get('store')!] as TaskStateState);
         expect(covered(kv, perIndex)).toEqual(Array.from({ length: 37 }, (_, i) => i));
         expect(kv[MARKER]).toBeDefined();
       }

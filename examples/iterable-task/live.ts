@@ -1,10 +1,12 @@
 // The iterable task, live: the same scenario with `work` and `store` swapped for
-// real I/O. The store is SQLite (better-sqlite3, WAL): a `ts.set` is acknowledged
-// only after its transaction committed, so an acknowledged checkpoint survives a
-// kill. The worker logs every run in a `runs` table (the kill test reads it).
+// real I/O. The store is src/storage/live's SQLite task state store (better-sqlite3,
+// WAL): a `ts.set` is acknowledged only after its transaction committed, so an
+// acknowledged checkpoint survives a kill. The worker logs every run in a `runs`
+// table of the same file (the kill test reads it).
 import Database from 'better-sqlite3';
 import { runLive, type ExternalHandler, type LiveOptions, type LiveSystem } from '../../src/actors/live.ts';
 import type { Message } from '../../src/actors/index.ts';
+import { SqliteTaskStateStore } from '../../src/storage/live/sqlite-task-state.ts';
 import { iterableTaskScenario, outcomeOf } from './scenario.ts';
 import { SCOPE, type TaskInput } from './machine.ts';
 
@@ -18,37 +20,16 @@ function open(file: string): Db {
   return db;
 }
 
-/**
- * A task state store on SQLite answering the `ts.*` messages (one table keyed by
- * scope and key). The example's own minimal adapter; src/storage has the full one.
- */
-export function sqliteTaskState(db: Db): { handle: ExternalHandler; writes: () => number } {
-  db.exec(`CREATE TABLE IF NOT EXISTS task_state (
-    dag_id TEXT NOT NULL, run_id TEXT NOT NULL, task_id TEXT NOT NULL, map_index INTEGER NOT NULL,
-    key TEXT NOT NULL, value TEXT NOT NULL, expires_at INTEGER,
-    PRIMARY KEY (dag_id, run_id, task_id, map_index, key))`);
-  const get = db.prepare('SELECT value, expires_at FROM task_state WHERE dag_id = ? AND run_id = ? AND task_id = ? AND map_index = ? AND key = ?');
-  const set = db.prepare(
-    'INSERT INTO task_state (dag_id, run_id, task_id, map_index, key, value, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (dag_id, run_id, task_id, map_index, key) DO UPDATE SET value = excluded.value, expires_at = excluded.expires_at',
-  );
+/** The SQLite task state store of src/storage/live, counting the writes it acknowledged. */
+export function sqliteTaskState(file: string): { store: SqliteTaskStateStore; handle: ExternalHandler; writes: () => number } {
+  const store = new SqliteTaskStateStore(file);
   let writes = 0;
-  const handle: ExternalHandler = (msg, from) => {
-    const s = msg.scope as typeof SCOPE;
-    const key = msg.key as string;
-    const req = msg.req === undefined ? {} : { req: msg.req };
-    if (msg.type === 'ts.get') {
-      const row = get.get(s.dagId, s.runId, s.taskId, s.mapIndex, key) as { value: string; expires_at: number | null } | undefined;
-      return [{ to: from, msg: { type: 'ts.get.ok', ...req, key, found: row !== undefined, value: row?.value ?? null, expiresAt: row?.expires_at ?? null } }];
-    }
-    if (msg.type === 'ts.set') {
-      const value = msg.value as string;
-      set.run(s.dagId, s.runId, s.taskId, s.mapIndex, key, value, (msg.expiresAt as number | null) ?? null);
-      writes++;
-      return [{ to: from, msg: { type: 'ts.set.ok', ...req, key, bytes: Buffer.byteLength(value), warned: false } }];
-    }
-    return [{ to: from, msg: { type: `${msg.type}.error`, ...req, code: 'Unsupported', status: 400, message: `the example store does not serve '${msg.type}'` } }];
+  const handle: ExternalHandler = async (msg, from) => {
+    const reply = await store.handle(msg);
+    if (reply.type === 'ts.set.ok') writes++;
+    return [{ to: from, msg: reply }];
   };
-  return { handle, writes: () => writes };
+  return { store, handle, writes: () => writes };
 }
 
 /** The worker: runs an index for real (a hash, after `workMs` of waiting), logging the run first. */
@@ -85,7 +66,7 @@ export function startIterableTask(o: LiveTaskOptions): LiveTask {
   const db = open(o.db);
   db.exec('CREATE TABLE IF NOT EXISTS attempts (attempt INTEGER PRIMARY KEY AUTOINCREMENT, started TEXT NOT NULL)');
   const attempt = Number(db.prepare('INSERT INTO attempts (started) VALUES (?)').run(new Date().toISOString()).lastInsertRowid);
-  const store = sqliteTaskState(db);
+  const store = sqliteTaskState(o.db);
   const work = o.logRuns === false ? (async (msg: Message, from: string) => [{ to: from, msg: { type: 'ran', index: msg.index, value: outcomeOf(msg.index as number) } }]) : worker(db, attempt, o.workMs ?? 0);
   const sc = iterableTaskScenario({ n: o.n, w: o.w, ...(o.perIndex ? { perIndex: true } : {}), ...(o.progressEvery ? { progressEvery: o.progressEvery } : {}) });
   const system = runLive(sc, { timeScale: 0, ...o.live, externals: { store: store.handle, work: { handle: work, concurrency: o.w } } });
@@ -104,6 +85,7 @@ export function startIterableTask(o: LiveTaskOptions): LiveTask {
     writes: store.writes,
     async close() {
       await system.stop();
+      store.store.db.close();
       db.close();
     },
   };

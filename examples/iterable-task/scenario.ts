@@ -1,7 +1,9 @@
 // The iterable task as a scenario: the task machine, a `work` actor that runs one
 // index per `run` message, and the task state `store`. In the checker and the
-// simulator `work` and `store` are models; live they are real I/O (see live.ts).
+// simulator `work` and `store` are models (the store is src/storage's task state
+// store); live they are real I/O: SQLite through src/storage/live (see live.ts).
 import { defineScenario, type MonitorDef, type ReducerLogic, type Scenario, type TraceEvent } from '../../src/actors/index.ts';
+import { taskStateStore } from '../../src/storage/task-state.ts';
 import { iterableTask, MARKER, type TaskInput } from './machine.ts';
 
 /** What running index `i` returns (the live worker computes the same value, for real). */
@@ -17,27 +19,6 @@ export const workModel: ReducerLogic<number> = {
   init: () => 0,
   receive: (runs, msg, ctx) =>
     msg.type === 'run' ? { state: runs + 1, send: [{ to: ctx.from, msg: { type: 'ran', index: msg.index, value: outcomeOf(msg.index as number) } }] } : { state: runs, unhandled: true },
-};
-
-/**
- * The smallest task state store model: `ts.get` / `ts.set` on one map, replies in
- * delivery order. (src/storage has the full model with size checks and faults.)
- */
-export const taskStateModel: ReducerLogic<Readonly<Record<string, string>>> = {
-  kind: 'reducer',
-  init: () => ({}),
-  receive: (kv, msg, ctx) => {
-    const key = msg.key as string;
-    if (msg.type === 'ts.get') {
-      const value = kv[key] ?? null;
-      return { state: kv, send: [{ to: ctx.from, msg: { type: 'ts.get.ok', key, found: value !== null, value, expiresAt: null } }], events: [{ kind: 'io', actor: ctx.self, op: 'get', key, outcome: 'ok' }] };
-    }
-    if (msg.type === 'ts.set') {
-      const value = msg.value as string;
-      return { state: { ...kv, [key]: value }, send: [{ to: ctx.from, msg: { type: 'ts.set.ok', key, bytes: value.length, warned: false } }], events: [{ kind: 'io', actor: ctx.self, op: 'set', key, outcome: 'ok', bytes: value.length }] };
-    }
-    return { state: kv, unhandled: true };
-  },
 };
 
 /** O4 as a monitor: the marker is written only after every batch write was acknowledged. */
@@ -57,7 +38,7 @@ export function iterableTaskScenario(input: TaskInput): Scenario {
   return defineScenario({
     name: 'example-iterable-task',
     description: 'an iterable task with checkpoint rounds on a task state store (examples/iterable-task)',
-    actors: { task: { logic: iterableTask, input }, work: workModel, store: taskStateModel },
+    actors: { task: { logic: iterableTask, input }, work: workModel, store: taskStateStore() },
     start: [{ to: 'task', msg: { type: 'start' } }],
     monitors: { markerAfterCoverage },
     eventually: { complete: (q) => q.matches('task', 'complete') || `task ended in '${String(q.value('task'))}'` },
