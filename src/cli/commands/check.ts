@@ -108,7 +108,7 @@ export async function runCheck(io: Io, name: string, flags: CheckFlags): Promise
   const api = await loadChecker();
   const s = io.errStyle;
   const label = `${f.name}${paramFlags(f, p) ? ` (${Object.entries(p).map(([k, v]) => `${k}=${v}`).join(', ')})` : ''}`;
-  if (!flags.json) io.err(s.dim(`checking ${label} with ${opts.strategy ?? 'the default strategy'}${opts.seed !== undefined ? `, seed ${opts.seed}` : ''} …`));
+  if (!flags.json) io.err(s.dim(`checking ${label}${opts.strategy ? ` with ${opts.strategy}` : ''}${opts.seed !== undefined ? `, seed ${opts.seed}` : ''} … (Ctrl-C stops and prints the stats so far)`));
   let run;
   try {
     run = api.checkRun(sc, opts);
