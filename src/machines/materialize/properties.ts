@@ -1,0 +1,175 @@
+// Invariants 1-11 of the spec (§4) as world predicates, event monitors and
+// end-of-run checks. Each names the invariant it checks.
+import type { MonitorDef, Predicate, WorldQuery } from '../../actors/scenario.ts';
+import type { Message, TraceEvent } from '../../actors/types.ts';
+import type { ClientCtx } from './client.ts';
+import type { WorkerCtx } from './loop.ts';
+import type { PoolCtx } from './pool.ts';
+import { referenceAnswer, sameResponse } from './walk.ts';
+import { CLIENT, POOL, workerId, type PeekResponse, type PeekSpec, type Snapshot, type StashConfig } from './types.ts';
+
+const workersOf = (q: WorldQuery, n: number): WorkerCtx[] => Array.from({ length: n }, (_, i) => q.context(workerId(i)) as WorkerCtx);
+
+function firstBad(ws: readonly WorkerCtx[], f: (c: WorkerCtx) => string | undefined): true | string {
+  for (const c of ws) {
+    const m = f(c);
+    if (m) return `w${c.w}: ${m}`;
+  }
+  return true;
+}
+
+/** Invariants over the world, checked after every step. */
+export function invariants(workers: number, opts: { resourceForm: boolean }): Record<string, Predicate> {
+  const inv: Record<string, Predicate> = {
+    // 2: the substrate counters partition the walks, under the chosen counting point.
+    'counters-partition-walks': (q) =>
+      firstBad(workersOf(q, workers), (c) => {
+        const sum = c.counters.inline + c.counters.offloaded + c.counters.capped;
+        const want = c.cfg.countAt === 'dispatch' ? c.walks.started : c.walks.outcomes;
+        return sum === want ? undefined : `inline ${c.counters.inline} + offloaded ${c.counters.offloaded} + capped ${c.counters.capped} = ${sum}, but ${want} walks ${c.cfg.countAt === 'dispatch' ? 'were dispatched' : 'reached an outcome'}`;
+      }),
+    // 3: in-flight never exceeds the cap in force at the last claim; the ledger agrees.
+    'in-flight-within-cap': (q) =>
+      firstBad(workersOf(q, workers), (c) =>
+        c.inFlight > c.capAtLastClaim ? `in_flight ${c.inFlight} > cap at last claim ${c.capAtLastClaim}` : c.inFlight !== c.held.length || c.inFlight < 0 ? `in_flight ${c.inFlight} but ${c.held.length} slots held` : undefined,
+      ),
+    // 5: every claim is released exactly once (a second drop is a ledger fault).
+    'slot-released-once': (q) => firstBad(workersOf(q, workers), (c) => (c.slotFaults > 0 ? `${c.slotFaults} release(s) of a slot that was not held` : undefined)),
+    // 10: a pending peek that is not offloaded holds since <= t; no orphaned holds.
+    'holds-match-pending': (q) =>
+      firstBad(workersOf(q, workers), (c) => {
+        const want = c.pending.filter((p) => p.kind !== 'offload').map((p) => p.peek.t).sort((a, b) => a - b);
+        const have = c.trace.holds;
+        if (want.length !== have.length || want.some((t, i) => t !== have[i])) return `holds [${have.join(',')}] but pending peeks need [${want.join(',')}]`;
+        const since = Math.max(c.trace.oksSince, c.trace.errsSince);
+        const low = want[0];
+        return low !== undefined && since > low ? `since ${since} passed the hold of a pending peek at ${low}` : undefined;
+      }),
+    // 8: exactly one response per (worker, peek); nothing for unknown peeks.
+    'one-response-per-worker': (q) => {
+      const c = q.context(CLIENT) as ClientCtx;
+      return c.duplicates > 0 ? `${c.duplicates} duplicate worker response(s)` : c.strays > 0 ? `${c.strays} response(s) for a peek not open` : true;
+    },
+  };
+  if (opts.resourceForm) {
+    // 3, resource form: blocking walks running per worker within the cap (expected to fail under retire + cancel).
+    inv['running-blocking-within-cap'] = (q) => {
+      const p = q.context(POOL) as PoolCtx;
+      return firstBad(workersOf(q, workers), (c) => (p.running[c.w]! > c.capAtLastClaim ? `${p.running[c.w]} blocking walks running, cap ${c.capAtLastClaim}` : undefined));
+    };
+  }
+  return inv;
+}
+
+interface MonState {
+  /** Offloaded or inline walks that diverted and whose upload has not ended: key -> canceled? */
+  readonly uploading: Readonly<Record<string, boolean>>;
+  /** Diverted walks whose response has not gone out yet. */
+  readonly diverted: Readonly<Record<string, true>>;
+}
+
+const key = (m: Message): string => `${String(m.w)}/${String(m.uuid)}`;
+
+function emitted(ev: TraceEvent): Message | undefined {
+  return ev.kind === 'emit' ? ev.msg : undefined;
+}
+
+/** Monitors over the trace events. */
+export function monitors(): Record<string, MonitorDef> {
+  return {
+    // 1: the offloaded (or inline) walk answers exactly what the inline walk answers over the same batches.
+    'offloaded-equals-inline': {
+      init: null,
+      observe(s, ev) {
+        const m = emitted(ev);
+        if (!m || m.type !== 'WalkAnswer') return s;
+        const ref = referenceAnswer(m.snap as Snapshot, m.peek as PeekSpec, m.stash as StashConfig);
+        const got = m.response as PeekResponse;
+        if (sameResponse(got, ref)) return s;
+        if (ref.kind === 'stashed' && got.kind === 'error' && got.message.startsWith('peek response stash upload failed')) return s;
+        return { fail: `${m.substrate} walk of ${String(m.uuid)} on w${String(m.w)} answered ${describe(got)}, the inline walk over the same batches answers ${describe(ref)}` };
+      },
+    },
+    // 4 and 2: gates passed at the instant the cursors were taken; placement matches its reason. 11: only between steps.
+    'dispatch-gates-and-placement': {
+      init: null,
+      observe(s, ev) {
+        const m = emitted(ev);
+        if (!m) return s;
+        if ((m.type === 'Dispatch' || m.type === 'Retire' || m.type === 'Rejected') && m.phase !== 'serving') {
+          return { fail: `${m.type} of ${String(m.uuid)} on w${String(m.w)} during '${String(m.phase)}' (only steps 3 and 4 may dispatch or retire)` };
+        }
+        if (m.type !== 'Dispatch') return s;
+        const t = m.t as number;
+        if (!((m.frontier as number) <= t)) return { fail: `dispatch of ${String(m.uuid)} at t=${t} with compaction frontier ${String(m.frontier)}` };
+        if ((m.oksUpper as number) <= t || (m.errsUpper as number) <= t) return { fail: `dispatch of ${String(m.uuid)} at t=${t} before the upper passed it (oks ${String(m.oksUpper)}, errs ${String(m.errsUpper)})` };
+        const inF = m.inFlight as number;
+        const cap = m.cap as number;
+        const ok = m.placement === 'inline' ? !m.flag : m.placement === 'offloaded' ? m.flag && inF < cap : m.flag && inF >= cap;
+        return ok ? s : { fail: `placement ${String(m.placement)} with flag ${String(m.flag)}, in_flight ${inF}, cap ${cap}` };
+      },
+    },
+    // 6: a diverting walk's slot is held until its upload ends. 7: a diversion ends in Stashed, Error or Canceled.
+    'stash-slot-and-answer': {
+      init: { uploading: {}, diverted: {} } as MonState,
+      observe(s: MonState, ev) {
+        if (ev.kind === 'send' && ev.msg.type === 'WorkerResponse') {
+          const k = key(ev.msg);
+          if (!s.diverted[k]) return s;
+          const r = ev.msg.response as PeekResponse;
+          if (r.kind === 'rows') return { fail: `w${String(ev.msg.w)} answered ${String(ev.msg.uuid)} with rows after diverting to the stash` };
+          const diverted = { ...s.diverted };
+          delete diverted[k];
+          return { ...s, diverted };
+        }
+        const m = emitted(ev);
+        if (!m) return s;
+        const k = key(m);
+        switch (m.type) {
+          case 'StashUploadStart':
+            return { uploading: { ...s.uploading, [k]: false }, diverted: { ...s.diverted, [k]: true } };
+          case 'StashUploadEnd': {
+            const uploading = { ...s.uploading };
+            delete uploading[k];
+            return { ...s, uploading };
+          }
+          case 'Canceled':
+            return k in s.uploading ? { ...s, uploading: { ...s.uploading, [k]: true } } : s;
+          case 'SlotRelease':
+            return s.uploading[k] === false ? { fail: `slot of ${String(m.uuid)} on w${String(m.w)} released before its stash upload ended` } : s;
+        }
+        return s;
+      },
+    },
+  };
+}
+
+function describe(r: PeekResponse): string {
+  switch (r.kind) {
+    case 'rows':
+      return `${r.rows.length} row(s) [${r.rows.slice(0, 3).map(([x, n]) => `${x}x${n}`).join(', ')}${r.rows.length > 3 ? ', ...' : ''}]`;
+    case 'error':
+      return `Error(${r.message})`;
+    case 'stashed':
+      return `Stashed(${r.content.length} rows)`;
+    case 'canceled':
+      return 'Canceled';
+  }
+}
+
+/** Checked when nothing is enabled: 8/9 every peek answered once; 5 every slot back; 10 no holds left. */
+export function eventually(workers: number): Record<string, Predicate> {
+  return {
+    'every-peek-answered': (q) => {
+      const c = q.context(CLIENT) as ClientCtx;
+      const open = Object.keys(c.open);
+      return open.length === 0 && c.mergedCount === c.issued ? true : `${open.length} peek(s) never answered: ${open.join(', ')}`;
+    },
+    'slots-returned': (q) => firstBad(workersOf(q, workers), (c) => (c.inFlight === 0 ? undefined : `in_flight ${c.inFlight} at quiescence (held: ${c.held.join(', ')})`)),
+    'no-orphaned-holds': (q) => firstBad(workersOf(q, workers), (c) => (c.trace.holds.length === 0 && c.pending.length === 0 ? undefined : `${c.pending.length} pending, holds [${c.trace.holds.join(',')}] at quiescence`)),
+    'pool-idle': (q) => {
+      const p = q.context(POOL) as PoolCtx;
+      return p.running.every((n) => n === 0) ? true : `blocking walks still running: ${p.running.join(',')}`;
+    },
+  };
+}
