@@ -100,7 +100,7 @@ export function amberProperties(p: AmberParams, wf: Workflow): Props {
           if (m.type === 'amber.read-start') next.reads++;
           else next.updates++;
           if (next.reads > 1 || next.updates > 1) return fail(`I3/I10: ${m.op} ran ${next.reads} read(s) and ${next.updates} update(s) in execution ${m.exec}`);
-          if (p.designChecks && !next.aligned) return fail(`I3: ${m.op} ${m.type === 'amber.update' ? 'ran run_update' : 'read the loop input table'} before EndChannel was aligned on its input port (execution ${m.exec})`);
+          if (p.designChecks && !next.aligned && m.type === 'amber.update') return fail(`I3: ${m.op} ran run_update before EndChannel was aligned on its input port (execution ${m.exec})`);
           if (next.pc) return fail(`I3: ${m.op} consumed after sending PortCompleted`);
         }
         return { ...s, [m.op]: next };
