@@ -74,7 +74,7 @@ describe('filesystem object store', () => {
     const s = new FsObjectStore(tempDir());
     await s.put('a', text('1'));
     const r = await s.put('a/b', text('2'));
-    expect([r.code, /conflicts/.test(r.message)]).toEqual([ErrorCode.InvalidKey, true]);
+    expect([r.code, /conflicts/.test(String(r.message))]).toEqual([ErrorCode.InvalidKey, true]);
     await s.put('d/e/f', text('3'));
     expect((await s.put('d/e', text('4'))).code).toBe(ErrorCode.InvalidKey);
     await s.delete('d/e/f');

@@ -26,7 +26,9 @@ export interface FsObjectStoreOptions {
   readonly onIo?: (e: { op: string; key: string; outcome: string; bytes?: number }) => void;
 }
 
-type Reply<T extends S3Reply['type']> = Extract<S3Reply, { type: T }> | Extract<S3Reply, { type: `${string}.error` }>;
+/** The success reply of one op, or its error reply; also a plain `Message`, so `r.code` reads without narrowing. */
+export type FsReply<T extends S3Reply['type']> = (Extract<S3Reply, { type: T }> | Extract<S3Reply, { type: `${string}.error` }>) & Message;
+type Reply<T extends S3Reply['type']> = FsReply<T>;
 
 class Denied extends Error {
   constructor(
@@ -217,7 +219,7 @@ export class FsObjectStore {
   }
 
   /** Runs one keyed operation: validates and confines the key, maps errors to replies, reports io. */
-  private async run<T extends Message>(op: string, key: string, body: (path: string) => Promise<{ reply: T; bytes?: number }>): Promise<T | Extract<S3Reply, { type: `${string}.error` }>> {
+  private async run<T extends S3Reply>(op: string, key: string, body: (path: string) => Promise<{ reply: T; bytes?: number }>): Promise<(T | Extract<S3Reply, { type: `${string}.error` }>) & Message> {
     const type = `s3.${op}`;
     try {
       const problem = keyProblem(key);
