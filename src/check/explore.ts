@@ -19,6 +19,8 @@ interface Node {
   readonly done: Step[];
   readonly parent: Node | undefined;
   readonly via: string | undefined;
+  /** Per-actor fingerprint lanes of `world` (successors reuse the untouched ones). */
+  lanes: Int32Array | undefined;
 }
 
 function scheduleOf(n: Node | undefined, last?: string): string[] {
@@ -54,9 +56,10 @@ abstract class Search implements Explorer {
   }
 
   /** Records a new or revisited state; returns the node to expand, if any. */
-  private arrive(world: World, depth: number, sleep: Step[], parent: Node | undefined, via: string | undefined): Node | undefined {
+  private arrive(world: World, depth: number, sleep: Step[], parent: Node | undefined, via: string | undefined, base?: World, baseLanes?: Int32Array): Node | undefined {
     const s = this.s;
-    const fresh = s.visit(world);
+    const fresh = s.visit(world, base, baseLanes);
+    const lanes = s.hasher.lastLanes;
     if (!fresh) {
       if (!this.por.enabled) return undefined;
       const m = s.visited.mark();
@@ -65,7 +68,7 @@ abstract class Search implements Explorer {
       const steps = enabled(this.sc, world).filter((t) => (m & stepBit(t.id)) !== 0 && !inSet(t, sleep));
       if (steps.length === 0) return undefined;
       s.visited.setMark(m & maskOf(sleep));
-      return { world, depth, steps, i: 0, sleep, done: [], parent, via };
+      return { world, depth, steps, i: 0, sleep, done: [], parent, via, lanes };
     }
     if (this.por.enabled && sleep.length > 0) s.visited.setMark(maskOf(sleep));
     s.reach.see(world);
@@ -82,7 +85,7 @@ abstract class Search implements Explorer {
     }
     const steps = sleep.length === 0 ? all : all.filter((t) => !inSet(t, sleep));
     if (steps.length === 0) return undefined;
-    return { world, depth, steps, i: 0, sleep, done: [], parent, via };
+    return { world, depth, steps, i: 0, sleep, done: [], parent, via, lanes };
   }
 
   step(until: number): boolean {
@@ -118,6 +121,7 @@ abstract class Search implements Explorer {
       }
       const t = n.steps[n.i++]!;
       const from = n.world!;
+      const fromLanes = n.lanes;
       if (n.i >= n.steps.length) this.retire(n);
       const r = apply(sc, from, t, { detail: false });
       s.transitions++;
@@ -133,7 +137,7 @@ abstract class Search implements Explorer {
         sleep = nextSleep(n.sleep, n.done, t, vis);
         if (!vis) n.done.push(t);
       }
-      const child = this.arrive(r.world, n.depth + 1, sleep, n, t.id);
+      const child = this.arrive(r.world, n.depth + 1, sleep, n, t.id, from, fromLanes);
       if (s.found) return true;
       if (s.visited.size >= s.maxStates) {
         s.cutBy ??= 'maxStates';
@@ -190,5 +194,6 @@ export class Bfs extends Search {
     // Drop what expansion needed; keep the parent chain for schedules.
     n.steps = [];
     n.world = undefined;
+    n.lanes = undefined;
   }
 }

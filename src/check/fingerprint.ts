@@ -51,6 +51,9 @@ function finB(h: number): number {
 // Type tags keep values of different types apart (0 vs '0' vs false vs null).
 const T_UNDEF = 1, T_NULL = 2, T_TRUE = 3, T_FALSE = 4, T_INT = 5, T_NUM = 6, T_STR = 7, T_ARR = 8, T_OBJ = 9, T_MAP = 10, T_SET = 11, T_BYTES = 12, T_BIG = 13, T_FN = 14, T_SNAP = 15, T_TABLE = 16;
 
+/** Objects whose hash took at least this many values are cached by identity. */
+const CACHE_MIN_WORK = 12;
+
 const f64 = new Float64Array(1);
 const u32 = new Uint32Array(f64.buffer);
 
@@ -64,7 +67,11 @@ export class Hasher {
   /** `rename` maps actor ids to other actor ids (symmetry canonicalisation); strings only. */
   constructor(private readonly rename?: ReadonlyMap<string, string>) {}
 
+  /** Values hashed so far (leaves and cache hits): decides which objects are worth caching. */
+  private work = 0;
+
   hash(v: unknown): void {
+    this.work++;
     switch (typeof v) {
       case 'undefined':
         this.ha = T_UNDEF;
@@ -109,13 +116,33 @@ export class Hasher {
     if (c !== undefined) {
       this.ha = c.a;
       this.hb = c.b;
+      this.work++;
       return;
     }
+    const w0 = this.work;
     this.object(o);
-    this.cache.set(o, { a: this.ha, b: this.hb });
+    // Caching costs a WeakMap entry (and GC work); tiny objects are cheaper to rehash.
+    if (this.work - w0 >= CACHE_MIN_WORK) this.cache.set(o, { a: this.ha, b: this.hb });
   }
 
+  private readonly strCache = new Map<string, Fp>();
+
   private str(s: string): void {
+    if (s.length <= 48) {
+      const c = this.strCache.get(s);
+      if (c !== undefined) {
+        this.ha = c.a;
+        this.hb = c.b;
+        return;
+      }
+      this.strRaw(s);
+      if (this.strCache.size < 1 << 16) this.strCache.set(s, { a: this.ha, b: this.hb });
+      return;
+    }
+    this.strRaw(s);
+  }
+
+  private strRaw(s: string): void {
     let a = T_STR ^ s.length,
       b = T_STR + s.length;
     let i = 0;
@@ -194,11 +221,45 @@ export class Hasher {
     const r = o as Record<string, any>;
     if ('machine' in r && 'value' in r && 'context' in r) {
       // An xstate snapshot: never hash `machine` or `_nodes`.
-      return this.seq(T_SNAP, [r.value, r.status, r.context]);
+      let a = T_SNAP,
+        b = T_SNAP;
+      this.hash(r.value);
+      a = mixA(mixA(a, this.ha), this.hb);
+      b = mixB(mixB(b, this.hb), this.ha);
+      this.hash(r.status);
+      a = mixA(a, this.ha);
+      b = mixB(b, this.hb);
+      this.hash(r.context);
+      this.ha = finA(mixA(mixA(a, this.ha), this.hb));
+      this.hb = finB(mixB(mixB(b, this.hb), this.ha));
+      return;
     }
     if (isArrowTable(r)) return this.table(r);
     if (isArrowData(r)) return this.arrowData(r);
-    this.pairs(T_OBJ, objectEntries(r));
+    this.record(r);
+  }
+
+  /** `pairs` for a plain object, without allocating entries. */
+  private record(r: Record<string, unknown>): void {
+    let sa = 0,
+      sb = 0,
+      n = 0;
+    for (const k in r) {
+      if (!Object.prototype.hasOwnProperty.call(r, k)) continue;
+      const x = r[k];
+      if (x === undefined) continue;
+      this.hash(k);
+      let a = mixA(T_OBJ, this.ha),
+        b = mixB(T_OBJ, this.hb);
+      this.hash(x);
+      a = finA(mixA(mixA(a, this.ha), this.hb));
+      b = finB(mixB(mixB(b, this.hb), this.ha));
+      sa = (sa + a) | 0;
+      sb = (sb + b) | 0;
+      n++;
+    }
+    this.ha = finA(mixA(sa, n ^ T_OBJ));
+    this.hb = finB(mixB(sb, n + T_OBJ));
   }
 
   /** Arrow table: schema (names and types) plus every batch's buffers, once per table object. */
@@ -210,12 +271,6 @@ export class Hasher {
   private arrowData(d: any): void {
     const parts: unknown[] = [d.length, d.offset, d.nullCount, d.values, d.valueOffsets, d.nullBitmap, d.typeIds, d.children ?? [], d.dictionary?.data ?? null];
     this.seq(T_TABLE + 1, parts);
-  }
-}
-
-function* objectEntries(r: Record<string, unknown>): Iterable<readonly [unknown, unknown]> {
-  for (const k in r) {
-    if (Object.prototype.hasOwnProperty.call(r, k)) yield [k, r[k]] as const;
   }
 }
 
@@ -262,14 +317,28 @@ export class WorldHasher {
     }
   }
 
-  /** Sets `ha`/`hb` to the world's fingerprint. */
-  world(w: World): void {
-    if (this.perms.length === 1) return this.one(w, this.perms[0]!.hasher, this.perms[0]!.slot);
+  /** Per-actor lanes of the last world hashed without symmetry (reused for its successors). */
+  lastLanes: Int32Array | undefined;
+
+  /**
+   * Sets `ha`/`hb` to the world's fingerprint. Given the world it was derived from
+   * and that world's `lastLanes`, actors whose snapshot, status and inbox are the
+   * same objects reuse their lanes, so a step costs only the actors it touched.
+   */
+  world(w: World, base?: World, baseLanes?: Int32Array): void {
+    if (this.perms.length === 1) {
+      const p = this.perms[0]!;
+      const lanes = this.actorLanes(w, p.hasher, p.slot, base, baseLanes);
+      this.lastLanes = lanes;
+      this.combine(w, p.hasher, p.slot, lanes);
+      return;
+    }
+    this.lastLanes = undefined;
     let ba = 0,
       bb = 0,
       first = true;
     for (const p of this.perms) {
-      this.one(w, p.hasher, p.slot);
+      this.combine(w, p.hasher, p.slot, this.actorLanes(w, p.hasher, p.slot));
       if (first || this.ha < ba || (this.ha === ba && this.hb < bb)) {
         ba = this.ha;
         bb = this.hb;
@@ -286,22 +355,27 @@ export class WorldHasher {
   }
 
   /**
-   * Hash of the world under a renaming: actor `i` is stored at slot `slot[i]`.
-   * Per-actor parts (snapshot, status, inbox, timers) are placed by slot, and
-   * channel senders and timer owners are renamed, so a permuted world hashes alike.
+   * Hash of each actor's part under a renaming (actor `i` is stored at slot
+   * `slot[i]`): snapshot, status and inbox, with channel senders renamed.
    */
-  private one(w: World, h: Hasher, slot: Int32Array): void {
+  private actorLanes(w: World, h: Hasher, slot: Int32Array, base?: World, baseLanes?: Int32Array): Int32Array {
     const n = w.snaps.length;
-    const perActor = new Array<number>(n * 2);
+    const out = new Int32Array(n * 2);
     for (let i = 0; i < n; i++) {
+      if (base && baseLanes && base.snaps[i] === w.snaps[i] && base.inbox[i] === w.inbox[i] && base.status[i] === w.status[i]) {
+        out[i * 2] = baseLanes[i * 2]!;
+        out[i * 2 + 1] = baseLanes[i * 2 + 1]!;
+        continue;
+      }
       let a = mixA(0x5bd1e995, slot[i]!),
         b = mixB(0x5bd1e995, slot[i]!);
       h.hash(w.snaps[i]);
       a = mixA(mixA(a, h.ha), h.hb);
       b = mixB(mixB(b, h.hb), h.ha);
-      h.hash(w.status[i]);
-      a = mixA(a, h.ha);
-      b = mixB(b, h.hb);
+      const st = w.status[i]!;
+      const code = st === 'up' ? 1 : st === 'crashed' ? 2 : 3;
+      a = mixA(a, code);
+      b = mixB(b, code);
       // Channels: an unordered set of (renamed sender, queue).
       let ca = 0,
         cb = 0;
@@ -312,15 +386,20 @@ export class WorldHasher {
       }
       a = mixA(mixA(a, ca), w.inbox[i]!.length);
       b = mixB(mixB(b, cb), w.inbox[i]!.length);
-      perActor[i * 2] = finA(a);
-      perActor[i * 2 + 1] = finB(b);
+      out[i * 2] = finA(a);
+      out[i * 2 + 1] = finB(b);
     }
-    // Actors: an unordered sum, each keyed by its slot (so a renaming permutes them).
+    return out;
+  }
+
+  /** Actors (an unordered sum: a renaming permutes them), clock, timers, faults, monitors. */
+  private combine(w: World, h: Hasher, slot: Int32Array, lanes: Int32Array): void {
+    const n = w.snaps.length;
     let sa = 0,
       sb = 0;
     for (let i = 0; i < n; i++) {
-      sa = (sa + perActor[i * 2]!) | 0;
-      sb = (sb + perActor[i * 2 + 1]!) | 0;
+      sa = (sa + lanes[i * 2]!) | 0;
+      sb = (sb + lanes[i * 2 + 1]!) | 0;
     }
     let a = mixA(mixA(0x1234567, sa), w.now),
       b = mixB(mixB(0x1234567, sb), w.now);
@@ -341,12 +420,16 @@ export class WorldHasher {
     }
     a = mixA(mixA(mixA(a, ta), w.timers.length), w.faults);
     b = mixB(mixB(mixB(b, tb), w.timers.length), w.faults);
-    h.hash(w.monitors);
-    a = mixA(mixA(a, h.ha), h.hb);
-    b = mixB(mixB(b, h.hb), h.ha);
-    h.hash(w.failure);
-    a = mixA(mixA(a, h.ha), h.hb);
-    b = mixB(mixB(b, h.hb), h.ha);
+    if (w.monitors.length > 0) {
+      h.hash(w.monitors);
+      a = mixA(mixA(a, h.ha), h.hb);
+      b = mixB(mixB(b, h.hb), h.ha);
+    }
+    if (w.failure !== undefined) {
+      h.hash(w.failure);
+      a = mixA(mixA(a, h.ha), h.hb);
+      b = mixB(mixB(b, h.hb), h.ha);
+    }
     this.ha = finA(a);
     this.hb = finB(b);
   }

@@ -49,8 +49,8 @@ export class Session {
   }
 
   /** Adds the world's fingerprint to the visited set; true when new. */
-  visit(w: World): boolean {
-    this.hasher.world(w);
+  visit(w: World, base?: World, baseLanes?: Int32Array): boolean {
+    this.hasher.world(w, base, baseLanes);
     return this.visited.add(this.hasher.ha, this.hasher.hb);
   }
 

@@ -323,3 +323,39 @@ export function retryModel(noise = 2): Scenario {
     acceptEnd: (q) => q.matches('client', 'done') || q.matches('client', 'gaveUp'),
   });
 }
+
+// ---------------------------------------------------------------------------
+// Token ring of xstate machines (the benchmark's ring: its bare transition rate is
+// measurable on the same machine).
+
+export const ringMachine = setup({
+  types: {} as {
+    context: { seen: number; pokes: number; next: string };
+    input: { next: string };
+    events: { type: 'token'; hops: number } | { type: 'poke' };
+  },
+}).createMachine({
+  context: ({ input }) => ({ seen: 0, pokes: 0, next: input.next }),
+  on: {
+    poke: { actions: assign({ pokes: ({ context }) => context.pokes + 1 }) },
+    token: [
+      { guard: ({ event }) => event.hops <= 0, actions: assign({ seen: ({ context }) => context.seen + 1 }) },
+      { actions: [assign({ seen: ({ context }) => context.seen + 1 }), send(({ context }) => context.next, ({ event }) => ({ type: 'token', hops: event.hops - 1 }))] },
+    ],
+  },
+});
+
+export function machineRing(n: number, laps = 1, pokes = 1): Scenario {
+  const actors: Record<string, any> = {};
+  const start: { to: string; msg: any }[] = [{ to: 'r0', msg: { type: 'token', hops: n * laps } }];
+  for (let i = 0; i < n; i++) {
+    actors[`r${i}`] = { logic: ringMachine, input: { next: `r${(i + 1) % n}` } };
+    for (let k = 0; k < pokes; k++) start.push({ to: `r${i}`, msg: { type: 'poke' } });
+  }
+  return defineScenario({
+    name: 'test-machine-ring',
+    actors,
+    start,
+    eventually: { lapsDone: (q) => q.context('r0').seen === laps + 1 || `r0 saw the token ${q.context('r0').seen} times` },
+  });
+}
