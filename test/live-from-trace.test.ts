@@ -65,11 +65,16 @@ describe('live recordings as trace files', () => {
     expect(parsed.ok).toBe(true);
     expect(file.options.externals).toEqual(['store']);
     expect(file.inputs!.filter((x) => x.from === 'env').length).toBe(2);
-    // Replay on the model scenario: the store is swapped back to an external fed by the recorded replies.
-    const r = replayTraceFile(counter('read-then-write'), JSON.parse(JSON.stringify(file)));
+    // Replay with the recorded replies: the store is swapped back to an external fed by them.
+    const r = replayTraceFile(counter('read-then-write'), JSON.parse(JSON.stringify(file)), { recorded: true });
     expect(r.violation?.property).toBeUndefined();
     expect(r.trace.length).toBe(file.trace.length);
     expect(r.trace.map((e) => e.kind)).toEqual(file.trace.map((e) => (e as { kind: string }).kind));
+    // Replay on the model: the modelled store answers; same deliveries, every property checked.
+    const m = replayTraceFile(counter('read-then-write'), JSON.parse(JSON.stringify(file)));
+    expect(m.violation).toBeUndefined();
+    const delivered = (t: readonly unknown[]) => t.filter((e) => (e as { kind: string }).kind === 'deliver').map((e) => JSON.stringify([(e as { from: string }).from, (e as { to: string }).to, (e as { msg: { type: string } }).msg.type]));
+    expect(delivered(m.trace)).toEqual(delivered(file.trace));
   });
 });
 

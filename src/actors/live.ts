@@ -31,7 +31,7 @@ export interface RecordedInput {
 }
 
 export interface LiveOptions {
-  /** Real milliseconds per virtual millisecond for timers (default 1; 0 fires timers as soon as they are reached). */
+  /** Real milliseconds per virtual millisecond for timers (default 1; 0 fires a timer as soon as no message and no I/O is in flight). */
   readonly timeScale?: number;
   /**
    * Handlers for external actors, by actor id. Naming an actor the scenario models
@@ -298,8 +298,9 @@ export function runLive<In extends Message = Message>(scenario: Scenario, opts: 
     scheduled = false;
     if (stopped) return;
     try {
-      // At timeScale 0, timers wait for the messages in flight (they are "as soon as reached").
-      if (timeScale > 0 || pending() === 0) fireDueTimers();
+      // At timeScale 0 a timer fires once nothing else can happen (no message, no I/O
+      // in flight): I/O takes no virtual time, as in the simulator.
+      if (timeScale > 0 || (pending() === 0 && pendingIo === 0)) fireDueTimers();
       for (let n = 0; n < slice && pending() > 0; n++) {
         const [from, to] = arrivals[arrivalHead++]!;
         if (arrivalHead > 1024 && arrivalHead * 2 > arrivals.length) {
@@ -319,7 +320,7 @@ export function runLive<In extends Message = Message>(scenario: Scenario, opts: 
       fail(e instanceof Error ? e : new Error(String(e)));
       return;
     }
-    if (pending() > 0 || (timeScale === 0 && world.timers.length > 0)) wake();
+    if (pending() > 0 || (timeScale === 0 && world.timers.length > 0 && pendingIo === 0)) wake();
     else settleWaiters();
   }
 

@@ -68,10 +68,43 @@ export function scenarioForTrace(sc: Scenario, file: Pick<TraceFile, 'options'>)
   return ext.length ? withExternals(sc, ext) : sc;
 }
 
-/** Replays a trace file (live or checked) exactly; `Divergence` if the model no longer fits. */
-export function replayTraceFile(sc: Scenario, file: Pick<TraceFile, 'options' | 'schedule' | 'inputs'>): { scenario: Scenario; trace: RecordedEvent[]; world: World; violation?: Violation } {
-  const s = scenarioForTrace(sc, file);
-  return { scenario: s, ...replaySchedule(s, file.schedule, file.inputs as ScheduleInput[] | undefined) };
+/**
+ * A live recording's schedule for the model: the replies of actors the scenario
+ * models (recorded as `input:` steps from externals) are dropped, since the model
+ * answers for itself at the delivery; the other inputs are renumbered.
+ */
+export function modelSchedule(sc: Scenario, file: Pick<TraceFile, 'options' | 'schedule' | 'inputs'>): { schedule: string[]; inputs: ScheduleInput[] } {
+  const modelled = new Set(externalsOf(file).filter((id) => sc.index.has(id) && sc.actorList[sc.index.get(id)!]!.kind !== 'external'));
+  const byIndex = new Map(((file.inputs ?? []) as ScheduleInput[]).map((x) => [x.index, x]));
+  const schedule: string[] = [];
+  const inputs: ScheduleInput[] = [];
+  file.schedule.forEach((id, i) => {
+    const inp = byIndex.get(i);
+    if (inp && modelled.has(inp.from)) return;
+    if (inp) inputs.push({ ...inp, index: schedule.length });
+    schedule.push(id);
+  });
+  return { schedule, inputs };
+}
+
+/**
+ * Replays a trace file (live or checked) in simulation. A live recording replays on
+ * the model: actors that ran as externals but are modelled answer for themselves
+ * (so every property, including those reading a store's state, is checked), and a
+ * live reply the model would not give shows up as a `Divergence`. With `recorded`,
+ * they are swapped for externals fed by the recorded replies instead.
+ */
+export function replayTraceFile(
+  sc: Scenario,
+  file: Pick<TraceFile, 'options' | 'schedule' | 'inputs'>,
+  opts: { readonly recorded?: boolean } = {},
+): { scenario: Scenario; schedule: string[]; trace: RecordedEvent[]; world: World; violation?: Violation } {
+  if (opts.recorded) {
+    const s = scenarioForTrace(sc, file);
+    return { scenario: s, schedule: [...file.schedule], ...replaySchedule(s, file.schedule, file.inputs as ScheduleInput[] | undefined) };
+  }
+  const m = modelSchedule(sc, file);
+  return { scenario: sc, schedule: m.schedule, ...replaySchedule(sc, m.schedule, m.inputs.length ? m.inputs : undefined) };
 }
 
 export interface FromTraceOptions {
