@@ -2,6 +2,7 @@
 // coordinator and workers, the data channel a materialization reader feeds into
 // its worker, and the storage requests and replies. Every message is a plain
 // object with a `type`; payloads are Arrow batches (`Batch`) or small JSON.
+import { portBaseUri, resultUri as storageResultUri, stateUri as storageStateUri } from '../../storage/keys.ts';
 import type { Batch } from './data.ts';
 
 /** A materialized State row: `content` (JSON), `loop_counter`, `loop_start_id`. */
@@ -12,17 +13,34 @@ export interface StateRow {
   readonly lsId: string;
 }
 
-// ---- addressing --------------------------------------------------------------------
+// ---- addressing (src/storage/keys.ts: the spec's VFSURIFactory) ----------------------
 
-/** Base URI of an operator's output port (the spec's `vfs:///…/globalportid/(…)`, shortened for traces). */
+const bases = new Map<string, string>();
+const results = new Map<string, string>();
+const states = new Map<string, string>();
+
+/** Base URI of an operator's output port 0: `vfs:///wid/1/eid/1/globalportid/(logicalOpId=…,…)`. */
 export function portBase(op: string): string {
-  return `vfs:///eid/1/${op}.out`;
+  let b = bases.get(op);
+  if (b === undefined) bases.set(op, (b = portBaseUri({ wid: 1, eid: 1, port: { logicalOpId: op, portId: 0 } })));
+  return b;
 }
+/** `result_uri(base)`, memoised (the storage layer validates the base on every call). */
 export function resultUri(base: string): string {
-  return `${base}/result`;
+  let u = results.get(base);
+  if (u === undefined) results.set(base, (u = storageResultUri(base)));
+  return u;
 }
+/** `state_uri(base)`, memoised. */
 export function stateUri(base: string): string {
-  return `${base}/state`;
+  let u = states.get(base);
+  if (u === undefined) states.set(base, (u = storageStateUri(base)));
+  return u;
+}
+/** A short name for traces and messages: the operator and document of a URI. */
+export function shortUri(uri: string): string {
+  const m = /logicalOpId=([^,]+).*\)(?:\/(result|state))?$/.exec(uri);
+  return m ? `${m[1]}.out${m[2] ? `/${m[2]}` : ''}` : uri;
 }
 
 // ---- coordinator -> worker -----------------------------------------------------------

@@ -7,7 +7,7 @@
 import { assign, enqueueActions, log, setup } from 'xstate';
 import { send } from '../../actors/index.ts';
 import type { Batch } from './data.ts';
-import { resultUri, type StateRow } from './messages.ts';
+import { resultUri, shortUri, type StateRow } from './messages.ts';
 
 export interface Pin {
   readonly uri: string;
@@ -123,7 +123,7 @@ export function readerMachine() {
           FetchFailed: {
             target: 'failed',
             actions: [
-              assign(({ event }) => ({ streaming: false, error: `${event.error} on ${event.key}` })),
+              assign(({ event }) => ({ streaming: false, error: `${event.error} on ${shortUri(event.uri)} (${event.key.slice(event.key.lastIndexOf('/', event.key.lastIndexOf('/') - 1) + 1)})` })),
               log(({ context, event }) => `reader ${context.id}: ${event.error} on ${event.key} (logged and swallowed; no EndChannel)`),
             ],
           },

@@ -11,6 +11,7 @@
 //   F_overlap  a reader's fetch gets 403 while its worker's main loop has a read in flight;
 //   F_recreate the doc is recreated just before a reader's fetch while that reader is mid-stream.
 import type { ReducerLogic, TraceEvent } from '../../actors/index.ts';
+import { uriToKey } from '../../storage/keys.ts';
 import { batchOfIpc, ipcOf, type Batch } from './data.ts';
 import { resultUri, stateUri, type StateRow, type StoreRequest } from './messages.ts';
 
@@ -43,8 +44,12 @@ export interface StoreConfig {
   readonly maxCellBytes: number;
 }
 
+const keys = new Map<string, string>();
+/** The object key prefix of a document (src/storage/keys.ts: namespace, then the path with '/' as '_'). */
 function storageKey(uri: string): string {
-  return uri.replace(/^vfs:\/\/\//, '').replace(/\//g, '_');
+  let k = keys.get(uri);
+  if (k === undefined) keys.set(uri, (k = uriToKey(uri)));
+  return k;
 }
 
 function fileKey(uri: string, gen: number, n: number): string {
