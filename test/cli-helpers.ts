@@ -18,7 +18,7 @@ export function scratchDir(): string {
 }
 
 const baseEnv = (): NodeJS.ProcessEnv => {
-  const env = { ...process.env, NO_COLOR: '1' };
+  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1' };
   delete env.FORCE_COLOR;
   return env;
 };

@@ -1,14 +1,13 @@
 // `interleave check <scenario>`: explore a scenario's schedules and report the verdict.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
-import { ScenarioError, toPlain, type ParamValues, type Scenario, type ScenarioFamily } from '../../actors/index.ts';
+import { ScenarioError, type ParamValues, type Scenario, type ScenarioFamily } from '../../actors/index.ts';
 import { formatHtml, formatSteps, traceView, validateTraceFile, type TraceFileData } from '../../report/index.ts';
 import { loadChecker, type CheckOptions, type CheckResult, type CheckerApi, type Violation } from '../check-api.ts';
 import { EXIT, UsageError } from '../errors.ts';
 import { printJson, type Io } from '../io.ts';
 import { paramFlags, resolveFamily, resolveParams, shellWord } from '../options.ts';
 import { showProgress } from '../progress.ts';
-import { VERSION } from '../version.ts';
 
 export interface CheckFlags {
   param: string[];
@@ -55,21 +54,7 @@ function checkOptions(f: ScenarioFamily, p: ParamValues, flags: CheckFlags): Che
 
 /** The trace file of a violation, validated against the published schema before it is written. */
 export function traceFileOf(api: CheckerApi, sc: Scenario, f: ScenarioFamily, p: ParamValues, r: CheckResult, v: Violation): TraceFileData {
-  const meta = { version: VERSION, scenario: f.name, params: { ...p }, options: r.options, seed: v.seed ?? r.seed };
-  const base = typeof api.toTraceFile === 'function'
-    ? api.toTraceFile(sc, v, meta)
-    : {
-        schemaVersion: 1 as const,
-        kind: 'interleave-trace' as const,
-        tool: { name: 'interleave' as const, version: VERSION },
-        scenario: { name: f.name, params: { ...p } },
-        options: r.options,
-        seed: v.seed ?? r.seed,
-        property: v.property,
-        schedule: v.schedule,
-        originalLength: v.originalLength,
-        trace: toPlain(v.trace) as unknown[],
-      };
+  const base = api.toTraceFile(sc, v, { params: { ...p }, options: r.options, seed: v.seed ?? r.seed });
   // Replay finds the family by this name, so it must be the catalog's.
   const file = JSON.parse(JSON.stringify({ ...base, scenario: { name: f.name, params: { ...p } } }));
   const ok = validateTraceFile(file, 'the trace the checker produced');
@@ -140,7 +125,7 @@ export async function runCheck(io: Io, name: string, flags: CheckFlags): Promise
   if (r.violation) {
     const v = r.violation;
     const file = traceFileOf(api, sc, f, p, r, v);
-    const jsonPath = flags.out ?? defaultOut(f, file.seed);
+    const jsonPath = flags.out ?? defaultOut(f, r.seed);
     const htmlPath = htmlPathFor(jsonPath);
     mkdirSync(dirname(resolve(jsonPath)), { recursive: true });
     writeFileSync(jsonPath, `${JSON.stringify(file, null, 2)}\n`);
@@ -148,14 +133,15 @@ export async function runCheck(io: Io, name: string, flags: CheckFlags): Promise
     const shown = (x: string) => (resolve(x).startsWith(process.cwd()) ? relative(process.cwd(), resolve(x)) || x : resolve(x));
     const replayCmd = `npx interleave replay ${shellWord(shown(jsonPath))}`;
     const steps = formatSteps(traceView(file.schedule, file.trace), o, { failStep: file.schedule.length });
-    const rerun = `npx interleave check ${f.name}${paramFlags(f, p)} --strategy ${r.strategy} --seed ${file.seed}`;
+    const rerun = `npx interleave check ${f.name}${paramFlags(f, p)} --strategy ${r.strategy} --seed ${r.seed}`;
     const hint = f.hint?.(p, true);
     if (flags.json) {
       printJson(io, {
         ok: false,
         scenario,
         strategy: r.strategy,
-        seed: file.seed,
+        seed: r.seed,
+        ...(v.seed !== undefined ? { runSeed: v.seed } : {}),
         complete: r.complete,
         ...(r.cutBy ? { cutBy: r.cutBy } : {}),
         stats: r.stats,
@@ -174,7 +160,7 @@ export async function runCheck(io: Io, name: string, flags: CheckFlags): Promise
     io.out(steps.join('\n'));
     io.out(o.red(`${' '.repeat(String(file.schedule.length).length + 4)}✗ after step ${file.schedule.length}: ${v.property.name}`));
     io.out('');
-    io.out(`seed      ${file.seed} (${r.strategy}; ${stats(r)})`);
+    io.out(`seed      ${r.seed} (${r.strategy}${v.seed !== undefined && v.seed !== r.seed ? `, failing run's seed ${v.seed}` : ''}; ${stats(r)})`);
     io.out(`replay    ${replayCmd}`);
     io.out(`search    ${rerun}`);
     io.out(`trace     ${shown(jsonPath)}`);
