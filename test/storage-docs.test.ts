@@ -158,14 +158,21 @@ describe('documents', () => {
 
   it('doc faults: 403 on a fetch ends the reader; ambiguous commit commits; 503 on create changes nothing', () => {
     const c = withDoc(403, 2);
-    expect(c.faults(docReadNext('r'))).toEqual(['403', '503']);
+    expect(c.faults(docReadNext('r'))).toEqual([]); // no such reader: no GET to fail
     expect(c.faults(docCommit(URI, file(1), 1))).toEqual(['403', '503', 'ambiguous']);
     c.request(docReadOpen(URI, 'r'));
+    expect(c.faults(docReadNext('r'))).toEqual(['403', '503']); // the pin
+    expect(c.faults(docReadClose('r'))).toEqual([]);
     c.request(docReadNext('r'));
+    expect(c.faults(docReadNext('r'))).toEqual(['403', '503']);
     const f = c.call(docReadNext('r'), { outcome: '403' });
     expect(f.replies[0]).toEqual(expect.objectContaining({ type: 'doc.read.next.error', code: ErrorCode.AccessDenied, key: expect.stringMatching(/g1-00002/) }));
     expect(f.events[0]).toEqual(expect.objectContaining({ op: 'doc.read.next', outcome: '403' }));
     expect(streamingReaders(c.state)).toEqual([]);
+    c.request(docReadOpen(URI, 'all'));
+    c.request(docReadNext('all'));
+    c.request(docReadNext('all'));
+    expect(c.faults(docReadNext('all'))).toEqual([]); // only 'done' is left: no GET
     const a = c.request(docCommit(URI, file(3), 3), { outcome: 'ambiguous' });
     expect(a.code).toBe(ErrorCode.InternalError);
     expect(c.request(docOpen(URI)).files).toBe(3);

@@ -3,9 +3,17 @@
 import { describe, expect, it } from 'vitest';
 import { apply, defineScenario, enabled, initialWorld, queryOf, type Step, type World } from '../src/actors/index.ts';
 import type { Message, TraceEvent } from '../src/actors/types.ts';
+import type { ReducerLogic } from '../src/actors/scenario.ts';
 import {
   ErrorCode,
+  docCommit,
+  docCreate,
+  docDrop,
+  docReadNext,
+  docReadOpen,
   objectStore,
+  peekStash,
+  stashUpload,
   s3Delete,
   s3Get,
   s3Head,
@@ -205,5 +213,45 @@ describe('task state store fault outcomes', () => {
     expect(r.events[0]).toEqual(expect.objectContaining({ op: 'ts.set', key: '_iterable_batch_2' }));
     const bad = c.request(tsSet({ ...scope, runId: '..' }, 'k', '1'));
     expect([bad.type, bad.code]).toEqual(['ts.set.error', ErrorCode.InvalidKey]);
+  });
+});
+
+describe('purity', () => {
+  // Deep-freezes every state a reducer returns (typed arrays cannot be frozen and are
+  // shared by reference): a reducer that mutated its input state would throw.
+  function deepFreeze<T>(x: T): T {
+    if (x && typeof x === 'object' && !ArrayBuffer.isView(x) && !Object.isFrozen(x)) {
+      Object.freeze(x);
+      for (const v of Object.values(x)) deepFreeze(v);
+    }
+    return x;
+  }
+  function frozen<S>(logic: ReducerLogic<S>): ReducerLogic<S> {
+    return { ...logic, init: (i) => deepFreeze(logic.init(i)), receive: (s, m, c) => { const r = logic.receive(s, m, c); deepFreeze(r.state); return r; } };
+  }
+
+  it('no store mutates its state: every operation and fault runs on deep-frozen states', () => {
+    const o = simClient(frozen(objectStore()));
+    const uri = 'docs/t';
+    for (const [m, outcome] of [
+      [s3Put('a', b(1)), undefined], [s3Put('a', b(2)), 'ambiguous'], [s3Get('a'), undefined], [s3Delete('a'), 'ambiguous'], [s3Delete('zz'), undefined],
+      [docCreate(uri, {}), undefined], [docCommit(uri, b(1), 1), undefined], [docCommit(uri, b(2), 1), 'ambiguous'], [docReadOpen(uri, 'r'), undefined],
+      [docReadNext('r'), undefined], [docCreate(uri, {}), undefined], [docReadNext('r'), undefined], [docDrop(uri), undefined],
+    ] as const) o.call(m, { outcome });
+    expect(o.state.docs[uri]!.exists).toBe(false);
+    for (const backend of ['database', 'object-storage'] as const) {
+      const t = simClient(frozen(taskStateStore({ backend })));
+      t.call(tsSet(scope, 'k', '1', 5));
+      t.call(tsSet(scope, 'j', '1'), { outcome: 'ambiguous' });
+      t.call(tsGet(scope, 'k'), { outcome: 'vanished' });
+      t.call(tsDelete(scope, 'j'));
+      t.call(tsClear(scope));
+      t.call({ type: 'ts.cleanup', before: 10 });
+      expect(t.state.rows).toEqual({});
+    }
+    const st = simClient(frozen(peekStash({ partBytes: 1 })));
+    st.call(stashUpload('p', 3, 1));
+    st.call(stashUpload('q', 3, 1), { selfOutcome: (_m, n) => (n === 1 ? 'fail' : undefined) });
+    expect([Object.keys(st.state.shards), st.state.leakedParts]).toEqual([['sp'], 1]);
   });
 });

@@ -17,7 +17,7 @@
 import type { ReducerContext, ReducerLogic, ReducerResult } from '../actors/scenario.ts';
 import type { Message } from '../actors/types.ts';
 import { NONE, ioEvent, isBytes, offered, outcomeOf, without } from './common.ts';
-import { handleDoc, isDocRequest, docKeyOf } from './documents.ts';
+import { handleDoc, isDocRequest, docKeyOf, readerId } from './documents.ts';
 import { keyProblem, prefixProblem } from './keys.ts';
 import { ErrorCode, errorReply, type ObjectStoreOptions, type S3Op, type StoreFault } from './messages.ts';
 import { emptyStore, faultReply, missingKeyError, withReq, type Handled, type StoreConfig, type StoreState } from './store-core.ts';
@@ -111,6 +111,12 @@ export function objectStore(opts: ObjectStoreOptions = {}): ReducerLogic<StoreSt
     faultOutcomes(state, msg, from) {
       const t = msg.type;
       if (!isS3Request(t) && !isDocRequest(t)) return NONE;
+      if (t === 'doc.read.close') return NONE; // client-side: no request reaches storage
+      if (t === 'doc.read.next') {
+        // No GET happens for an unknown reader or one that has fetched every pinned file.
+        const r = state.readers[readerId(from, String(msg.reader))];
+        if (!r || (r.pinned !== null && r.next >= r.pinned.length)) return NONE;
+      }
       const applicable = MUTATING.has(t) ? ALL_FAULTS : READ_FAULTS;
       return offered(offer, DEFAULT_FAULTS, msg, from, applicable, () => (isS3Request(t) ? ((msg.key ?? msg.prefix) as string) : docKeyOf(state, msg, from)));
     },
