@@ -1,11 +1,13 @@
 // One contract, written once, run against every backend that speaks the protocol:
 // the simulated object store (driven reducer-direct) and the filesystem store, each
-// with both missing-key answers; the simulated task state store (both backends),
+// with both missing-key answers; the simulated stores also behind the kernel
+// (input step, delivery, reply as output); the simulated task state store (both backends),
 // SQLite and the object-storage backend over the filesystem store.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { apply, defineScenario, enabled, initialWorld, inputStep, type ReducerLogic, type World } from '../src/actors/index.ts';
 import type { Message } from '../src/actors/types.ts';
 import {
   ErrorCode,
@@ -43,6 +45,24 @@ afterEach(() => {
   while (dirs.length) rmSync(dirs.pop()!, { recursive: true, force: true });
 });
 
+/** A store behind the kernel: each call is an input step from env and the delivery; the reply is the `output` event. */
+function viaKernel(store: ReducerLogic): Backend {
+  const sc = defineScenario({ name: 'contract', actors: { store } });
+  let w: World = initialWorld(sc).world;
+  return {
+    call: async (msg) => {
+      w = apply(sc, w, inputStep(sc, 'env', 'store', msg)).world;
+      const step = enabled(sc, w).find((s) => s.kind === 'deliver' && s.outcome === undefined)!;
+      const r = apply(sc, w, step);
+      w = r.world;
+      const out = r.events.filter((e) => e.kind === 'output');
+      if (out.length !== 1 || out[0]!.kind !== 'output') throw new Error(`expected one reply to '${msg.type}', got ${out.length}`);
+      return out[0]!.msg;
+    },
+    close: () => undefined,
+  };
+}
+
 const bytes = (...xs: number[]) => new Uint8Array(xs);
 const text = (s: string) => new TextEncoder().encode(s);
 
@@ -55,6 +75,7 @@ const objectBackends: Record<string, (missingKey: MissingKeyAnswer) => Backend> 
     const c = simClient(objectStore({ missingKey }));
     return { call: async (m) => c.request(m), close: () => undefined };
   },
+  'sim under the kernel': (missingKey) => viaKernel(objectStore({ missingKey })),
   fs: (missingKey) => {
     const s = new FsObjectStore(tempDir(), { missingKey });
     return { call: (m) => s.handle(m), close: () => undefined };
@@ -170,6 +191,7 @@ const tsBackends: Record<string, () => TsBackend> = {
     const c = simClient(taskStateStore({ backend: 'object-storage', base: 'state' }));
     return { db: false, call: async (m) => c.request(m), close: () => undefined };
   },
+  'sim database under the kernel': () => ({ db: true, ...viaKernel(taskStateStore({ rowCapBytes: CAP })) }),
   sqlite: () => {
     const s = new SqliteTaskStateStore(join(tempDir(), 'state.db'), { rowCapBytes: CAP });
     return { db: true, call: (m) => s.handle(m), close: () => s.close() };
