@@ -1,8 +1,9 @@
 // The trace reader: valid files round-trip, every malformed one is refused with the
 // field that is wrong, and no input at all makes it throw (fuzzed with fast-check).
+import { readFileSync, writeFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { formatHtml, formatMermaid, formatText, parseTraceText, validateTraceFile, type TraceFileData } from '../src/report/index.ts';
+import { EVENT_KINDS, formatHtml, formatMermaid, formatText, parseTraceText, traceJsonSchema, validateTraceFile, type TraceFileData } from '../src/report/index.ts';
 import { lostUpdateTrace } from './report-fixtures.ts';
 
 const good = (): any => JSON.parse(JSON.stringify(lostUpdateTrace({ passing: true })));
@@ -131,5 +132,17 @@ describe('trace reader fuzz (fast-check)', () => {
     expect(rejected(f)).toMatch(/field 'trace\[4\]\.msg\.d\.d\.d…' is nested more than 200 levels deep/);
     const text = '['.repeat(200_000) + ']'.repeat(200_000);
     expect(parseTraceText(text).ok).toBe(false);
+  });
+});
+
+describe('published JSON Schema', () => {
+  it('docs/trace.schema.json matches the reader (regenerate with UPDATE_SCHEMA=1)', () => {
+    const url = new URL('../docs/trace.schema.json', import.meta.url);
+    const now = `${JSON.stringify(traceJsonSchema(), null, 2)}\n`;
+    if (process.env.UPDATE_SCHEMA === '1') writeFileSync(url, now);
+    expect(readFileSync(url, 'utf8')).toBe(now);
+    const s = traceJsonSchema() as any;
+    expect(s.properties.schemaVersion.const).toBe(1);
+    expect(s.properties.trace.items.anyOf).toHaveLength(EVENT_KINDS.length + 1);
   });
 });

@@ -1,5 +1,5 @@
 // Public surface of the report layer: read, validate and render saved traces.
-export { TRACE_SCHEMA_VERSION, EVENT_KINDS, traceFileSchema, eventSchema, validateTraceFile, parseTraceText, TraceFileError, type TraceFileData, type TraceEventData, type ReadResult } from './schema.ts';
+export { TRACE_SCHEMA_VERSION, EVENT_KINDS, traceJsonSchema, traceFileSchema, eventSchema, validateTraceFile, parseTraceText, TraceFileError, type TraceFileData, type TraceEventData, type ReadResult } from './schema.ts';
 export { traceView, fileView, type StepView, type TraceView } from './model.ts';
 export { formatText, formatSteps, shortName, safeText } from './text.ts';
 export { formatMermaid, mermaidText } from './mermaid.ts';

@@ -74,6 +74,29 @@ export const traceFileSchema = z
   });
 
 export type TraceFileData = z.infer<typeof traceFileSchema>;
+
+/**
+ * The published JSON Schema of a trace file (docs/trace.schema.json), with each
+ * known event kind spelled out (the zod schema checks those in a refinement).
+ */
+export function traceJsonSchema(): Record<string, unknown> {
+  const opts = { io: 'input', unrepresentable: 'any' } as const;
+  const strip = (x: Record<string, unknown>) => {
+    delete x.$schema;
+    return x;
+  };
+  const event = {
+    anyOf: [
+      ...Object.entries(eventFields).map(([k, f]) => strip(z.toJSONSchema(z.looseObject({ kind: z.literal(k), step: z.number().int().min(0), ...f }), opts) as Record<string, unknown>)),
+      { type: 'object', description: 'an event kind added by a newer kernel', required: ['kind', 'step'], properties: { kind: { type: 'string', not: { enum: [...EVENT_KINDS] } }, step: { type: 'integer', minimum: 0 } } },
+    ],
+  };
+  const root = z.toJSONSchema(traceFileSchema, opts) as any;
+  root.title = `interleave trace file, schemaVersion ${TRACE_SCHEMA_VERSION}`;
+  root.properties.trace = { type: 'array', items: event, description: 'recorded events; step 0 is the initial world, step k the effect of schedule[k-1]' };
+  root.properties.passing.properties.trace = { type: 'array', items: event };
+  return root;
+}
 export type TraceEventData = z.infer<typeof eventSchema> & Record<string, unknown>;
 
 /** A trace file could not be read: `message` names the file, the field and what was expected. */
