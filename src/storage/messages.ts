@@ -316,6 +316,8 @@ export interface ObjectStoreOptions {
   readonly missingKey?: MissingKeyAnswer;
   /** Objects present at the start (key -> bytes). */
   readonly objects?: Readonly<Record<string, Uint8Array>>;
+  /** Documents present at the start (uri -> schema and committed data files), at generation 1. */
+  readonly docs?: Readonly<Record<string, { readonly schema?: DocSchema; readonly files?: readonly { readonly data: Uint8Array; readonly rows: number }[] }>>;
   /** Fault outcomes offered (default: 403, 503, ambiguous on every request). */
   readonly faults?: FaultOffer<StoreFault>;
 }

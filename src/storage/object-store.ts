@@ -17,10 +17,10 @@
 import type { ReducerContext, ReducerLogic, ReducerResult } from '../actors/scenario.ts';
 import type { Message } from '../actors/types.ts';
 import { NONE, ioEvent, isBytes, offered, outcomeOf, without } from './common.ts';
-import { handleDoc, isDocRequest, docKeyOf, readerId } from './documents.ts';
-import { keyProblem, prefixProblem } from './keys.ts';
+import { dataFileKey, handleDoc, isDocRequest, docKeyOf, readerId } from './documents.ts';
+import { keyProblem, prefixProblem, uriProblem, uriToKey } from './keys.ts';
 import { ErrorCode, errorReply, type ObjectStoreOptions, type S3Op, type StoreFault } from './messages.ts';
-import { emptyStore, faultReply, missingKeyError, withReq, type Handled, type StoreConfig, type StoreState } from './store-core.ts';
+import { emptyStore, faultReply, missingKeyError, withReq, type DataFile, type DocEntry, type Handled, type StoreConfig, type StoreState } from './store-core.ts';
 
 const MUTATING = new Set(['s3.put', 's3.delete', 'doc.create', 'doc.drop', 'doc.commit']);
 const ALL_FAULTS: readonly StoreFault[] = ['403', '503', '500', 'ambiguous'];
@@ -102,11 +102,12 @@ export function objectStore(opts: ObjectStoreOptions = {}): ReducerLogic<StoreSt
     if (p !== undefined) throw new Error(`objectStore: initial object: ${p}`);
   }
   const offer = opts.faults;
+  const seeded = seedDocs(initial, opts.docs ?? {});
   return {
     kind: 'reducer',
     init: (input: unknown) => {
       const objs = (input as { objects?: Record<string, Uint8Array> } | undefined)?.objects;
-      return emptyStore(objs ? { ...initial, ...objs } : initial);
+      return objs ? { ...seeded, objects: { ...seeded.objects, ...objs } } : seeded;
     },
     faultOutcomes(state, msg, from) {
       const t = msg.type;
@@ -136,6 +137,25 @@ export function objectStore(opts: ObjectStoreOptions = {}): ReducerLogic<StoreSt
       return settle(ctx, h, msg);
     },
   };
+}
+
+/** The initial state with `docs` committed at generation 1 (one data file per entry). */
+function seedDocs(objects: Readonly<Record<string, Uint8Array>>, docs: NonNullable<ObjectStoreOptions['docs']>): StoreState {
+  const s = emptyStore(objects);
+  const objs: Record<string, Uint8Array> = { ...objects };
+  const entries: Record<string, DocEntry> = {};
+  for (const [uri, d] of Object.entries(docs)) {
+    const problem = uriProblem(uri);
+    if (problem !== undefined) throw new Error(`objectStore: initial doc: ${problem}`);
+    const prefix = uriToKey(uri);
+    const files: DataFile[] = (d.files ?? []).map((f, i) => {
+      const key = dataFileKey(prefix, 1, i + 1);
+      objs[key] = f.data;
+      return { key, rows: f.rows, bytes: f.data.byteLength };
+    });
+    entries[uri] = { uri, prefix, generation: 1, exists: true, schema: d.schema, files };
+  }
+  return { ...s, objects: objs, docs: entries };
 }
 
 /** A fault that takes no effect: the error reply and its io event. */
