@@ -1,7 +1,7 @@
 // The semantics: `initialWorld`, `enabled` and `apply`. Every mode (checker,
 // simulator, replay, live runner) drives these three functions and nothing else.
 import type { AnyMachineSnapshot } from 'xstate';
-import { UnsupportedFeatureError, XS, formatStateValue, isAddressStub, type CollectedAction } from './xstate-adapter.ts';
+import { UnsupportedFeatureError, XS, isAddressStub, snapshotStateText, type CollectedAction } from './xstate-adapter.ts';
 import { ScenarioError, actorName, type CompiledActor, type Scenario } from './scenario.ts';
 import { queryOf } from './query.ts';
 import type { ActorStatus, Channel, Message, Step, Timer, TraceEvent, World } from './types.ts';
@@ -64,27 +64,53 @@ class Draft {
     this.timers = t;
   }
 
-  /** Appends to channel from -> to, keeping channels sorted by sender. */
+  /** Appends to channel from -> to, keeping channels sorted by sender. Copies by hand (no slice+splice: this is the hot path). */
   enqueue(from: number, to: number, msg: Message): void {
     const chs = this.channels(to);
+    const n = chs.length;
+    if (n === 0) {
+      this.setChannels(to, [{ from, queue: [msg] }]);
+      return;
+    }
     let lo = 0;
-    while (lo < chs.length && chs[lo]!.from < from) lo++;
-    const next = chs.slice();
-    if (lo < chs.length && chs[lo]!.from === from) next[lo] = { from, queue: [...chs[lo]!.queue, msg] };
-    else next.splice(lo, 0, { from, queue: [msg] });
+    while (lo < n && chs[lo]!.from < from) lo++;
+    const found = lo < n && chs[lo]!.from === from;
+    const next: Channel[] = new Array(found ? n : n + 1);
+    for (let k = 0; k < lo; k++) next[k] = chs[k]!;
+    if (found) {
+      const q = chs[lo]!.queue;
+      const queue: Message[] = new Array(q.length + 1);
+      for (let k = 0; k < q.length; k++) queue[k] = q[k]!;
+      queue[q.length] = msg;
+      next[lo] = { from, queue };
+      for (let k = lo + 1; k < n; k++) next[k] = chs[k]!;
+    } else {
+      next[lo] = { from, queue: [msg] };
+      for (let k = lo; k < n; k++) next[k + 1] = chs[k]!;
+    }
     this.setChannels(to, next);
   }
 
   /** Removes and returns the head of channel from -> to. */
   dequeue(from: number, to: number): Message {
     const chs = this.channels(to);
-    const k = chs.findIndex((c) => c.from === from);
-    if (k < 0) throw new ScenarioError(`no message in flight from '${actorName(this.sc, from)}' to '${actorName(this.sc, to)}'`);
+    const n = chs.length;
+    let k = 0;
+    while (k < n && chs[k]!.from !== from) k++;
+    if (k === n) throw new ScenarioError(`no message in flight from '${actorName(this.sc, from)}' to '${actorName(this.sc, to)}'`);
     const ch = chs[k]!;
-    const next = chs.slice();
-    if (ch.queue.length === 1) next.splice(k, 1);
-    else next[k] = { from, queue: ch.queue.slice(1) };
-    this.setChannels(to, next);
+    if (ch.queue.length === 1) {
+      if (n === 1) this.setChannels(to, EMPTY);
+      else {
+        const next: Channel[] = new Array(n - 1);
+        for (let j = 0, o = 0; j < n; j++) if (j !== k) next[o++] = chs[j]!;
+        this.setChannels(to, next);
+      }
+    } else {
+      const next = chs.slice();
+      next[k] = { from, queue: ch.queue.slice(1) };
+      this.setChannels(to, next);
+    }
     return ch.queue[0]!;
   }
 
@@ -304,11 +330,11 @@ function receive(d: Draft, from: number, to: number, msg: Message, outcome: stri
     const bad = modelError(actor, e);
     if (bad) throw bad;
     d.setStat(to, 'error');
-    d.events.push({ kind: 'error', actor: actor.id, message: `on '${msg.type}' in state '${formatStateValue(prev.value)}': ${errText(e)}` });
+    d.events.push({ kind: 'error', actor: actor.id, message: `on '${msg.type}' in state '${snapshotStateText(prev)}': ${errText(e)}` });
     return;
   }
   if (res.unhandled) {
-    const state = formatStateValue(prev.value);
+    const state = snapshotStateText(prev);
     d.events.push(unhandledEvent(d, actor, from, msg, prev.status === 'active' ? state : `${state} (${prev.status})`));
     return;
   }
@@ -323,8 +349,8 @@ function settle(d: Draft, actor: CompiledActor & { kind: 'machine' }, prev: AnyM
     d.events.push({ kind: 'error', actor: actor.id, message: `machine entered error status: ${errText(next.error)}` });
   }
   if (prev !== next) {
-    const fromV = prev ? formatStateValue(prev.value) : '(start)';
-    const toV = formatStateValue(next.value);
+    const fromV = prev ? snapshotStateText(prev) : '(start)';
+    const toV = snapshotStateText(next);
     const changed = d.detail ? contextDiff(prev?.context, next.context) : undefined;
     if (fromV !== toV || prev?.context !== next.context) {
       d.events.push(changed ? { kind: 'state', actor: actor.id, from: fromV, to: toV, changed } : { kind: 'state', actor: actor.id, from: fromV, to: toV });
@@ -417,18 +443,37 @@ function cached(sc: Scenario, key: string, make: () => Step): Step {
   return s;
 }
 
+// Normal deliveries, by channel (from, to) and then by message type: looking a step
+// up costs no string building, which `enabled` would otherwise pay per channel head.
+const deliverCache = new WeakMap<Scenario, (Map<string, Step> | undefined)[]>();
+
 function deliverStep(sc: Scenario, from: number, to: number, type: string, outcome?: string): Step {
-  const id = `deliver:${actorName(sc, from)}->${actorName(sc, to)}:${type}${outcome === undefined ? '' : `!${outcome}`}`;
-  return cached(sc, id, () => (outcome === undefined ? { kind: 'deliver', id, from, to } : { kind: 'deliver', id, from, to, outcome }));
+  if (outcome === undefined) {
+    let byPair = deliverCache.get(sc);
+    if (!byPair) deliverCache.set(sc, (byPair = new Array((sc.envIndex + 1) * sc.envIndex)));
+    const k = from * sc.envIndex + to;
+    let byType = byPair[k];
+    if (!byType) byPair[k] = byType = new Map();
+    let s = byType.get(type);
+    if (!s) {
+      const id = `deliver:${actorName(sc, from)}->${actorName(sc, to)}:${type}`;
+      byType.set(type, (s = { kind: 'deliver', id, from, to }));
+    }
+    return s;
+  }
+  const id = `deliver:${actorName(sc, from)}->${actorName(sc, to)}:${type}!${outcome}`;
+  return cached(sc, id, () => ({ kind: 'deliver', id, from, to, outcome }));
 }
 
 /** Every step the world allows, in a fixed order: deliveries, timers, faults. */
 export function enabled(sc: Scenario, w: World): Step[] {
   const steps: Step[] = [];
   const faultsLeft = w.faults < sc.budget;
-  for (let to = 0; to < w.inbox.length; to++) {
-    const chs = w.inbox[to]!;
-    for (const ch of chs) {
+  const inbox = w.inbox;
+  for (let to = 0; to < inbox.length; to++) {
+    const chs = inbox[to]!;
+    for (let c = 0; c < chs.length; c++) {
+      const ch = chs[c]!;
       const head = ch.queue[0]!;
       steps.push(deliverStep(sc, ch.from, to, head.type));
       if (faultsLeft && sc.faultyOutcomes[to] && w.status[to] === 'up') {
@@ -446,23 +491,50 @@ export function enabled(sc: Scenario, w: World): Step[] {
       steps.push({ kind: 'timer', id, timer: k });
     }
   }
+  const plan = planOf(sc);
   if (faultsLeft) {
-    for (let i = 0; i < sc.ids.length; i++) {
-      if (sc.crashable[i] && w.status[i] === 'up') steps.push(cached(sc, `crash:${sc.ids[i]}`, () => ({ kind: 'crash', id: `crash:${sc.ids[i]}`, actor: i })));
-    }
-    for (let to = 0; to < sc.droppable.length; to++) {
-      for (const from of sc.droppable[to]!) {
-        const ch = w.inbox[to]!.find((c) => c.from === from);
-        if (!ch) continue;
-        const id = `drop:${actorName(sc, from)}->${sc.ids[to]}:${ch.queue[0]!.type}`;
+    for (const i of plan.crashable) if (w.status[i] === 'up') steps.push(plan.crash[i]!);
+    for (const [from, to] of plan.droppable) {
+      const chs = inbox[to]!;
+      for (let c = 0; c < chs.length; c++) {
+        if (chs[c]!.from !== from) continue;
+        const id = `drop:${actorName(sc, from)}->${sc.ids[to]}:${chs[c]!.queue[0]!.type}`;
         steps.push(cached(sc, id, () => ({ kind: 'drop', id, from, to })));
+        break;
       }
     }
   }
-  for (let i = 0; i < sc.ids.length; i++) {
-    if (sc.restartable[i] && w.status[i] === 'crashed') steps.push(cached(sc, `restart:${sc.ids[i]}`, () => ({ kind: 'restart', id: `restart:${sc.ids[i]}`, actor: i })));
-  }
+  for (const i of plan.restartable) if (w.status[i] === 'crashed') steps.push(plan.restart[i]!);
   return steps;
+}
+
+/** Per scenario, computed once: which actors may fail, and their (constant) fault steps. */
+interface FaultPlan {
+  readonly crashable: readonly number[];
+  readonly restartable: readonly number[];
+  readonly droppable: readonly (readonly [number, number])[];
+  readonly crash: readonly (Step | undefined)[];
+  readonly restart: readonly (Step | undefined)[];
+}
+
+const plans = new WeakMap<Scenario, FaultPlan>();
+
+function planOf(sc: Scenario): FaultPlan {
+  let p = plans.get(sc);
+  if (p) return p;
+  const n = sc.ids.length;
+  const idx = (flags: readonly boolean[]): number[] => Array.from({ length: n }, (_, i) => i).filter((i) => flags[i]);
+  const crashable = idx(sc.crashable);
+  const restartable = idx(sc.restartable);
+  const droppable: [number, number][] = [];
+  for (let to = 0; to < sc.droppable.length; to++) for (const from of sc.droppable[to]!) droppable.push([from, to]);
+  const crash: (Step | undefined)[] = new Array(n);
+  const restart: (Step | undefined)[] = new Array(n);
+  for (const i of crashable) crash[i] = { kind: 'crash', id: `crash:${sc.ids[i]}`, actor: i };
+  for (const i of restartable) restart[i] = { kind: 'restart', id: `restart:${sc.ids[i]}`, actor: i };
+  p = { crashable, restartable, droppable, crash, restart };
+  plans.set(sc, p);
+  return p;
 }
 
 /** True when the step is a fault (costs budget). */

@@ -197,6 +197,20 @@ export function stateValueOf(snapshot: AnyMachineSnapshot): unknown {
   return snapshot.value;
 }
 
+// Formatted state values of snapshots, by snapshot identity (snapshots are never
+// mutated): the kernel formats each snapshot's value as `to` in one step and again
+// as `from` in the next.
+const formatted = new WeakMap<AnyMachineSnapshot, string>();
+
+/** `formatStateValue(snapshot.value)`, computed once per snapshot. */
+export function snapshotStateText(snapshot: AnyMachineSnapshot): string {
+  const v = snapshot.value;
+  if (typeof v === 'string') return v;
+  let text = formatted.get(snapshot);
+  if (text === undefined) formatted.set(snapshot, (text = formatStateValue(v)));
+  return text;
+}
+
 /** A short printable form of a state value: `a`, `a.b`, `{a:b,c:d}`. */
 export function formatStateValue(value: unknown): string {
   if (typeof value === 'string') return value;
