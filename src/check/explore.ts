@@ -3,7 +3,7 @@
 // Breadth-first finds a shortest counterexample first. Both explore with
 // `apply(..., { detail: false })`; the counterexample trace is replayed with detail.
 import { apply, enabled, initialWorld, isQuiescent, type Scenario, type Step, type World } from '../actors/index.ts';
-import { inSet, maskOf, nextSleep, stepBit, visible, type PorContext } from './por.ts';
+import { inSet, markOf, nextSleep, visible, wokenSteps, type PorContext } from './por.ts';
 import { endViolation, stepViolation } from './properties.ts';
 import type { Explorer, Session } from './session.ts';
 import type { PropertyRef } from './types.ts';
@@ -65,15 +65,16 @@ abstract class Search implements Explorer {
       const m = s.visited.mark();
       if (m === 0) return undefined;
       // Met again with a different sleep set: explore what the first visit left asleep.
-      const steps = enabled(this.sc, world).filter((t) => (m & stepBit(t.id)) !== 0 && !inSet(t, sleep));
+      const all = enabled(this.sc, world);
+      const steps = wokenSteps(m, all, sleep);
       if (steps.length === 0) return undefined;
-      s.visited.setMark(m & maskOf(sleep));
+      s.visited.setMark(m & markOf(sleep, all));
       return { world, depth, steps, i: 0, sleep, done: [], parent, via, lanes };
     }
-    if (this.por.enabled && sleep.length > 0) s.visited.setMark(maskOf(sleep));
     s.reach.see(world);
     if (depth > s.maxDepth) s.maxDepth = depth;
     const all = enabled(this.sc, world);
+    if (this.por.enabled && sleep.length > 0) s.visited.setMark(markOf(sleep, all));
     const inspect = s.opts.inspect;
     if (inspect?.quiescent && isQuiescent(all)) inspect.quiescent(world);
     const end = endViolation(this.sc, world, all);

@@ -118,6 +118,7 @@ async function run(
       await yieldToLoop();
     }
   }
+  s.exploreMs = s.ms();
   return finish(sc, s, opts, strategy, seed, options, exhaustive);
 }
 
@@ -157,7 +158,8 @@ function finish(sc: Scenario, s: Session, opts: CheckOptions, strategy: string, 
     const passing = nearestPassing(sc, out.schedule);
     if (passing) violation.passing = passing;
   }
-  const ms = s.ms();
+  // Exploration time only (shrinking and the final replay are not part of the rate).
+  const ms = s.exploreMs ?? s.ms();
   const distinct = s.visited.size + s.extraDistinct;
   const complete = exhaustive && !s.found && s.cutBy === undefined;
   const result: CheckResult = {

@@ -19,8 +19,10 @@
 // visited, so invariants (checked on every state) stay sound, and fewer transitions
 // (and fewer generated states) are computed. With state caching, a state met again
 // with a sleep set that is not a superset of the one it was explored with must
-// explore the difference; the visited set keeps a 32-bit over-approximation of each
-// state's sleep set (one bit per hashed step id) for exactly that check.
+// explore the difference; the visited set keeps an 8-bit mark of each state's sleep
+// set over its enabled steps (exact up to 7 enabled steps; beyond, one bit stands for
+// all the rest, so a revisit explores a superset of what the exact algorithm would,
+// which is sound).
 import type { MonitorDef, Scenario, Step, TraceEvent } from '../actors/index.ts';
 
 type Watches = (e: TraceEvent) => boolean;
@@ -68,23 +70,28 @@ export function independent(a: Step, b: Step): boolean {
   return !(isFaultStep(a) && isFaultStep(b));
 }
 
-const bits = new Map<string, number>();
-/** The step's bit in a sleep-set mask. */
-export function stepBit(id: string): number {
-  let b = bits.get(id);
-  if (b === undefined) {
-    let h = 0x811c9dc5;
-    for (let i = 0; i < id.length; i++) h = Math.imul(h ^ id.charCodeAt(i), 0x01000193);
-    b = 1 << ((h ^ (h >>> 15)) & 31);
-    if (bits.size < 100_000) bits.set(id, b);
-  }
-  return b;
+/** Bits of a sleep-set mark: bit j for the j-th enabled step, the last bit for all the rest. */
+export const MARK_BITS = 8;
+
+/**
+ * A state's sleep set as a mark over its enabled steps (`enabled` order is fixed
+ * for a world): bit j set when the j-th enabled step is asleep; the last bit stands
+ * for every step from position MARK_BITS - 1 on (an over-approximation).
+ */
+export function markOf(sleep: readonly Step[], all: readonly Step[]): number {
+  if (sleep.length === 0) return 0;
+  let m = 0;
+  for (let j = 0; j < all.length; j++) if (inSet(all[j]!, sleep)) m |= 1 << Math.min(j, MARK_BITS - 1);
+  return m;
 }
 
-export function maskOf(steps: readonly Step[]): number {
-  let m = 0;
-  for (const s of steps) m |= stepBit(s.id);
-  return m;
+/** Steps a revisit must explore: possibly asleep at the first visit (per `mark`), not asleep now. */
+export function wokenSteps(mark: number, all: readonly Step[], sleep: readonly Step[]): Step[] {
+  const out: Step[] = [];
+  for (let j = 0; j < all.length; j++) {
+    if ((mark & (1 << Math.min(j, MARK_BITS - 1))) !== 0 && !inSet(all[j]!, sleep)) out.push(all[j]!);
+  }
+  return out;
 }
 
 export function inSet(s: Step, set: readonly Step[]): boolean {

@@ -28,6 +28,8 @@ export class Session {
   cutBy: CutBy | undefined;
   found: Found | undefined;
   stopped = false;
+  /** Set when exploration ends (before shrinking). */
+  exploreMs: number | undefined;
   readonly visited: VisitedSet;
   readonly hasher: WorldHasher;
   readonly reach: Reachability;
