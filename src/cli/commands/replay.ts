@@ -23,7 +23,10 @@ export async function runReplay(io: Io, path: string, flags: { json?: boolean })
   const api = await loadChecker();
   let out;
   try {
-    out = api.replaySchedule(sc, file.schedule, file.inputs);
+    // A live recording's store replies are dropped where the scenario models the store (src/check/from-trace.ts).
+    const { modelSchedule } = await import('../../check/from-trace.ts');
+    const m = modelSchedule(sc, file);
+    out = api.replaySchedule(sc, m.schedule, m.inputs.length ? m.inputs : undefined);
   } catch (e) {
     if (e instanceof Divergence || (e instanceof Error && e.name === 'Divergence')) {
       const d = e as Divergence;
