@@ -97,7 +97,7 @@ describe('HTML viewer in Chromium', () => {
   });
 
   it('renders injected markup as text and never runs it', async () => {
-    expect(await page.evaluate(() => (window as any).__pwned)).toBeUndefined();
+    expect(await page.evaluate(() => (globalThis as any).__pwned)).toBeUndefined();
     expect(await page.locator('img').count()).toBe(0);
     expect(await page.locator('script').count()).toBe(2);
     expect(await text('#property')).toContain(IMG);
@@ -107,7 +107,7 @@ describe('HTML viewer in Chromium', () => {
     expect(await text('#changed')).toContain(IMG);
     await page.keyboard.press('ArrowRight');
     expect(await text('#events')).toContain(SCRIPT);
-    expect(await page.evaluate(() => (window as any).__pwned)).toBeUndefined();
+    expect(await page.evaluate(() => (globalThis as any).__pwned)).toBeUndefined();
   });
 
   it('loaded nothing from the network and raised no errors (the CSP allowed its own script)', () => {

@@ -58,6 +58,9 @@ pre { background:#f3f4f6; padding:6px 8px; border-radius:4px; overflow:auto; max
 #notes li { font-family:ui-monospace, Menlo, Consolas, monospace; font-size:12px; }
 svg text { font-family:ui-monospace, Menlo, Consolas, monospace; font-size:11px; fill:var(--fg); }
 svg text.actor { font-weight:700; font-size:12px; }
+#chart-head { position:sticky; top:0; z-index:1; display:block; }
+#chart { display:block; }
+svg .head-bg { fill:#fff; stroke:var(--line); }
 svg text.num { fill:var(--muted); }
 svg text.move { fill:#6a4c93; font-size:10px; }
 svg text.fault { fill:var(--red); font-weight:700; }
@@ -128,7 +131,7 @@ export function formatHtml(f: TraceFileData): string {
 <span id="step-label"></span>
 </div>
 <main>
-<div id="chart-wrap"><svg id="chart" xmlns="http://www.w3.org/2000/svg" role="img" aria-label="message sequence chart"></svg></div>
+<div id="chart-wrap"><svg id="chart-head" xmlns="http://www.w3.org/2000/svg" aria-hidden="true"></svg><svg id="chart" xmlns="http://www.w3.org/2000/svg" role="img" aria-label="message sequence chart"></svg></div>
 <aside>
 <h2>Step</h2>
 <div id="step-title"></div>

@@ -26,8 +26,10 @@ export interface StepView {
   readonly changed: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
   /** Every actor's state after this step. */
   readonly states: Readonly<Record<string, string>>;
-  /** Notable side events: unhandled, error, monitor-fail, output, io, log, dropped. */
+  /** Side events in words: unhandled, error, monitor-fail, output, io, log, emit, dropped. */
   readonly notes: readonly string[];
+  /** The notes worth a line in the text step list: failures, losses, outputs, I/O that did not succeed. */
+  readonly alerts: readonly string[];
   readonly failed: boolean;
   readonly events: readonly Ev[];
 }
@@ -104,9 +106,12 @@ export function traceView(schedule: readonly string[], trace: readonly unknown[]
     const moves: { actor: string; from: string; to: string }[] = [];
     const changed: Record<string, Record<string, unknown>> = {};
     const notes: string[] = [];
+    const alerts: string[] = [];
     let failed = false;
     // The first event that says what the step was (a delivery, a timer, a fault) claims it.
     let claimed = n === 0;
+    // A delivery with a fault outcome is reported as a fault event, then the delivery: show the delivery.
+    const faultyDelivery = evs.some((e) => e.kind === 'deliver' && typeof e.outcome === 'string');
     const primary = (k: StepView['kind']): boolean => {
       if (claimed) return false;
       claimed = true;
@@ -156,7 +161,7 @@ export function traceView(schedule: readonly string[], trace: readonly unknown[]
           }
           break;
         case 'fault':
-          if (primary('fault')) {
+          if (!faultyDelivery && primary('fault')) {
             actor = e.actor;
             what = e.fault;
           }
@@ -176,7 +181,11 @@ export function traceView(schedule: readonly string[], trace: readonly unknown[]
           break;
       }
       const note = noteOf(e);
-      if (note !== undefined) notes.push(note);
+      if (note !== undefined) {
+        notes.push(note);
+        const quiet = ['io', 'log', 'emit'].includes(e.kind) && !(e.kind === 'io' && e.outcome !== 'ok');
+        if (!quiet) alerts.push(note);
+      }
     }
     // A drop is reported as a fault followed by `dropped`: show it as a drop.
     if ((kind as StepView['kind']) === 'fault' && evs.some((e) => e.kind === 'dropped')) {
@@ -186,7 +195,7 @@ export function traceView(schedule: readonly string[], trace: readonly unknown[]
       from = d.from;
       what = msgType(d.msg);
     }
-    steps.push({ n, id, kind, actor, ...(from !== undefined ? { from } : {}), what, ...(outcome !== undefined ? { outcome } : {}), sentAt, moves, changed, states: { ...states }, notes, failed, events: evs });
+    steps.push({ n, id, kind, actor, ...(from !== undefined ? { from } : {}), what, ...(outcome !== undefined ? { outcome } : {}), sentAt, moves, changed, states: { ...states }, notes, alerts, failed, events: evs });
   }
   return { actors, steps };
 }

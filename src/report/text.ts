@@ -41,7 +41,8 @@ function movesText(s: StepView): string {
 }
 
 /** The numbered step list (step 0, the initial world, is left out). */
-export function formatSteps(view: TraceView, style: Style = plain, opts: { readonly failStep?: number; readonly notes?: boolean } = {}): string[] {
+/** `notes`: 'alerts' (default) prints failures, losses, outputs and failed I/O under their step; 'all' every side event; 'none' nothing. */
+export function formatSteps(view: TraceView, style: Style = plain, opts: { readonly failStep?: number; readonly notes?: 'alerts' | 'all' | 'none' } = {}): string[] {
   const steps = view.steps.slice(1);
   const rows = steps.map((s) => columns(s).map(safeText));
   const w = [0, 1, 2].map((i) => Math.max(0, ...rows.map((r) => r[i]!.length)));
@@ -52,7 +53,8 @@ export function formatSteps(view: TraceView, style: Style = plain, opts: { reado
     const line = `${String(s.n).padStart(nw + 2)}  ${r[0]!.padEnd(w[0]!)}  ${r[1]!.padEnd(w[1]!)}  ${r[2]!.padEnd(w[2]!)}   ${safeText(movesText(s))}`.trimEnd();
     const bad = s.failed || s.n === opts.failStep;
     out.push(bad ? style.red(line) : line);
-    if (opts.notes !== false) for (const note of s.notes) out.push(style.dim(`${' '.repeat(nw + 4)}· ${safeText(note)}`));
+    const notes = opts.notes === 'none' ? [] : opts.notes === 'all' ? s.notes : s.alerts;
+    for (const note of notes) out.push(style.dim(`${' '.repeat(nw + 4)}· ${safeText(note)}`));
   });
   return out;
 }

@@ -41,7 +41,11 @@
 
   // Message sequence chart.
   var actors = data.actors;
-  var LANE = 150, ROW = 30, TOP = 50, LEFT = 70;
+  var ROW = 30, TOP = 20, LEFT = 70;
+  // Lanes share the visible width (between 90 and 150 px each); wider charts scroll.
+  var wrap = document.getElementById('chart-wrap');
+  var avail = (wrap && wrap.clientWidth) || 900;
+  var LANE = Math.max(90, Math.min(150, Math.floor((avail - LEFT - 100) / Math.max(1, actors.length))));
   var xOf = {};
   actors.forEach(function (a, i) { xOf[a] = LEFT + 60 + i * LANE; });
   function X(a) { return a in xOf ? xOf[a] : LEFT + 20; }
@@ -49,6 +53,10 @@
   var width = LEFT + 120 + Math.max(1, actors.length) * LANE;
   var height = Y(last) + ROW;
   var chart = document.getElementById('chart');
+  var headSvg = document.getElementById('chart-head');
+  headSvg.setAttribute('width', width);
+  headSvg.setAttribute('height', 26);
+  headSvg.appendChild(svg('rect', { x: 0, y: 0, width: width, height: 26, class: 'head-bg' }));
   chart.setAttribute('width', width);
   chart.setAttribute('height', height);
   chart.setAttribute('viewBox', '0 0 ' + width + ' ' + height);
@@ -65,8 +73,10 @@
     rows.push(r);
   });
   actors.forEach(function (a) {
-    chart.appendChild(svg('line', { x1: X(a), y1: TOP - 20, x2: X(a), y2: height, class: 'lifeline' }));
-    chart.appendChild(svg('text', { x: X(a), y: 18, class: 'actor', 'text-anchor': 'middle' }, clip(a, 22)));
+    chart.appendChild(svg('line', { x1: X(a), y1: 0, x2: X(a), y2: height, class: 'lifeline' }));
+    var name = svg('text', { x: X(a), y: 17, class: 'actor', 'text-anchor': 'middle' }, clip(a, Math.floor(LANE / 7.5)));
+    name.appendChild(svg('title', null, a));
+    headSvg.appendChild(name);
   });
   steps.forEach(function (s) {
     var g = svg('g', { class: 'step', 'data-step': s.n });
@@ -167,7 +177,11 @@
 
     if (diffRows) diffRows.forEach(function (tr) { tr.classList.toggle('current', Number(tr.getAttribute('data-a')) === cur && cur > 0); });
     var row = rows[cur];
-    if (row && row.scrollIntoView) row.scrollIntoView({ block: 'nearest' });
+    if (row && wrap) {
+      // Keep the current step in view, a few rows from the top, without moving the page.
+      var y = Y(cur) - ROW / 2, top = wrap.scrollTop, h = wrap.clientHeight - 26;
+      if (y < top || y + ROW > top + h) wrap.scrollTop = Math.max(0, y - 3 * ROW);
+    }
   }
 
   function go(n) {
