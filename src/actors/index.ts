@@ -6,7 +6,7 @@ export { queryOf } from './query.ts';
 export { rng, rngFromState, deriveSeed, type Rng } from './prng.ts';
 export { send } from './dsl.ts';
 export * from './drive.ts';
-export { runLive, type LiveOptions, type LiveSystem, type ExternalHandler } from './live.ts';
+export { runLive, withExternals, type LiveOptions, type LiveSystem, type ExternalHandler, type ExternalSpec, type LiveRecording, type RecordedInput, type Reply, type LiveInspectionEvent, type InspectOption, type InspectedActorRef } from './live.ts';
 export { canonicalJson, toPlain } from './serialize.ts';
 export { formatStateValue } from './xstate-adapter.ts';
 export * from './family.ts';
