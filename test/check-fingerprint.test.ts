@@ -1,5 +1,6 @@
 // Fingerprints and the visited set: canonical (order-insensitive objects, bytes by
 // content), equal for worlds reached by commuting steps, compact, and symmetry.
+import { tableFromArrays, tableFromIPC, tableToIPC } from 'apache-arrow';
 import { describe, expect, it } from 'vitest';
 import { apply, enabled, initialWorld, rng, type Scenario, type World } from '../src/actors/index.ts';
 import { Hasher, VisitedSet, WorldHasher, check, fpHex } from '../src/check/index.ts';
@@ -30,6 +31,17 @@ describe('structural hash', () => {
     expect(h(new Uint8Array([1, 2, 3]))).toBe(h(new Uint8Array([1, 2, 3])));
     expect(h(new Uint8Array([1, 2, 3]))).not.toBe(h(new Uint8Array([1, 2, 4])));
     expect(h({ a: { b: 1 } })).not.toBe(h({ a: { b: 2 } }));
+  });
+
+  it('hashes Arrow tables by content, not by buffers or identity', () => {
+    const a = tableFromArrays({ x: Int32Array.from([1, 2, 3]), s: ['a', 'b', 'c'] });
+    const same = tableFromArrays({ x: Int32Array.from([1, 2, 3]), s: ['a', 'b', 'c'] });
+    const viaIpc = tableFromIPC(tableToIPC(a));
+    expect(h(a)).toBe(h(same));
+    expect(h(a)).toBe(h(viaIpc));
+    expect(h(a)).not.toBe(h(tableFromArrays({ x: Int32Array.from([1, 2, 4]), s: ['a', 'b', 'c'] })));
+    expect(h(a)).not.toBe(h(tableFromArrays({ x: Int32Array.from([1, 2, 3]), s: ['a', 'b', 'd'] })));
+    expect(h({ batch: a })).toBe(h({ batch: viaIpc }));
   });
 
   it('gives 64-bit keys with no collisions over many small distinct values', () => {

@@ -262,10 +262,22 @@ export class Hasher {
     this.hb = finB(mixB(sb, n + T_OBJ));
   }
 
-  /** Arrow table: schema (names and types) plus every batch's buffers, once per table object. */
+  /**
+   * Arrow table, by content: per column its name, type and logical values
+   * (`toArray()`, so buffer padding and chunking do not matter) plus validity.
+   * Cached by table identity, so each table is read once.
+   */
   private table(t: any): void {
-    const schema = t.schema.fields.map((f: any) => `${f.name}:${String(f.type)}`);
-    this.seq(T_TABLE, [schema, t.batches.map((bt: any) => bt.data)]);
+    const parts: unknown[] = [];
+    for (const f of t.schema.fields) {
+      const col = t.getChild(f.name);
+      parts.push(`${f.name}:${String(f.type)}`);
+      if (!col) continue;
+      parts.push(col.toArray());
+      if (col.nullCount > 0) parts.push(Uint8Array.from({ length: col.length }, (_, i) => (col.isValid(i) ? 1 : 0)));
+    }
+    this.seq(T_TABLE, parts);
+    this.work += 1 << 10;
   }
 
   private arrowData(d: any): void {
@@ -278,7 +290,7 @@ function isArrowTable(v: any): boolean {
   return typeof v.numRows === 'number' && v.schema && Array.isArray(v.schema.fields) && Array.isArray(v.batches) && typeof v.getChild === 'function';
 }
 function isArrowData(v: any): boolean {
-  return v.constructor?.name === 'Data' && 'typeId' in v && 'valueOffsets' in v;
+  return v.constructor?.name === 'Data' && typeof v.type === 'object' && Array.isArray(v.children) && typeof v.length === 'number';
 }
 
 /**
