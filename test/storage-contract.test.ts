@@ -11,6 +11,15 @@ import { apply, defineScenario, enabled, initialWorld, inputStep, type ReducerLo
 import type { Message } from '../src/actors/types.ts';
 import {
   ErrorCode,
+  NO_STORAGE_FOUND,
+  decodeRows,
+  docCommit,
+  docCreate,
+  docDrop,
+  docOpen,
+  docReadNext,
+  docReadOpen,
+  encodeRows,
   objectStore,
   s3Delete,
   s3Get,
@@ -27,7 +36,7 @@ import {
   type MissingKeyAnswer,
   type TaskScope,
 } from '../src/storage/index.ts';
-import { FsObjectStore, ObjectTaskStateStore, SqliteTaskStateStore } from '../src/storage/live/index.ts';
+import { FsDocumentStore, FsObjectStore, ObjectTaskStateStore, SqliteTaskStateStore } from '../src/storage/live/index.ts';
 
 type Call = (msg: Message) => Promise<Message>;
 interface Backend {
@@ -305,4 +314,67 @@ describe.each(Object.keys(tsBackends))('task state store contract: %s', (name) =
       expect([noValue.code, String(noValue.message).includes('None')]).toEqual([ErrorCode.InvalidRequest, true]);
       expect((await call(tsGet(scope, ''))).code).toBe(ErrorCode.InvalidRequest);
     }));
+});
+
+// ---------------------------------------------------------------------------
+// Documents
+// ---------------------------------------------------------------------------
+
+const docBackends: Record<string, (missingKey: MissingKeyAnswer) => Backend> = {
+  sim: objectBackends.sim!,
+  'sim under the kernel': objectBackends['sim under the kernel']!,
+  'fs (catalog in memory, data files on disk)': (missingKey) => {
+    const s = new FsDocumentStore(new FsObjectStore(tempDir(), { missingKey }));
+    return { call: (m) => s.handle(m, 'env'), close: () => undefined };
+  },
+};
+
+describe.each(Object.keys(docBackends))('document contract: %s', (name) => {
+  const uri = 'vfs:///wid/1/eid/1/globalportid/(logicalOpId=src,layerName=main,portId=0,isInternal=false,isInput=false)/result';
+  const rows = (n: number) => encodeRows([{ n }]);
+  const first = async (call: Call, reader: string) => decodeRows((await call(docReadNext(reader))).data as Uint8Array)[0]?.n;
+
+  it('open of a missing uri fails with the exact message; create, commit and open report the snapshot', async () => {
+    const { call } = docBackends[name]!(403);
+    const miss = await call(docOpen(uri));
+    expect([miss.type, miss.code, miss.message]).toEqual(['doc.open.error', ErrorCode.NoSuchTable, NO_STORAGE_FOUND]);
+    expect(await call(docCreate(uri, { f: 1 }))).toEqual({ type: 'doc.create.ok', uri, generation: 1, dropped: 0 });
+    expect((await call(docCommit(uri, rows(1), 1))).type).toBe('doc.commit.ok');
+    expect((await call(docCommit(uri, rows(2), 1))).snapshot).toBe(2);
+    expect(await call(docOpen(uri))).toEqual({ type: 'doc.open.ok', uri, generation: 1, schema: { f: 1 }, files: 2, rows: 2 });
+  });
+
+  it('a reader fetches one file per next, in commit order, and never sees commits after its pin', async () => {
+    const { call } = docBackends[name]!(403);
+    await call(docCreate(uri, {}));
+    await call(docCommit(uri, rows(1), 1));
+    await call(docReadOpen(uri, 'r'));
+    await call(docCommit(uri, rows(2), 1)); // before the pin: seen
+    expect(await first(call, 'r')).toBe(1);
+    await call(docCommit(uri, rows(3), 1)); // after the pin: not seen
+    expect(await first(call, 'r')).toBe(2);
+    expect((await call(docReadNext('r'))).type).toBe('doc.read.next.done');
+  });
+
+  it.each([403, 404] as const)('create overrides; a reader mid-stream then gets %i on its next fetch', async (missingKey) => {
+    const { call } = docBackends[name]!(missingKey);
+    await call(docCreate(uri, {}));
+    for (const n of [1, 2, 3]) await call(docCommit(uri, rows(n), 1));
+    await call(docReadOpen(uri, 'r'));
+    expect(await first(call, 'r')).toBe(1);
+    expect(await call(docCreate(uri, {}))).toEqual({ type: 'doc.create.ok', uri, generation: 2, dropped: 3 });
+    const r = await call(docReadNext('r'));
+    expect([r.type, r.status, r.code]).toEqual(['doc.read.next.error', missingKey, missingKey === 403 ? ErrorCode.AccessDenied : ErrorCode.NoSuchKey]);
+    expect((await call(docReadNext('r'))).code).toBe(ErrorCode.NoSuchReader);
+    expect((await call(docOpen(uri))).files).toBe(0);
+  });
+
+  it('a commit to a recreated generation fails; a drop makes the uri missing', async () => {
+    const { call } = docBackends[name]!(403);
+    await call(docCreate(uri, {}));
+    await call(docCreate(uri, {}));
+    expect((await call(docCommit(uri, rows(1), 1, { generation: 1 }))).code).toBe(ErrorCode.CommitFailed);
+    expect((await call(docDrop(uri))).type).toBe('doc.drop.ok');
+    expect((await call(docReadOpen(uri, 'r'))).code).toBe(ErrorCode.NoSuchTable);
+  });
 });

@@ -7,8 +7,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { defineScenario, runLive } from '../src/actors/index.ts';
 import type { Message } from '../src/actors/types.ts';
-import { ErrorCode, TEMP_PREFIX, s3Get, s3List, s3Put, scriptClient, tsGet, tsSet, type TaskScope } from '../src/storage/index.ts';
-import { FsObjectStore, SqliteTaskStateStore } from '../src/storage/live/index.ts';
+import { ErrorCode, TEMP_PREFIX, docCommit, docCreate, docReadNext, docReadOpen, s3Get, s3List, s3Put, scriptClient, staleReaders, tsGet, tsSet, type TaskScope } from '../src/storage/index.ts';
+import { FsDocumentStore, FsObjectStore, SqliteTaskStateStore } from '../src/storage/live/index.ts';
 
 const dirs: string[] = [];
 function tempDir(): string {
@@ -107,6 +107,38 @@ describe('filesystem object store', () => {
     expect(replies.replies.map((m) => m.type)).toEqual(['s3.put.ok', 's3.get.ok', 's3.list.ok', 's3.get.error']);
     expect(str(replies.replies[1]!)).toBe('one');
     expect(replies.replies[2]!.keys).toEqual(['x/1']);
+  });
+});
+
+describe('filesystem document store', () => {
+  it('keeps data files on disk, not in memory; a file deleted on disk from outside answers 403 and ends the reader', async () => {
+    const objects = new FsObjectStore(tempDir());
+    const docs = new FsDocumentStore(objects);
+    await docs.handle(docCreate('t', {}));
+    const a = await docs.handle(docCommit('t', text('first'), 1));
+    const b = await docs.handle(docCommit('t', text('second'), 1));
+    expect((await objects.list('t/')).keys).toEqual([a.key, b.key]);
+    expect(Object.values(docs.catalog().objects).every((v) => v.byteLength === 0)).toBe(true);
+    await docs.handle(docReadOpen('t', 'r'), 'w');
+    expect(str({ type: 'x', body: (await docs.handle(docReadNext('r'), 'w')).data })).toBe('first');
+    rmSync(join(objects.root, ...String(b.key).split('/')));
+    const r = await docs.handle(docReadNext('r'), 'w');
+    expect([r.type, r.code, r.key]).toEqual(['doc.read.next.error', ErrorCode.AccessDenied, b.key]);
+    expect(docs.catalog().readers).toEqual({});
+  });
+
+  it('a recreate deletes the old generation on disk, and the catalog shows the stale reader until its fetch', async () => {
+    const objects = new FsObjectStore(tempDir(), { missingKey: 404 });
+    const docs = new FsDocumentStore(objects);
+    await docs.handle(docCreate('t', {}));
+    await docs.handle(docCommit('t', text('1'), 1));
+    await docs.handle(docCommit('t', text('2'), 1));
+    await docs.handle(docReadOpen('t', 'r'));
+    await docs.handle(docReadNext('r'));
+    await docs.handle(docCreate('t', {}));
+    expect((await objects.list('')).keys).toEqual([]);
+    expect(staleReaders(docs.catalog()).map((x) => x.unfetched)).toEqual([1]);
+    expect((await docs.handle(docReadNext('r'))).code).toBe(ErrorCode.NoSuchKey);
   });
 });
 

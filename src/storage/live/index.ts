@@ -3,3 +3,4 @@ export { FsObjectStore, type FsObjectStoreOptions } from './fs-object-store.ts';
 export { SqliteTaskStateStore, type SqliteTaskStateOptions } from './sqlite-task-state.ts';
 export { ObjectTaskStateStore } from './object-task-state.ts';
 export { answerTaskState, taskStateHandler, type TaskStateBackendApi } from './task-state-api.ts';
+export { FsDocumentStore } from './fs-document-store.ts';
