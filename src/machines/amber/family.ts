@@ -30,6 +30,8 @@ export function paramsOf(p: ParamValues): AmberParams {
     designChecks: Boolean(p.designChecks),
     endWorkerAttempts: Number(p.endWorkerAttempts),
     faultBudget: Number(p.faultBudget),
+    bodyHops: Number(p.bodyHops),
+    payloadBytes: Number(p.payloadBytes),
   };
 }
 
@@ -59,6 +61,8 @@ export const amberLoopFamily = defineFamily({
     designChecks: b('also check I2 (no main-loop read while its readers stream) and I3 (consume only after EndChannel alignment): they flag D1 at the first consume', d.designChecks),
     endWorkerAttempts: { type: 'int', min: 1, max: 1000, default: d.endWorkerAttempts, description: 'EndWorker attempts before the coordinator gives up (200 ms apart)' },
     faultBudget: { type: 'int', min: 0, max: 4, default: d.faultBudget, description: 'F_overlap / F_recreate faults one run may take' },
+    bodyHops: { type: 'int', min: 0, max: 8, default: d.bodyHops, description: 'Python pass-through hops in a single loop body (k)' },
+    payloadBytes: { type: 'int', min: 0, default: d.payloadBytes, description: 'bytes of a wide string column per input row (0: none, or sized by largeTable)' },
   },
   build: (p) => amberScenario(paramsOf(p)),
   checkDefaults: (p) => ({ strategy: 'bfs', maxStates: p.topology === 'nested' || p.topology === 'nested-jvm-chain' ? 2_000_000 : 500_000, maxDepth: 5_000 }),

@@ -37,6 +37,10 @@ export interface AmberParams {
   readonly endWorkerAttempts: number;
   /** Faults one run may take (F_overlap / F_recreate outcomes). */
   readonly faultBudget: number;
+  /** Python pass-through hops in a single loop's body (the cost model's k). */
+  readonly bodyHops: number;
+  /** Overrides the large table's per-row payload bytes (benchmarks size the table with it). */
+  readonly payloadBytes: number;
 }
 
 export const DEFAULT_PARAMS: AmberParams = {
@@ -60,6 +64,8 @@ export const DEFAULT_PARAMS: AmberParams = {
   designChecks: false,
   endWorkerAttempts: 150,
   faultBudget: 1,
+  bodyHops: 0,
+  payloadBytes: 0,
 };
 
 /** Bytes per row of the wide column in the large-table scenario: the table's IPC comfortably exceeds maxCellBytes. */
@@ -84,11 +90,12 @@ export function workflowOf(p: AmberParams): Workflow {
   return buildWorkflow({
     topology: p.topology,
     rows: p.rows,
-    payloadBytes: p.largeTable ? largePayloadBytes(p) : 0,
+    payloadBytes: p.payloadBytes > 0 ? p.payloadBytes : p.largeTable ? largePayloadBytes(p) : 0,
     updateError: p.updateError,
     reservedTable: p.reservedTable,
     bodyState: p.bodyState,
     missingConfig: p.missingConfig,
+    bodyHops: p.bodyHops,
   });
 }
 

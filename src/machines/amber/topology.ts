@@ -21,6 +21,8 @@ export interface TopologyOptions {
   /** A Python UDF hop in the body that emits its own unstamped state, or blanks the envelope (scenario 13). */
   readonly bodyState: 'none' | 'before' | 'after' | 'blank';
   readonly missingConfig: boolean;
+  /** Python pass-through hops in a single loop's body (k of the spec's cost model). */
+  readonly bodyHops: number;
 }
 
 /** A loop in the workflow: its Loop Start / Loop End ids and the expected counts. */
@@ -72,6 +74,7 @@ export function buildWorkflow(o: TopologyOptions): Workflow {
   } else {
     const body: OpSpec[] = [];
     if (o.topology === 'jvm-chain') body.push({ id: 'Limit', kind: 'jvm' });
+    for (let k = 1; k <= o.bodyHops; k++) body.push({ id: `Py${k}`, kind: 'python' });
     if (o.bodyState !== 'none') body.push({ id: 'Udf', kind: 'python', ...(o.bodyState === 'blank' ? { blanksEnvelope: true } : { bodyState: o.bodyState }) });
     ops = [src, { id: 'LS', kind: 'loopStart', start: startCode('i') }, ...body, { id: 'LE', kind: 'loopEnd', end: endCode('i') }];
     const chain = ops.map((x) => x.id);
