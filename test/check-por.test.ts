@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Scenario, World } from '../src/actors/index.ts';
 import { WorldHasher, check, fpHex, type CheckOptions } from '../src/check/index.ts';
-import { counterModel, diningLocks, lostUpdate, orderingBug, retryModel, tokenRing } from './fixtures-check/models.ts';
+import { counterModel, diningLocks, lostUpdate, orderingBug, randomSystem, retryModel, tokenRing } from './fixtures-check/models.ts';
 
 async function explore(sc: Scenario, strategy: 'dfs' | 'bfs', por: boolean) {
   const hasher = new WorldHasher(sc, false);
@@ -56,6 +56,23 @@ describe('sleep-set POR is sound', () => {
       }
     });
   }
+
+  it('random little systems (40 seeds): same quiescent worlds, violations and distinct states', async () => {
+    let reduced = 0;
+    for (let seed = 1; seed <= 40; seed++) {
+      const sc = randomSystem(seed);
+      for (const strategy of ['dfs', 'bfs'] as const) {
+        const full = await explore(sc, strategy, false);
+        const red = await explore(sc, strategy, true);
+        expect([...red.quiescent].sort(), `seed ${seed} ${strategy}`).toEqual([...full.quiescent].sort());
+        expect([...red.violated].sort(), `seed ${seed} ${strategy}`).toEqual([...full.violated].sort());
+        expect(red.r.stats.distinctStates, `seed ${seed} ${strategy}`).toBe(full.r.stats.distinctStates);
+        expect(red.r.stats.transitions).toBeLessThanOrEqual(full.r.stats.transitions);
+        if (red.r.stats.transitions < full.r.stats.transitions) reduced++;
+      }
+    }
+    expect(reduced).toBeGreaterThan(40);
+  });
 
   it('the models above do violate what they should', async () => {
     expect([...(await explore(lostUpdate(), 'bfs', true)).violated]).toEqual(['invariant:noLostUpdate']);

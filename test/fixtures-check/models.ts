@@ -1,6 +1,6 @@
 // Small models for the checker's tests and benchmark (not the seed protocols).
 import { assign, setup } from 'xstate';
-import { defineScenario, send, type ReducerLogic, type Scenario, type TraceEvent } from '../../src/actors/index.ts';
+import { defineScenario, rng, send, type ReducerLogic, type Scenario, type TraceEvent } from '../../src/actors/index.ts';
 
 // ---------------------------------------------------------------------------
 // Lost update: clients read a value from a store, then write value + 1.
@@ -357,5 +357,42 @@ export function machineRing(n: number, laps = 1, pokes = 1): Scenario {
     actors,
     start,
     eventually: { lapsDone: (q) => q.context('r0').seen === laps + 1 || `r0 saw the token ${q.context('r0').seen} times` },
+  });
+}
+
+// ---------------------------------------------------------------------------
+// Random little systems for soundness tests: reducers whose state and sends depend
+// on the message and their own state, drawn from a seed.
+
+export function randomSystem(seed: number): Scenario {
+  const r = rng(seed);
+  const next = (n: number) => r.int(n);
+  const n = 2 + next(3);
+  const ids = Array.from({ length: n }, (_, i) => `p${i}`);
+  // table[actor][state % 3][msg % 2] = where to forward (or -1 to absorb)
+  const table = ids.map(() => Array.from({ length: 3 }, () => [next(n + 1) - 1, next(n + 1) - 1]));
+  const actors: Record<string, any> = {};
+  ids.forEach((id, i) => {
+    actors[id] = {
+      kind: 'reducer',
+      init: () => 0,
+      receive: (s: number, msg: any) => {
+        if (msg.type !== 'm') return { state: s, unhandled: true };
+        const v = msg.v as number;
+        const ns = (s * 2 + v + 1) % 5;
+        const to = table[i]![ns % 3]![v % 2]!;
+        const hops = msg.hops as number;
+        return hops > 0 && to >= 0 ? { state: ns, send: [{ to: ids[to]!, msg: { type: 'm', v: (v + ns) % 3, hops: hops - 1 } }] } : { state: ns };
+      },
+    } satisfies ReducerLogic<number>;
+  });
+  const starts = 2 + next(3);
+  const start = Array.from({ length: starts }, () => ({ to: ids[next(n)]!, msg: { type: 'm', v: next(3), hops: 2 + next(3) } }));
+  return defineScenario({
+    name: `random-${seed}`,
+    actors,
+    start,
+    invariants: { notFour: (q) => ids.every((id) => q.context(id) !== 4) },
+    eventually: { someZero: (q) => ids.some((id) => q.context(id) === 0) },
   });
 }
