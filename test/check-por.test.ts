@@ -74,6 +74,20 @@ describe('sleep-set POR is sound', () => {
     expect(reduced).toBeGreaterThan(40);
   });
 
+  it('random little systems with crash, restart and drop faults (20 seeds)', async () => {
+    let reduced = 0;
+    for (let seed = 100; seed < 120; seed++) {
+      const sc = randomSystem(seed, true);
+      const full = await explore(sc, 'dfs', false);
+      const red = await explore(sc, 'dfs', true);
+      expect([...red.quiescent].sort(), `seed ${seed}`).toEqual([...full.quiescent].sort());
+      expect([...red.violated].sort(), `seed ${seed}`).toEqual([...full.violated].sort());
+      expect(red.r.stats.distinctStates, `seed ${seed}`).toBe(full.r.stats.distinctStates);
+      if (red.r.stats.transitions < full.r.stats.transitions) reduced++;
+    }
+    expect(reduced).toBeGreaterThan(10);
+  });
+
   it('the models above do violate what they should', async () => {
     expect([...(await explore(lostUpdate(), 'bfs', true)).violated]).toEqual(['invariant:noLostUpdate']);
     expect([...(await explore(diningLocks(), 'bfs', true)).violated]).toEqual(['deadlock:deadlock']);

@@ -364,7 +364,7 @@ export function machineRing(n: number, laps = 1, pokes = 1): Scenario {
 // Random little systems for soundness tests: reducers whose state and sends depend
 // on the message and their own state, drawn from a seed.
 
-export function randomSystem(seed: number): Scenario {
+export function randomSystem(seed: number, withFaults = false): Scenario {
   const r = rng(seed);
   const next = (n: number) => r.int(n);
   const n = 2 + next(3);
@@ -394,5 +394,8 @@ export function randomSystem(seed: number): Scenario {
     start,
     invariants: { notFour: (q) => ids.every((id) => q.context(id) !== 4) },
     eventually: { someZero: (q) => ids.some((id) => q.context(id) === 0) },
+    ...(withFaults
+      ? { faults: { budget: 1 + next(2), crash: [ids[next(n)]!], restart: [ids[0]!], drop: [[ids[next(n)]!, ids[next(n)]!], [ids[next(n)]!, ids[next(n)]!]] as [string, string][] } }
+      : {}),
   });
 }
