@@ -113,6 +113,30 @@ describe('timers', () => {
     expect([...fired]).toEqual(['self,after100,ring2']);
   });
 
+  it('a timer step is matched by its id, so a stale step cannot fire the wrong timer', () => {
+    const sc = defineScenario({ name: 'stale', actors: { timekeeper }, start: [{ to: 'timekeeper', msg: { type: 'arm' } }] });
+    const armed = take(sc, initialWorld(sc).world, 'deliver:env->timekeeper:arm').world;
+    const stale = enabled(sc, armed)[0]!;
+    expect(stale).toMatchObject({ kind: 'timer', id: 'timer:timekeeper:anon:0', timer: 0 });
+    const after = apply(sc, armed, stale).world;
+    expect(after.timers.map((t) => t.id)).toEqual(['xstate.after.100.timekeeper.armed', 'r2']);
+    expect(() => apply(sc, after, stale)).toThrow(/timer step 'timer:timekeeper:anon:0' is not pending in this world; pending: timer:timekeeper:xstate.after.100.timekeeper.armed, timer:timekeeper:r2/);
+    // A timer that is not the earliest is not enabled either.
+    expect(() => apply(sc, after, { kind: 'timer', id: 'timer:timekeeper:r2', timer: 0 })).toThrow(/'timer:timekeeper:r2' is not due: 'timer:timekeeper:xstate.after.100.timekeeper.armed' fires first, at 100/);
+  });
+
+  it('timers due at the same time are all enabled, and the id picks which one fires', () => {
+    const sc = defineScenario({ name: 'ties', actors: { alarm }, start: [0, 1, 2].map((n) => ({ to: 'alarm', msg: { type: 'set', n, delay: 10 } })) });
+    let w = initialWorld(sc).world;
+    for (let i = 0; i < 3; i++) w = apply(sc, w, enabled(sc, w)[0]!).world;
+    const ids = enabled(sc, w).map((s) => s.id);
+    expect(ids).toEqual(['timer:alarm:anon:0', 'timer:alarm:anon:1', 'timer:alarm:anon:2']);
+    // Position 0 holds anon:0, but the step names anon:2: anon:2 fires.
+    const fired = apply(sc, w, { kind: 'timer', id: 'timer:alarm:anon:2', timer: 0 });
+    expect(fired.events[0]).toMatchObject({ kind: 'timer-fire', id: 'anon:2', at: 10 });
+    expect(queryOf(sc, fired.world).context('alarm').rang).toEqual([2]);
+  });
+
   it('set at random delays fire sorted by due time, and the clock never goes back', () => {
     fc.assert(
       fc.property(fc.array(fc.integer({ min: 0, max: 1000 }), { minLength: 1, maxLength: 12 }), fc.integer(), (delays, seed) => {

@@ -487,8 +487,7 @@ export function enabled(sc: Scenario, w: World): Step[] {
     const due = w.timers[0]!.due;
     for (let k = 0; k < w.timers.length && w.timers[k]!.due === due; k++) {
       const t = w.timers[k]!;
-      const id = `timer:${actorName(sc, t.owner)}:${t.id}`;
-      steps.push({ kind: 'timer', id, timer: k });
+      steps.push({ kind: 'timer', id: timerStepId(sc, t), timer: k });
     }
   }
   const plan = planOf(sc);
@@ -506,6 +505,10 @@ export function enabled(sc: Scenario, w: World): Step[] {
   }
   for (const i of plan.restartable) if (w.status[i] === 'crashed') steps.push(plan.restart[i]!);
   return steps;
+}
+
+function timerStepId(sc: Scenario, t: Timer): string {
+  return `timer:${actorName(sc, t.owner)}:${t.id}`;
 }
 
 /** Per scenario, computed once: which actors may fail, and their (constant) fault steps. */
@@ -561,10 +564,16 @@ export function apply(sc: Scenario, w: World, step: Step, opts: ApplyOptions = {
       break;
     }
     case 'timer': {
-      const t = w.timers[step.timer];
-      if (!t) throw new ScenarioError(`no timer at position ${step.timer}`);
+      // The step names its timer by position; a step taken from another world (a
+      // cached or reordered schedule) may point elsewhere, so check the id and
+      // fall back to finding the timer by it.
+      let k = step.timer;
+      if (!(k < w.timers.length && timerStepId(sc, w.timers[k]!) === step.id)) k = w.timers.findIndex((x) => timerStepId(sc, x) === step.id);
+      if (k < 0) throw new ScenarioError(`timer step '${step.id}' is not pending in this world; pending: ${w.timers.map((x) => timerStepId(sc, x)).join(', ') || '(none)'}`);
+      const t = w.timers[k]!;
+      if (t.due !== w.timers[0]!.due) throw new ScenarioError(`timer step '${step.id}' is not due: '${timerStepId(sc, w.timers[0]!)}' fires first, at ${w.timers[0]!.due}`);
       const rest = w.timers.slice();
-      rest.splice(step.timer, 1);
+      rest.splice(k, 1);
       d.setTimers(rest);
       if (t.due > d.now) d.now = t.due;
       d.events.push({ kind: 'timer-fire', actor: sc.ids[t.owner]!, id: t.id, at: d.now, msg: t.event });
