@@ -1,11 +1,10 @@
 // `interleave replay <trace.json>`: re-run a saved counterexample against today's model.
-import { Divergence, ScenarioError } from '../../actors/index.ts';
-import { formatSteps, toPlainTrace, traceView } from '../replay-view.ts';
+import { Divergence, ScenarioError, parseParams } from '../../actors/index.ts';
 import { loadChecker } from '../check-api.ts';
 import { EXIT, UsageError } from '../errors.ts';
 import { printJson, type Io } from '../io.ts';
 import { resolveFamily } from '../options.ts';
-import { parseParams } from '../../actors/index.ts';
+import { formatSteps, toPlainTrace, traceView } from '../replay-view.ts';
 import { buildScenario } from './check.ts';
 import { readTrace } from './trace-file.ts';
 
@@ -45,12 +44,14 @@ export async function runReplay(io: Io, path: string, flags: { json?: boolean })
       scenario: file.scenario,
       steps: file.schedule.length,
       saved: saved ?? null,
-      ...(v ? { violation: { property: v.property, schedule: v.schedule } } : { verdict: 'no property is violated any more: fixed, or the model changed' }),
+      ...(v ? { violation: { property: v.property, schedule: v.schedule } } : { verdict: saved ? 'fixed, or the model changed' : 'no property is violated' }),
     });
     return v ? EXIT.violation : EXIT.ok;
   }
   if (!v) {
-    io.out(o.green(`✓ the schedule (${file.schedule.length} steps) no longer violates ${saved ? `${saved.kind} '${saved.name}'` : 'any property'}: fixed, or the model changed`));
+    io.out(saved
+      ? o.green(`✓ the schedule (${file.schedule.length} steps) no longer violates ${saved.kind} '${saved.name}': fixed, or the model changed`)
+      : o.green(`✓ the ${file.options.mode === 'live' ? 'recorded live run' : 'schedule'} (${file.schedule.length} steps) replays on the model and no property is violated`));
     return EXIT.ok;
   }
   const same = saved && saved.name === v.property.name && saved.kind === v.property.kind;
