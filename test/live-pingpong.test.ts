@@ -9,7 +9,7 @@ import { simulate } from '../src/actors/simulate.ts';
 import { canonicalJson } from '../src/actors/serialize.ts';
 import type { RecordedEvent, TraceEvent } from '../src/actors/types.ts';
 import { pingPong, pinger } from '../src/machines/demo/ping-pong.ts';
-import { slowPonger } from './fixtures/machines.ts';
+import { picky, slowPonger } from './fixtures/machines.ts';
 
 /** What must match across modes: kinds, actors, messages, timer ids; not steps, times or ticks. */
 function shape(events: readonly TraceEvent[]): string[] {
@@ -75,5 +75,21 @@ describe('ping-pong live and in simulation', () => {
     const r = replay(sc, l.schedule, { inputs: l.inputs });
     expect(r.schedule).toEqual(l.schedule);
     expect(canonicalJson(r.events.map(({ step: _s, ...e }) => e))).toBe(canonicalJson(l.events.map(({ step: _s, ...e }) => e)));
+  });
+});
+
+describe('live runs flag what simulation flags', () => {
+  it('an unmatched event under the default policy is a failure live too', async () => {
+    const sc = defineScenario({ name: 'picky-live', actors: { picky }, start: [{ to: 'picky', msg: { type: 'noise' } }] });
+    const sys = runLive(sc, { timeScale: 0 });
+    await sys.whenQuiescent();
+    await sys.stop();
+    expect(sys.failures.map((e) => [e.kind, (e as any).msg.type, (e as any).policy])).toEqual([['unhandled', 'noise', 'error']]);
+    expect(drive(sc, randomChooser(1)).end).toBe('failure');
+    const tolerant = runLive(defineScenario({ name: 'picky-trace', actors: { picky }, unhandled: 'trace', start: [{ to: 'picky', msg: { type: 'noise' } }] }), { timeScale: 0 });
+    await tolerant.whenQuiescent();
+    await tolerant.stop();
+    expect(tolerant.failures).toEqual([]);
+    expect(tolerant.recording().events.some((e) => e.kind === 'unhandled')).toBe(true);
   });
 });

@@ -3,7 +3,7 @@
 // real time (scaled), and external actors (live storage adapters) do real I/O whose
 // replies come back as `input` steps. The schedule it records replays in simulation.
 import { Subject, type Observable } from 'rxjs';
-import { apply, enabled, initialWorld, inputStep, tickStep } from './kernel.ts';
+import { apply, enabled, initialWorld, inputStep, isFailureEvent, tickStep } from './kernel.ts';
 import { ScenarioError, defineScenario, type ActorLogic, type ActorSpec, type Scenario } from './scenario.ts';
 import type { Message, RecordedEvent, Step, TraceEvent, World } from './types.ts';
 import { Inspection, type InspectOption, type LiveInspectionEvent } from './live/inspection.ts';
@@ -166,7 +166,7 @@ export function runLive<In extends Message = Message>(scenario: Scenario, opts: 
       if (e.kind === 'send') arrivals.push([e.from === 'env' ? sc.envIndex : sc.index.get(e.from)!, sc.index.get(e.to)!]);
       const r = { ...e, step: stepNo } as RecordedEvent;
       if (keepEvents) recorded.push(r);
-      if (e.kind === 'error' || e.kind === 'monitor-fail') failures.push(r);
+      if (isFailureEvent(e)) failures.push(r);
       events$.next(r);
       if (e.kind === 'deliver') {
         const actor = sc.actorList[sc.index.get(e.to)!]!;
@@ -398,5 +398,6 @@ export function runLive<In extends Message = Message>(scenario: Scenario, opts: 
 let runs = 0;
 
 function describe(e: RecordedEvent): string {
+  if (e.kind === 'unhandled') return `actor '${e.actor}' in state '${e.state}' has no transition for '${e.msg.type}' from '${e.from}'`;
   return e.kind === 'error' ? `actor '${e.actor}': ${e.message}` : e.kind === 'monitor-fail' ? `monitor '${e.monitor}': ${e.message}` : e.kind;
 }
