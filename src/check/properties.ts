@@ -146,6 +146,10 @@ export class Reachability {
   unreached(): string[] {
     return [...this.left];
   }
+  /** Keeps only these as unreached (a swarm merges what its workers reached). */
+  restrictTo(names: readonly string[]): void {
+    for (let i = this.left.length - 1; i >= 0; i--) if (!names.includes(this.left[i]!)) this.left.splice(i, 1);
+  }
 }
 
 /** Same property, for shrinking and replay: kind and name (messages may differ). */

@@ -174,8 +174,7 @@ export function runSwarm(sc: Scenario, s: Session, cfg: SampleConfig, runs: numb
       s.cutBy ??= 'runs';
       // A reachable is unreached when no worker reached it.
       const all = unreachedBy.length ? unreachedBy.reduce((a, b) => a.filter((x) => b.includes(x))) : [];
-      s.reach.see = () => {};
-      (s.reach as unknown as { left: string[] }).left.splice(0, Infinity, ...all);
+      s.reach.restrictTo(all);
     }
     if (best) options.failingRun = best.index;
     if (stopped) s.cutBy = 'stopped';
