@@ -19,7 +19,7 @@ import type { Message } from '../actors/types.ts';
 import { NONE, ioEvent, isBytes, offered, outcomeOf, without } from './common.ts';
 import { dataFileKey, handleDoc, isDocRequest, docKeyOf, readerId } from './documents.ts';
 import { keyProblem, prefixProblem, uriProblem, uriToKey } from './keys.ts';
-import { ErrorCode, errorReply, type ObjectStoreOptions, type S3Op, type StoreFault } from './messages.ts';
+import { ErrorCode, errorReply, type ObjectStoreOptions, type ReqId, type StoreFault } from './messages.ts';
 import { emptyStore, faultReply, missingKeyError, withReq, type DataFile, type DocEntry, type Handled, type StoreConfig, type StoreState } from './store-core.ts';
 
 const MUTATING = new Set(['s3.put', 's3.delete', 'doc.create', 'doc.drop', 'doc.commit']);
@@ -27,14 +27,10 @@ const ALL_FAULTS: readonly StoreFault[] = ['403', '503', '500', 'ambiguous'];
 const READ_FAULTS: readonly StoreFault[] = ['403', '503', '500'];
 const DEFAULT_FAULTS: readonly StoreFault[] = ['403', '503', 'ambiguous'];
 
-function opOf(type: string): S3Op {
-  return type.slice(3) as S3Op;
-}
-
 /** Handles one `s3.*` request. Pure. */
 export function handleS3(cfg: StoreConfig, s: StoreState, msg: Message, ctx: ReducerContext): Handled {
   const type = msg.type;
-  const req = msg.req;
+  const req = msg.req as ReqId | undefined;
   const err = `${type}.error`;
   const done = (state: StoreState, reply: Message, bytes?: number): Handled => ({
     state,
@@ -43,20 +39,20 @@ export function handleS3(cfg: StoreConfig, s: StoreState, msg: Message, ctx: Red
   });
   if (type === 's3.list') {
     const prefix = msg.prefix;
-    if (typeof prefix !== 'string') return done(s, errorReply(err, ErrorCode.InvalidRequest, 's3.list needs a string `prefix` (use \'\' for every key)', req as never, { key: String(prefix) }));
+    if (typeof prefix !== 'string') return done(s, errorReply(err, ErrorCode.InvalidRequest, 's3.list needs a string `prefix` (use \'\' for every key)', req, { key: String(prefix) }));
     const pp = prefixProblem(prefix);
-    if (pp !== undefined) return done(s, errorReply(err, ErrorCode.InvalidKey, pp, req as never, { key: prefix }));
+    if (pp !== undefined) return done(s, errorReply(err, ErrorCode.InvalidKey, pp, req, { key: prefix }));
     const keys = Object.keys(s.objects).filter((k) => k.startsWith(prefix)).sort();
     return done(s, withReq({ type: 's3.list.ok', prefix, keys }, req));
   }
   const key = msg.key;
   const problem = keyProblem(key);
-  if (problem !== undefined) return done(s, errorReply(err, ErrorCode.InvalidKey, problem, req as never, { key: String(key) }));
+  if (problem !== undefined) return done(s, errorReply(err, ErrorCode.InvalidKey, problem, req, { key: String(key) }));
   const k = key as string;
   switch (type) {
     case 's3.put': {
       const body = msg.body;
-      if (!isBytes(body)) return done(s, errorReply(err, ErrorCode.InvalidRequest, 's3.put needs `body` as a Uint8Array', req as never, { key: k }));
+      if (!isBytes(body)) return done(s, errorReply(err, ErrorCode.InvalidRequest, 's3.put needs `body` as a Uint8Array', req, { key: k }));
       return done({ ...s, objects: { ...s.objects, [k]: body } }, withReq({ type: 's3.put.ok', key: k, bytes: body.byteLength }, req), body.byteLength);
     }
     case 's3.get': {
@@ -67,7 +63,7 @@ export function handleS3(cfg: StoreConfig, s: StoreState, msg: Message, ctx: Red
       const start = range.start;
       const end = range.end === undefined ? body.byteLength - 1 : range.end;
       if (!Number.isInteger(start) || !Number.isInteger(end) || (start as number) < 0 || (end as number) < (start as number) || (start as number) >= body.byteLength) {
-        return done(s, errorReply(err, ErrorCode.InvalidRange, `range ${String(start)}-${String(range.end ?? '')} does not fit object '${k}' of ${body.byteLength} bytes`, req as never, { key: k }));
+        return done(s, errorReply(err, ErrorCode.InvalidRange, `range ${String(start)}-${String(range.end ?? '')} does not fit object '${k}' of ${body.byteLength} bytes`, req, { key: k }));
       }
       const part = body.subarray(start as number, Math.min(end as number, body.byteLength - 1) + 1);
       return done(s, withReq({ type: 's3.get.ok', key: k, body: part, size: body.byteLength }, req), part.byteLength);
@@ -80,7 +76,7 @@ export function handleS3(cfg: StoreConfig, s: StoreState, msg: Message, ctx: Red
     case 's3.delete':
       return done(k in s.objects ? { ...s, objects: without(s.objects, k) } : s, withReq({ type: 's3.delete.ok', key: k }, req));
   }
-  throw new Error(`unreachable s3 op ${opOf(type)}`);
+  throw new Error(`unreachable: '${type}' is not an s3 request`);
 }
 
 function isS3Request(type: string): boolean {
@@ -160,7 +156,7 @@ function seedDocs(objects: Readonly<Record<string, Uint8Array>>, docs: NonNullab
 
 /** A fault that takes no effect: the error reply and its io event. */
 function failed(ctx: ReducerContext, state: StoreState, type: string, msg: Message, extra: Readonly<Record<string, unknown>>, detail: Readonly<Record<string, unknown>>): ReducerResult<StoreState> {
-  const reply = faultReply(type, ctx.outcome!, msg.req, extra);
+  const reply = faultReply(type, ctx.outcome!, msg.req as ReqId | undefined, extra);
   return { state, send: [{ to: ctx.from, msg: reply }], events: [ioEvent(ctx, msg.type, extra.key as string | undefined ?? extra.uri as string | undefined, ctx.outcome!, undefined, detail)] };
 }
 
@@ -168,7 +164,7 @@ function failed(ctx: ReducerContext, state: StoreState, type: string, msg: Messa
 function settle(ctx: ReducerContext, h: Handled, msg: Message): ReducerResult<StoreState> {
   if (ctx.outcome === 'ambiguous' && !h.reply.type.endsWith('.error')) {
     const { type: _t, req: _r, ...extra } = h.reply;
-    const reply = faultReply(`${msg.type}.error`, 'ambiguous', msg.req, pick(extra));
+    const reply = faultReply(`${msg.type}.error`, 'ambiguous', msg.req as ReqId | undefined, pick(extra));
     const events = h.events.map((e) => (e.kind === 'io' ? { ...e, outcome: 'ambiguous' } : e));
     return { state: h.state, send: [{ to: ctx.from, msg: reply }], events };
   }

@@ -1,7 +1,7 @@
 // The simulated store's state and the replies its handlers share (object-store.ts
 // handles s3.*, documents.ts handles doc.*; both over this one state).
 import type { Message, TraceEvent } from '../actors/types.ts';
-import { ErrorCode, errorReply, type MissingKeyAnswer } from './messages.ts';
+import { ErrorCode, errorReply, type MissingKeyAnswer, type ReqId } from './messages.ts';
 
 /** One committed data file of a document. */
 export interface DataFile {
@@ -58,15 +58,14 @@ export function emptyStore(objects: Readonly<Record<string, Uint8Array>> = {}): 
 }
 
 /** The missing-key error of this store (403 AccessDenied or 404 NoSuchKey). */
-export function missingKeyError(cfg: StoreConfig, type: string, key: string, req: unknown, extra: Readonly<Record<string, unknown>> = {}): Message {
+export function missingKeyError(cfg: StoreConfig, type: string, key: string, req: ReqId | undefined, extra: Readonly<Record<string, unknown>> = {}): Message {
   return cfg.missingKey === 404
-    ? errorReply(type, ErrorCode.NoSuchKey, `no object '${key}' in bucket '${cfg.bucket}'`, req as never, { key, ...extra })
-    : errorReply(type, ErrorCode.AccessDenied, `access denied to '${key}' in bucket '${cfg.bucket}' (the key may not exist)`, req as never, { key, ...extra });
+    ? errorReply(type, ErrorCode.NoSuchKey, `no object '${key}' in bucket '${cfg.bucket}'`, req, { key, ...extra })
+    : errorReply(type, ErrorCode.AccessDenied, `access denied to '${key}' in bucket '${cfg.bucket}' (the key may not exist)`, req, { key, ...extra });
 }
 
 /** The error reply a fault outcome gives instead of the normal answer. */
-export function faultReply(type: string, outcome: string, req: unknown, extra: Readonly<Record<string, unknown>>): Message {
-  const r = req as never;
+export function faultReply(type: string, outcome: string, r: ReqId | undefined, extra: Readonly<Record<string, unknown>>): Message {
   switch (outcome) {
     case '403':
       return errorReply(type, ErrorCode.AccessDenied, 'access denied (injected fault)', r, extra);

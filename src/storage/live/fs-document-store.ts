@@ -13,6 +13,7 @@ import type { Message } from '../../actors/types.ts';
 import { readerId } from '../documents.ts';
 import { objectStore } from '../object-store.ts';
 import { missingKeyError, type StoreState } from '../store-core.ts';
+import type { ReqId } from '../messages.ts';
 import type { FsObjectStore } from './fs-object-store.ts';
 
 /** Stands in for a data file's bytes in the in-memory catalog: the bytes are on disk. */
@@ -59,7 +60,7 @@ export class FsDocumentStore {
       if (data === undefined) {
         // Gone on disk (deleted from outside): the model's answer for a deleted key.
         next = { ...next, readers: dropKey(next.readers, readerId(from, String(msg.reader))) };
-        reply = missingKeyError({ bucket: this.objects.bucket, missingKey: this.objects.missingKey }, 'doc.read.next.error', key, msg.req, { reader: reply.reader, uri: reply.uri });
+        reply = missingKeyError({ bucket: this.objects.bucket, missingKey: this.objects.missingKey }, 'doc.read.next.error', key, msg.req as ReqId | undefined, { reader: reply.reader, uri: reply.uri });
       } else reply = { ...reply, data };
     }
     this.state = next;
