@@ -5,6 +5,8 @@ import fc from 'fast-check';
 import { apply, enabled, initialWorld, isFailureEvent, isFault } from '../src/actors/kernel.ts';
 import { defineScenario, type Scenario } from '../src/actors/scenario.ts';
 import { drive, randomChooser, type Chooser } from '../src/actors/drive.ts';
+import { canonicalJson } from '../src/actors/serialize.ts';
+import { rng } from '../src/actors/prng.ts';
 import { queryOf } from '../src/actors/query.ts';
 import type { Step, TraceEvent, World } from '../src/actors/types.ts';
 import { alarm, badGuard, finisher, picky, recorder, sender, store, talker, timekeeper } from './fixtures/machines.ts';
@@ -282,5 +284,70 @@ describe('faults', () => {
     expect(r.world.faults).toBe(1);
     expect(r.events.filter((e) => e.kind === 'send')).toEqual([{ kind: 'send', from: 's', to: 'c', msg: { type: 'err', code: 503 } }]);
     expect(enabled(sc, r.world).filter(isFault)).toEqual([]);
+  });
+});
+
+describe('the world is an immutable value', () => {
+  /** Freezes what the kernel owns: the world's arrays, channels, messages, timers and contexts (not xstate's machine). */
+  function freeze(w: World): void {
+    const deep = (x: unknown): void => {
+      if (typeof x !== 'object' || x === null || Object.isFrozen(x)) return;
+      Object.freeze(x);
+      for (const v of Object.values(x)) deep(v);
+    };
+    Object.freeze(w);
+    Object.freeze(w.snaps);
+    for (const snap of w.snaps) {
+      if (snap && typeof snap === 'object' && 'machine' in snap) {
+        Object.freeze(snap);
+        deep((snap as { context: unknown }).context);
+      } else deep(snap); // a reducer's state
+    }
+    deep(w.status);
+    deep(w.inbox);
+    deep(w.timers);
+  }
+
+  it('apply never mutates the world it is given, and shares every actor and inbox the step did not touch', () => {
+    const sc = defineScenario({
+      name: 'frozen',
+      actors: { a: { logic: sender, input: { to: 'r', count: 3, tag: 'x' } }, b: { logic: sender, input: { to: 'r', count: 3, tag: 'y' } }, r: recorder, s: store, c: { logic: sender, input: { to: 's', count: 2, tag: 'put' } }, timekeeper },
+      unhandled: 'trace',
+      start: [
+        { to: 'a', msg: { type: 'go' } },
+        { to: 'b', msg: { type: 'go' } },
+        { to: 'c', msg: { type: 'go' } },
+        { to: 'timekeeper', msg: { type: 'arm' } },
+      ],
+      faults: { budget: 2, crash: ['r'], restart: ['r'], drop: [['a', 'r']] },
+    });
+    let shared = 0;
+    for (let seed = 1; seed <= 20; seed++) {
+      const r = rng(seed);
+      let w = initialWorld(sc).world;
+      for (let depth = 0; depth < 60; depth++) {
+        const steps = enabled(sc, w);
+        if (steps.length === 0) break;
+        const step = r.pick(steps);
+        freeze(w);
+        const before = canonicalJson(w);
+        const next = apply(sc, w, step).world;
+        expect(canonicalJson(w), `step ${step.id} changed its input world`).toBe(before);
+        // Structural sharing: only the receiver's snapshot, and only inboxes that got or lost a message, are new.
+        const touched = new Set<number>();
+        if (step.kind === 'deliver' || step.kind === 'drop') touched.add(step.to);
+        if (step.kind === 'crash' || step.kind === 'restart') touched.add(step.actor);
+        if (step.kind === 'timer') touched.add(w.timers.find((t) => `timer:${sc.ids[t.owner]}:${t.id}` === step.id)!.owner);
+        for (let i = 0; i < sc.ids.length; i++) {
+          if (touched.has(i)) continue;
+          expect(next.snaps[i]).toBe(w.snaps[i]);
+          shared++;
+          const gotMail = next.inbox[i]!.reduce((n, c) => n + c.queue.length, 0) > w.inbox[i]!.reduce((n, c) => n + c.queue.length, 0);
+          if (!gotMail) expect(next.inbox[i]).toBe(w.inbox[i]);
+        }
+        w = next;
+      }
+    }
+    expect(shared).toBeGreaterThan(1000);
   });
 });
