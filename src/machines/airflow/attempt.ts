@@ -21,8 +21,6 @@ export type Fate = 'success' | 'skipped' | 'up_for_retry' | 'failed' | 'terminat
 export interface Co {
   readonly i: number;
   readonly stage: 'run' | 'read' | 'ckpt' | 'push' | 'idle';
-  /** Op slot while running. */
-  readonly slot: number;
   /** Its outcome, once the operator ended. */
   readonly o?: Outcome;
   /** It closed a round and awaits that write (writeAwait = closing-slot). */
@@ -32,6 +30,8 @@ export interface Co {
 
 export interface TaskCtx {
   readonly a: number;
+  /** The runner started this try after a clear of a successful run. */
+  readonly afterClear: boolean;
   readonly phase: Phase;
   readonly seq: number;
   readonly ch: ChannelState;
@@ -45,7 +45,6 @@ export interface TaskCtx {
   // phase B
   readonly next: number;
   readonly co: readonly Co[];
-  readonly busy: readonly boolean[];
   readonly w: WriterState;
   readonly stop: 'none' | 'failfast' | 'sigterm' | 'timeout';
   readonly failed: readonly number[];
@@ -57,16 +56,20 @@ export interface TaskCtx {
   readonly fate: Fate | null;
 }
 
+/** A message to send; or, to `self`, a delayed event (an operator finishing); or a timer to cancel. */
 export interface Out {
   readonly to: string;
   readonly msg: Message;
+  readonly delay?: number;
+  readonly id?: string;
+  readonly cancel?: string;
 }
 
-export function initialTask(W: number): TaskCtx {
+export function initialTask(): TaskCtx {
   return {
-    a: 0, phase: 'idle', seq: 0, ch: IDLE,
+    a: 0, afterClear: false, phase: 'idle', seq: 0, ch: IDLE,
     trusted: false, since: 0, readN: 0, maxT: 0, earlier: null, readFailed: false,
-    next: 0, co: [], busy: new Array<boolean>(W).fill(false), w: newWriter(0), stop: 'none',
+    next: 0, co: [], w: newWriter(0), stop: 'none',
     failed: [], noRetry: false, skipped: 0, records: 0, markerFailed: false, fate: null,
   };
 }
@@ -122,8 +125,8 @@ const entryBytesOf = (cfg: AirflowConfig, entries: readonly Entry[]): number => 
 
 // ---------- phase A: startup reads ----------
 
-export function onStart(c0: TaskCtx, cfg: AirflowConfig, a: number): { c: TaskCtx; out: Out[] } {
-  const s = new Step({ ...initialTask(cfg.W), a, phase: 'reading' }, cfg);
+export function onStart(c0: TaskCtx, cfg: AirflowConfig, a: number, afterClear = false): { c: TaskCtx; out: Out[] } {
+  const s = new Step({ ...initialTask(), a, afterClear, phase: 'reading' }, cfg);
   s.emit({ type: 'Begin', a });
   if (a === 1) startLoop(s);
   else if (!s.sync(s.req('get', MARKER_KEY, 'marker-read', true))) fail(s);
@@ -163,6 +166,13 @@ function onReadResp(s: Step, r: Req, resp: Resp): void {
   switch (r.role) {
     case 'marker-read': {
       const m = resp.value as Marker | undefined;
+      if (m?.completed === true && cfg.markerGuard && !s.c.afterClear) {
+        // H6 guard: no clear happened, so the previous try was killed after its marker.
+        s.log('completed marker without a clear: checkpoints trusted', { try_number: m.try_number });
+        s.set({ trusted: true, since: m.since ?? 0, readN: 0 });
+        readNext(s);
+        return;
+      }
       if (m?.completed === true) {
         // A rerun after a clear that kept the state: ignore the checkpoints.
         s.set({ trusted: false, since: s.c.a });
@@ -243,7 +253,7 @@ function pull(s: Step): void {
       s.set({ skipped: s.c.skipped + 1 });
       s.emit({ type: 'Skip', a: s.c.a, i, replayed: true });
     } else if (cfg.design === 'per-index' && cfg.oldReads === 'in-coroutine' && s.c.trusted) {
-      s.set({ co: [...s.c.co, { i, stage: 'read', slot: -1, holdsWrite: false, replay: false }] });
+      s.set({ co: [...s.c.co, { i, stage: 'read', holdsWrite: false, replay: false }] });
       s.async(s.req('get', indexKey(i), 'index-read', false, { i }));
     } else run(s, i);
   }
@@ -251,20 +261,20 @@ function pull(s: Step): void {
 
 function replay(s: Step, i: number): void {
   s.emit({ type: 'Replay', a: s.c.a, i });
-  s.set({ co: [...s.c.co, { i, stage: 'push', slot: -1, holdsWrite: false, replay: true }] });
+  s.set({ co: [...s.c.co, { i, stage: 'push', holdsWrite: false, replay: true }] });
   s.async(s.req('xcom', `return_value_${i}`, 'push', false, { i, value: { i, t: s.c.a }, bytes: s.cfg.entryBytes }));
 }
 
+/** Runs index i's operator: its end is a timer of the process (operator I/O is a pure delay), so a kill cancels it. */
 function run(s: Step, i: number, replaceCo = false): void {
-  const slot = s.c.busy.indexOf(false);
-  const busy = s.c.busy.slice();
-  busy[slot] = true;
-  const co: Co = { i, stage: 'run', slot, holdsWrite: false, replay: false };
-  s.set({ busy, co: replaceCo ? s.c.co.map((x) => (x.i === i ? co : x)) : [...s.c.co, co] });
+  const co: Co = { i, stage: 'run', holdsWrite: false, replay: false };
+  s.set({ co: replaceCo ? s.c.co.map((x) => (x.i === i ? co : x)) : [...s.c.co, co] });
   const o = outcomeOf(s.cfg, s.c.a, i);
   s.emit({ type: 'Run', a: s.c.a, i });
-  s.out.push({ to: `op${slot}`, msg: { type: 'Run', a: s.c.a, i, o } });
+  s.out.push({ to: 'self', msg: { type: 'RunEnd', a: s.c.a, i, o }, delay: s.cfg.opMs, id: runTimer(s.c.a, i) });
 }
+
+const runTimer = (a: number, i: number): string => `run:${a}:${i}`;
 
 function entryOf(o: Outcome, i: number, t: number): Entry {
   return { i, s: o === 's' ? 'success' : o === 'k' ? 'skipped' : 'up_for_retry', t };
@@ -312,10 +322,7 @@ export function onRunEnd(c: TaskCtx, cfg: AirflowConfig, msg: { a: number; i: nu
   const s = new Step(c, cfg);
   const x = c.co.find((y) => y.i === msg.i && y.stage === 'run');
   if (msg.a !== c.a || c.phase !== 'looping' || x === undefined) return { c, out: [] }; // cancelled or from a dead attempt
-  const busy = c.busy.slice();
-  busy[x.slot] = false;
-  s.set({ busy });
-  updateCo(s, msg.i, { stage: 'idle', slot: -1, o: msg.o });
+  updateCo(s, msg.i, { stage: 'idle', o: msg.o });
   s.emit({ type: 'RunEnd', a: c.a, i: msg.i, o: msg.o });
   const e = entryOf(msg.o, msg.i, c.a);
   if (isFailFast(msg.o)) {
@@ -343,9 +350,13 @@ export function onRunEnd(c: TaskCtx, cfg: AirflowConfig, msg: { a: number; i: nu
 function stopLoop(s: Step, why: TaskCtx['stop']): void {
   if (s.c.stop !== 'none') return;
   const live = new Set(s.c.co.map((x) => x.i));
-  for (const x of s.c.co) if (x.stage === 'run') s.emit({ type: 'Cancel', a: s.c.a, i: x.i });
+  for (const x of s.c.co) {
+    if (x.stage !== 'run') continue;
+    s.emit({ type: 'Cancel', a: s.c.a, i: x.i });
+    s.out.push({ to: 'self', msg: { type: 'Cancel' }, cancel: runTimer(s.c.a, x.i) });
+  }
   const ch = cancel(s.c.ch, (r) => (r.i !== undefined && live.has(r.i)) || r.role === 'round', s.cfg.h5Guard);
-  s.set({ stop: why, co: [], busy: s.c.busy.map(() => false), w: cancelWrites(s.c.w), ch });
+  s.set({ stop: why, co: [], w: cancelWrites(s.c.w), ch });
 }
 
 export function onSigTerm(c: TaskCtx, cfg: AirflowConfig, msg: { a: number; kind: 'sigterm' | 'timeout' }): { c: TaskCtx; out: Out[] } {
@@ -486,10 +497,14 @@ function fateOf(c: TaskCtx, cfg: AirflowConfig): Fate {
   return 'success';
 }
 
+function completedMarker(s: Step): Marker {
+  return s.cfg.markerGuard ? { completed: true, try_number: s.c.a, since: s.c.since } : { completed: true, try_number: s.c.a };
+}
+
 function marker(s: Step): void {
   const fate = fateOf(s.c, s.cfg);
   if (fate !== 'success' && fate !== 'skipped') return conclude(s);
-  if (!s.sync(s.req('set', MARKER_KEY, 'marker-set', true, { value: { completed: true, try_number: s.c.a }, bytes: 32 }))) {
+  if (!s.sync(s.req('set', MARKER_KEY, 'marker-set', true, { value: completedMarker(s), bytes: 32 }))) {
     if (s.cfg.markerFailureFails) s.set({ markerFailed: true });
     conclude(s);
   }

@@ -31,7 +31,7 @@ export function batchNumber(key: string): number {
   return key.startsWith('_iterable_batch_') ? Number(key.slice(16)) : -1;
 }
 
-export type Marker = { readonly completed: true; readonly try_number: number } | { readonly completed: false; readonly since: number };
+export type Marker = { readonly completed: true; readonly try_number: number; readonly since?: number } | { readonly completed: false; readonly since: number };
 
 export interface AirflowConfig {
   readonly design: Design;
@@ -42,6 +42,8 @@ export interface AirflowConfig {
   /** Per attempt (0-based), per index; missing means success. */
   readonly script: readonly (readonly Outcome[])[];
   readonly backend: Backend;
+  /** Operator I/O per executed index, virtual ms (a pure delay, no resource). */
+  readonly opMs: number;
   /** Serialised size of one entry (result included), in bytes. */
   readonly entryBytes: number;
   readonly maxValueStorageBytes: number;
@@ -60,6 +62,12 @@ export interface AirflowConfig {
   readonly oldReads: 'in-coroutine' | 'upfront';
   /** H2 guard: ignore a batch written by an older attempt than a lower key (default off, as in the seed). */
   readonly staleGuard: boolean;
+  /**
+   * H6 guard: a retry that finds a completed marker treats it as a clear-after-success
+   * rerun only when the runner says the try follows a clear (default off, as in the seed:
+   * a hard kill after the marker makes the retry ignore every checkpoint).
+   */
+  readonly markerGuard: boolean;
   /** H5: keep the channel held until a cancelled request's response arrives (default on). */
   readonly h5Guard: boolean;
   // Faults (F1-F12) as switches; the checker chooses where they strike within `faultBudget`.
@@ -120,6 +128,7 @@ export const DEFAULT_CONFIG: AirflowConfig = {
   tries: 2,
   script: [],
   backend: 'database',
+  opMs: 0,
   entryBytes: 100,
   maxValueStorageBytes: 65535,
   rowCapBytes: 16 * 1024 * 1024,
@@ -130,6 +139,7 @@ export const DEFAULT_CONFIG: AirflowConfig = {
   oldReads: 'in-coroutine',
   staleGuard: false,
   h5Guard: true,
+  markerGuard: false,
   faultBudget: 0,
   writeError: false,
   ambiguousWrite: false,

@@ -1,10 +1,11 @@
-// Builds the `airflow-checkpoints` scenario: the task process, W operator slots,
-// the supervisor, the task state store (src/storage), the XCom table and the runner.
+// Builds the `airflow-checkpoints` scenario: the task process (its operators end as its timers),
+// the supervisor (with the API: the task state store of src/storage and the XCom
+// table behind it) and the runner.
 import { defineScenario, type ActorLogic, type ActorSpec, type Scenario } from '../../actors/index.ts';
 import { taskStateStore } from '../../storage/task-state.ts';
 import type { TaskStateFault } from '../../storage/messages.ts';
 import { batchNumber, configOf, type AirflowConfig } from './config.ts';
-import { operatorMachine, runnerMachine, supervisorMachine, xcomTable } from './actors.ts';
+import { runnerMachine, supervisorApi } from './actors.ts';
 import { taskProcessMachine } from './task-process.ts';
 import { airflowProperties } from './properties.ts';
 
@@ -34,18 +35,16 @@ export function storeFor(cfg: AirflowConfig) {
 export function buildAirflow(over: Partial<AirflowConfig>): Scenario {
   const cfg = configOf(over);
   const actors: Record<string, ActorLogic | ActorSpec> = { task: taskProcessMachine(cfg) };
-  for (let k = 0; k < cfg.W; k++) actors[`op${k}`] = operatorMachine;
-  actors.supervisor = supervisorMachine(cfg);
-  actors.store = storeFor(cfg);
-  actors.xcom = xcomTable;
+  actors.supervisor = supervisorApi(cfg, storeFor(cfg));
   actors.runner = runnerMachine(cfg);
   const props = cfg.properties ? airflowProperties(cfg) : {};
   return defineScenario({
     name: 'airflow-checkpoints',
     description: `iterable task checkpoints, design ${cfg.design}, N=${cfg.items}, W=${cfg.W}`,
     actors,
-    faults: { budget: cfg.faultBudget, crash: cfg.hardKill ? ['task'] : [], restart: ['task'], outcomes: ['store'] },
-    acceptEnd: (q) => q.context('runner').final !== null,
+    faults: { budget: cfg.faultBudget, crash: cfg.hardKill ? ['task'] : [], restart: ['task'], outcomes: ['supervisor'] },
+    // A crashed task process is restarted as the next try (the restart step follows).
+    acceptEnd: (q) => q.context('runner').final !== null || q.status('task') === 'crashed',
     ...props,
     params: { ...cfg, script: cfg.script.map((a) => a.join('')).join('/') },
   });

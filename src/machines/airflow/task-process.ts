@@ -8,7 +8,7 @@ import type { AirflowConfig, Outcome } from './config.ts';
 import { initialTask, onResponse, onRunEnd, onSigTerm, onStart, type Out, type Phase, type TaskCtx } from './attempt.ts';
 
 type TaskEvent =
-  | { type: 'Start'; a: number }
+  | { type: 'Start'; a: number; afterClear?: boolean }
   | { type: 'RunEnd'; a: number; i: number; o: Outcome }
   | { type: 'SigTerm'; a: number; kind: 'sigterm' | 'timeout' }
   | { type: 'TaskStateStoreResult'; a: number; rid: number; value: unknown }
@@ -22,7 +22,11 @@ export function taskProcessMachine(cfg: AirflowConfig) {
     enqueueActions(({ context, event, enqueue }: { context: TaskCtx; event: any; enqueue: any }) => {
       const r = f(context, event);
       if (r.c !== context) enqueue.assign(() => r.c);
-      for (const o of r.out) enqueue(send(o.to, o.msg));
+      for (const o of r.out) {
+        if (o.cancel !== undefined) enqueue.cancel(o.cancel);
+        else if (o.delay !== undefined) enqueue.raise(o.msg, { delay: o.delay, id: o.id });
+        else enqueue(send(o.to, o.msg));
+      }
     });
   const respond = commit((c, e) => {
     const resp = e.type === 'TaskStateStoreResult' ? { a: e.a, rid: e.rid, value: e.value }
@@ -34,10 +38,10 @@ export function taskProcessMachine(cfg: AirflowConfig) {
   const route = (here: Phase) => PHASES.filter((p) => p !== here).map((p) => ({ guard: ({ context }: { context: TaskCtx }) => context.phase === p, target: p }));
   return setup({ types: {} as { context: TaskCtx; events: TaskEvent } }).createMachine({
     id: 'task',
-    context: () => initialTask(cfg.W),
+    context: () => initialTask(),
     initial: 'idle',
     on: {
-      Start: { actions: commit((c, e) => onStart(c, cfg, e.a)) },
+      Start: { actions: commit((c, e) => onStart(c, cfg, e.a, e.afterClear === true)) },
       RunEnd: { actions: commit((c, e) => onRunEnd(c, cfg, e)) },
       SigTerm: { actions: commit((c, e) => onSigTerm(c, cfg, e)) },
       TaskStateStoreResult: { actions: respond },
