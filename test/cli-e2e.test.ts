@@ -3,7 +3,10 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { parseTraceText } from '../src/report/index.ts';
 import { cli, cliInterrupted, scratchDir } from './cli-helpers.ts';
+import { lostUpdateTrace } from './report-fixtures.ts';
 
 const dir = scratchDir();
 const run = (...args: string[]) => cli(args, { cwd: dir });
@@ -197,6 +200,29 @@ describe('malformed trace files exit 2 naming the problem', () => {
       }
     });
   }
+});
+
+describe('fuzzed trace files through the command (fast-check samples)', () => {
+  it('every rejected file exits 2 with a message naming the file', () => {
+    const valid = JSON.parse(JSON.stringify(lostUpdateTrace()));
+    const keys = Object.keys(valid);
+    const samples = fc.sample(
+      fc.oneof(
+        fc.string({ maxLength: 40 }),
+        fc.jsonValue({ maxDepth: 3 }).map((v) => JSON.stringify(v)),
+        fc.tuple(fc.constantFrom(...keys), fc.jsonValue({ maxDepth: 2 })).map(([k, v]) => JSON.stringify({ ...valid, [k]: v })),
+      ),
+      { numRuns: 6, seed: 7 },
+    ).filter((t) => !parseTraceText(t).ok);
+    expect(samples.length).toBeGreaterThan(3);
+    samples.forEach((text, i) => {
+      const name = `fuzz-${i}.json`;
+      writeFileSync(join(dir, name), text);
+      const r = run(i % 2 ? 'show' : 'replay', name);
+      expect(r.code, text.slice(0, 200)).toBe(2);
+      expect(r.stderr).toMatch(new RegExp(`^error: ${name}: `));
+    });
+  });
 });
 
 describe('simulate', () => {
