@@ -96,6 +96,12 @@ export interface MonitorDef<S = any> {
   readonly init: S;
   /** Returns the next state, or `{ fail }` with a message to report a violation. */
   observe(state: S, event: TraceEvent, q: WorldQuery): S | { readonly fail: string };
+  /**
+   * Optional: the events this monitor may react to. Events it returns false for must
+   * leave its state unchanged and never fail it. Lets the checker's partial-order
+   * reduction commute steps the monitor cannot see (without it, POR is off).
+   */
+  readonly watches?: (event: TraceEvent) => boolean;
 }
 
 export interface ScenarioDef {

@@ -23,7 +23,7 @@
 // set over its enabled steps (exact up to 7 enabled steps; beyond, one bit stands for
 // all the rest, so a revisit explores a superset of what the exact algorithm would,
 // which is sound).
-import type { MonitorDef, Scenario, Step, TraceEvent } from '../actors/index.ts';
+import type { Scenario, Step, TraceEvent } from '../actors/index.ts';
 
 type Watches = (e: TraceEvent) => boolean;
 
@@ -38,7 +38,7 @@ export function porContext(sc: Scenario, wanted: boolean): PorContext {
   if (!wanted) return { enabled: false, watches: [] };
   const watches: Watches[] = [];
   for (let m = 0; m < sc.monitorDefs.length; m++) {
-    const w = (sc.monitorDefs[m] as MonitorDef & { watches?: Watches }).watches;
+    const w = sc.monitorDefs[m]!.watches;
     if (typeof w !== 'function') {
       return { enabled: false, reason: `monitor '${sc.monitorNames[m]}' does not declare watches(event), so every step may be visible to it`, watches: [] };
     }
