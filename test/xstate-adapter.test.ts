@@ -37,6 +37,9 @@ describe('adapter conformance: what each xstate feature becomes', () => {
       [true, 'peer', 'hi'],
       [true, 'boss', 'up'],
     ]);
+    // Stubs print and serialize (the spawn trap on `system` is not enumerable).
+    expect(JSON.parse(JSON.stringify(sends[1]!.params.to))).toEqual({ id: 'boss', sessionId: 'boss', __interleaveAddress: true });
+    expect(toPlain(sends[0]!.params)).toMatchObject({ event: { type: 'hi' }, to: { id: 'peer' } });
   });
 
   it('the kernel puts sends on channels, emit and log in the trace, in action order', () => {

@@ -58,13 +58,17 @@ export function addressOf(id: string, parent?: string): AddressStub {
       send(): never {
         throw new Error(`actor '${id}' is an address under the interleave kernel: send messages with actions, not by calling ref.send()`);
       },
-      // xstate reads `parent.system` only when it creates a child actor (invoke,
-      // spawnChild, spawn inside assign): reject that with a useful message rather
-      // than a TypeError from deep inside xstate.
-      get system(): never {
+    } as Omit<AddressStub, 'system'> as AddressStub;
+    // xstate reads `parent.system` only when it creates a child actor (invoke,
+    // spawnChild, spawn inside assign): reject that with a useful message rather
+    // than a TypeError from deep inside xstate. Not enumerable, so printing or
+    // serializing a stub does not trip it.
+    Object.defineProperty(base, 'system', {
+      enumerable: false,
+      get(): never {
         throw new UnsupportedFeatureError(spawnMessage(id));
       },
-    };
+    });
     stub = base;
     stubs.set(key, stub);
   }
@@ -75,14 +79,14 @@ export function isAddressStub(x: unknown): x is AddressStub {
   return typeof x === 'object' && x !== null && (x as AddressStub).__interleaveAddress === true;
 }
 
+const NO_ACTIONS: readonly CollectedAction[] = Object.freeze([]);
+
 /**
  * A cached actor scope whose action executor collects actions instead of running
  * them. `self` and `system.get` resolve to address stubs, so `sendParent` and
  * `sendTo(({system}) => system.get(id))` produce `xstate.sendTo` actions whose
  * target is a world actor id.
  */
-const NO_ACTIONS: readonly CollectedAction[] = Object.freeze([]);
-
 export class MachineStepper {
   private collected: CollectedAction[] | undefined;
   private readonly scope: any;
