@@ -7,6 +7,8 @@
 //   keys.ts reject `..`, absolute paths and empty segments, and every operation
 //   checks that the path, with symlinks resolved, stays inside the root;
 // - a missing key answers the configured missing-key answer (403 or 404);
+// - one store per root at a time: opening a store sweeps temp files, including
+//   those of a put still running in another process;
 // - a key and a key under it (`a`, `a/b`) cannot both exist (a file cannot be a
 //   directory), as in MinIO's filesystem mode: the second put fails with InvalidKey.
 import { mkdirSync, readdirSync, realpathSync, unlinkSync } from 'node:fs';
@@ -124,6 +126,8 @@ export class FsObjectStore {
       } catch (e) {
         await unlink(tmp).catch(() => undefined);
         if (errno(e) === 'EISDIR' || errno(e) === 'ENOTEMPTY' || errno(e) === 'EEXIST' || errno(e) === 'ENOTDIR') throw this.conflict(key);
+        // Not a missing key: the temp file itself vanished (a second store opened on this root swept it).
+        if (errno(e) === 'ENOENT') throw new Denied(ErrorCode.InternalError, `put of '${key}' lost its temp file before the rename; open one FsObjectStore per root`);
         throw e;
       }
       return { reply: { type: 's3.put.ok', key, bytes: body.byteLength }, bytes: body.byteLength };
