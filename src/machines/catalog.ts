@@ -3,8 +3,9 @@ import type { ScenarioFamily } from '../actors/family.ts';
 import { pingPongFamily } from './demo/family.ts';
 import { lostUpdateFamily } from './demo/lost-update-family.ts';
 import { amberLoopFamily } from './amber/family.ts';
+import { materializePeeksFamily } from './materialize/family.ts';
 
-export const families: readonly ScenarioFamily[] = [pingPongFamily, lostUpdateFamily, amberLoopFamily];
+export const families: readonly ScenarioFamily[] = [pingPongFamily, lostUpdateFamily, amberLoopFamily, materializePeeksFamily];
 
 export function findFamily(name: string): ScenarioFamily | undefined {
   return families.find((f) => f.name === name);

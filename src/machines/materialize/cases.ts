@@ -185,7 +185,7 @@ export function notReadyThenReady(o: CaseOptions = {}): Setup {
     },
     reachable: {
       'pending-not-ready-holding-t': (q) => w0(q).pending.some((p) => p.peek.uuid === 'p1' && p.kind === 'index') && w0(q).trace.oksUpper === 10 && w0(q).trace.holds.includes(10),
-      'dispatched-capped-against-in-flight': (q) => w0(q).counters.capped > 0,
+      ...(cfg.design === 'offload' || cfg.design === 'offload-yield' ? { 'dispatched-capped-against-in-flight': (q: WorldQuery) => w0(q).counters.capped > 0 } : {}),
     },
     params: { case: 'not-ready-then-ready', design: cfg.design },
   };
@@ -247,7 +247,9 @@ export function cancelDuringWalk(o: CaseOptions = {}): Setup {
     resourceForm: o.resourceForm ?? true,
     reachable: {
       'canceled-while-walk-runs': (q) => merged(q, 'p1')?.kind === 'canceled' && (q.context(POOL) as PoolCtx).running[0]! > 0,
-      'slot-still-held-after-cancel': (q) => merged(q, 'p1')?.kind === 'canceled' && w0(q).held.includes('p1'),
+      ...(cfg.slotRelease === 'walk-end'
+        ? { 'slot-still-held-after-cancel': (q: WorldQuery) => merged(q, 'p1')?.kind === 'canceled' && w0(q).held.includes('p1') }
+        : { 'slot-returned-while-walk-runs': (q: WorldQuery) => merged(q, 'p1')?.kind === 'canceled' && !w0(q).held.includes('p1') && (q.context(POOL) as PoolCtx).running[0]! > 0 }),
     },
     params: { case: 'cancel-during-walk', slotRelease: cfg.slotRelease },
   };

@@ -18,6 +18,7 @@ export interface SimParams {
   readonly slotRelease: SlotRelease;
   readonly countAt: CountAt;
   readonly cmdVisibility: CmdVisibility;
+  /** `index_peek_offload_max_inflight` (0: the fixture's own: 16, or 4 for cap saturation). */
   readonly cap: number;
   /** Workers (0: the fixture's own: 8 for E1/E11/E12, 1 for cap saturation). */
   readonly workers: number;
@@ -34,7 +35,7 @@ export interface SimParams {
 
 export const SIM_DEFAULTS: SimParams = {
   fixture: 'e12', design: 'inline', slotRelease: 'retire', countAt: 'dispatch', cmdVisibility: 'current',
-  cap: 16, workers: 0, rate: 0, chain: 'merge', seconds: 0, stash: true, properties: false,
+  cap: 0, workers: 0, rate: 0, chain: 'merge', seconds: 0, stash: true, properties: false,
 };
 
 export interface SimFixture {
@@ -76,7 +77,7 @@ function poisson(r: Rng, ratePerS: number, horizonMs: number, make: (at: number)
 
 function base(p: SimParams, workers: number) {
   const cfg = config({
-    design: p.design, slotRelease: p.slotRelease, countAt: p.countAt, cmdVisibility: p.cmdVisibility, cap: p.cap, workers,
+    design: p.design, slotRelease: p.slotRelease, countAt: p.countAt, cmdVisibility: p.cmdVisibility, cap: p.cap || (p.fixture === 'cap-saturation' ? 4 : 16), workers,
     stash: { enabled: p.stash, threshold: 10 * 1024 }, costs: SIM_COSTS,
   });
   const traces = Array.from({ length: workers }, (_, w) => arrangement({ updates: rows(`k${w}`, ['v']), upper: 1e15 }));
