@@ -1,5 +1,5 @@
 // `interleave check <scenario>`: explore a scenario's schedules and report the verdict.
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { ScenarioError, type ParamValues, type Scenario, type ScenarioFamily } from '../../actors/index.ts';
 import { formatHtml, formatSteps, traceView, validateTraceFile, type TraceFileData } from '../../report/index.ts';
@@ -66,6 +66,18 @@ function defaultOut(f: ScenarioFamily, seed: number): string {
   return join('.interleave', `${f.name}-seed${seed}.json`);
 }
 
+/** `--out` may name a file, or a directory (existing, or ending in '/') to put the default name in. */
+function outPath(out: string | undefined, f: ScenarioFamily, seed: number): string {
+  if (out === undefined) return defaultOut(f, seed);
+  let dir = /[/\\]$/.test(out);
+  try {
+    dir ||= statSync(out).isDirectory();
+  } catch {
+    // Does not exist yet: a file path.
+  }
+  return dir ? join(out, `${f.name}-seed${seed}.json`) : out;
+}
+
 export function htmlPathFor(jsonPath: string): string {
   return /\.json$/i.test(jsonPath) ? jsonPath.replace(/\.json$/i, '.html') : `${jsonPath}.html`;
 }
@@ -125,11 +137,18 @@ export async function runCheck(io: Io, name: string, flags: CheckFlags): Promise
   if (r.violation) {
     const v = r.violation;
     const file = traceFileOf(api, sc, f, p, r, v);
-    const jsonPath = flags.out ?? defaultOut(f, r.seed);
+    const jsonPath = outPath(flags.out, f, r.seed);
     const htmlPath = htmlPathFor(jsonPath);
-    mkdirSync(dirname(resolve(jsonPath)), { recursive: true });
-    writeFileSync(jsonPath, `${JSON.stringify(file, null, 2)}\n`);
-    writeFileSync(htmlPath, formatHtml(file));
+    let writeError: string | undefined;
+    try {
+      mkdirSync(dirname(resolve(jsonPath)), { recursive: true });
+      writeFileSync(jsonPath, `${JSON.stringify(file, null, 2)}\n`);
+      writeFileSync(htmlPath, formatHtml(file));
+    } catch (e) {
+      // The violation is still the result; say why the files are missing.
+      writeError = `cannot write the trace to ${jsonPath}: ${e instanceof Error ? e.message : String(e)}; choose another place with --out FILE`;
+      if (!flags.json) io.err(s.yellow(`warning: ${writeError}`));
+    }
     const shown = (x: string) => (resolve(x).startsWith(process.cwd()) ? relative(process.cwd(), resolve(x)) || x : resolve(x));
     const replayCmd = `npx interleave replay ${shellWord(shown(jsonPath))}`;
     const steps = formatSteps(traceView(file.schedule, file.trace), o, { failStep: file.schedule.length });
@@ -146,8 +165,7 @@ export async function runCheck(io: Io, name: string, flags: CheckFlags): Promise
         ...(r.cutBy ? { cutBy: r.cutBy } : {}),
         stats: r.stats,
         violation: { property: v.property, schedule: file.schedule, originalLength: v.originalLength, steps: formatSteps(traceView(file.schedule, file.trace)).map((l) => l.trim()) },
-        trace: { json: jsonPath, html: htmlPath },
-        replay: replayCmd,
+        ...(writeError ? { writeError } : { trace: { json: jsonPath, html: htmlPath }, replay: replayCmd }),
         rerun,
         unreached: r.unreached,
         ...(hint ? { hint } : {}),
@@ -161,10 +179,12 @@ export async function runCheck(io: Io, name: string, flags: CheckFlags): Promise
     io.out(o.red(`${' '.repeat(String(file.schedule.length).length + 4)}✗ after step ${file.schedule.length}: ${v.property.name}`));
     io.out('');
     io.out(`seed      ${r.seed} (${r.strategy}${v.seed !== undefined && v.seed !== r.seed ? `, failing run's seed ${v.seed}` : ''}; ${stats(r)})`);
-    io.out(`replay    ${replayCmd}`);
+    if (!writeError) io.out(`replay    ${replayCmd}`);
     io.out(`search    ${rerun}`);
-    io.out(`trace     ${shown(jsonPath)}`);
-    io.out(`viewer    ${shown(htmlPath)}  (open in a browser; or: npx interleave show ${shellWord(shown(jsonPath))})`);
+    if (!writeError) {
+      io.out(`trace     ${shown(jsonPath)}`);
+      io.out(`viewer    ${shown(htmlPath)}  (open in a browser; or: npx interleave show ${shellWord(shown(jsonPath))})`);
+    }
     if (hint) io.out(`\n${o.cyan(hint)}`);
     return EXIT.violation;
   }
