@@ -10,6 +10,8 @@ import { amberScenario } from '../src/machines/amber/scenario.ts';
 import { dataChannelScenario } from '../src/machines/amber/data-channel.ts';
 import { drive } from '../src/actors/index.ts';
 import { runOnce } from './amber-helpers.ts';
+import { amberLoopFamily } from '../src/machines/amber/family.ts';
+import { parseParams } from '../src/actors/family.ts';
 
 describe('data plane', () => {
   it('interns batches by content: same rows, same object; IPC round-trips to the same batch', () => {
@@ -68,4 +70,16 @@ describe('data channel (the seed benchmark as actors)', () => {
       expect(r.events.filter((e) => e.kind === 'deliver' && e.to === 'driver' && e.msg.type === 'DataFrame').length).toBe(25);
     });
   }
+});
+
+describe('simulate (virtual time under the cost model)', () => {
+  it('all three designs complete; with a wide table and two hops D0 costs more virtual time than D2', () => {
+    const p = parseParams(amberLoopFamily, { payloadBytes: '200000', bodyHops: '2' });
+    const rep = amberLoopFamily.simulate!(p, { seed: 1 });
+    const rows = rep.tables[0]!.rows;
+    expect(rows.map((r) => r[0])).toEqual(['table-in-state', 'read-at-consume', 'read-at-endchannel']);
+    expect(rows.every((r) => r[1] === 'done')).toBe(true);
+    const ms = Object.fromEntries(rows.map((r) => [r[0], Number(r[3])]));
+    expect(ms['table-in-state']).toBeGreaterThan(ms['read-at-endchannel']!);
+  });
 });

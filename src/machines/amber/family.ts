@@ -2,6 +2,7 @@
 // race CI hit: the read at consume (D1) overlaps the worker's own materialization
 // reader, the reader's fetch gets 403, it exits without EndChannel, and the loop hangs.
 import { defineFamily, type ParamValues } from '../../actors/family.ts';
+import { simulateDesigns } from './cost.ts';
 import { DESIGNS, type Design } from './operators.ts';
 import { DEFAULT_PARAMS, amberScenario, type AmberParams } from './scenario.ts';
 import { TOPOLOGIES, type Topology } from './topology.ts';
@@ -65,6 +66,7 @@ export const amberLoopFamily = defineFamily({
     payloadBytes: { type: 'int', min: 0, default: d.payloadBytes, description: 'bytes of a wide string column per input row (0: none, or sized by largeTable)' },
   },
   build: (p) => amberScenario(paramsOf(p)),
+  simulate: (p, { seed }) => simulateDesigns(paramsOf(p), seed),
   checkDefaults: (p) => ({ strategy: 'bfs', maxStates: p.topology === 'nested' || p.topology === 'nested-jvm-chain' ? 2_000_000 : 500_000, maxDepth: 5_000 }),
   hint: (p, violated) => {
     if (violated && p.design !== 'read-at-endchannel') {
