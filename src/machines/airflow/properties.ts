@@ -272,7 +272,13 @@ export function airflowProperties(cfg: AirflowConfig): Partial<ScenarioDef> {
         const o = out(e);
         if (o?.type === 'End') return endAttempt(s);
         // A Begin while a try is live: that process was replaced (killed) by the next try.
-        if (o?.type === 'Begin') return { ...(s.live ? endAttempt(s) : s), a: o.a, since: 0, trusted: false, open: {}, mine: [], live: true };
+        if (o?.type === 'Begin') {
+          const st = s.live ? endAttempt(s) : s;
+          // A clear of a successful run starts afresh: its callbacks may fire again.
+          const prev = q.context('runner').history[o.a - 2];
+          const fresh = prev === 'success' || prev === 'skipped' ? { confirmed: {}, reported: {}, allowance: {} } : {};
+          return { ...st, ...fresh, a: o.a, since: 0, trusted: false, open: {}, mine: [], live: true };
+        }
         if (o?.type === 'Phase' && o.phase === 'loop') return { ...s, since: o.since, trusted: o.trusted };
         if (o?.type === 'Run' && s.trusted) {
           const c = s.confirmed[o.i];
