@@ -91,14 +91,14 @@ export function startIterableTask(o: LiveTaskOptions): LiveTask {
   };
 }
 
-/** What a task state file holds: the checkpoint keys and values, and the runs log. */
-export function readTaskDb(file: string): { kv: Record<string, string>; runs: { idx: number; attempt: number }[]; attempts: number } {
+/** What a task state file holds: the checkpoint keys and values of `scope`, and the runs log. */
+export function readTaskDb(file: string, scope: typeof SCOPE = SCOPE): { kv: Record<string, string>; runs: { idx: number; attempt: number }[]; attempts: number } {
   const db = new Database(file, { readonly: true, fileMustExist: true });
   try {
     const has = (t: string) => db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(t) !== undefined;
     const kv: Record<string, string> = {};
     if (has('task_state')) {
-      for (const r of db.prepare('SELECT key, value FROM task_state WHERE dag_id = ? AND run_id = ? AND task_id = ? AND map_index = ?').all(SCOPE.dagId, SCOPE.runId, SCOPE.taskId, SCOPE.mapIndex) as { key: string; value: string }[]) kv[r.key] = r.value;
+      for (const r of db.prepare('SELECT key, value FROM task_state WHERE dag_id = ? AND run_id = ? AND task_id = ? AND map_index = ?').all(scope.dagId, scope.runId, scope.taskId, scope.mapIndex) as { key: string; value: string }[]) kv[r.key] = r.value;
     }
     const runs = has('runs') ? (db.prepare('SELECT idx, attempt FROM runs ORDER BY rowid').all() as { idx: number; attempt: number }[]) : [];
     const attempts = has('attempts') ? (db.prepare('SELECT COUNT(*) AS n FROM attempts').get() as { n: number }).n : 0;

@@ -2,8 +2,9 @@
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { startIterableTask } from './live.ts';
+import { startAirflowTask } from './airflow.ts';
 
-const USAGE = `usage: node examples/iterable-task.js --items N --db FILE [--concurrency W] [--per-index] [--work-ms MS] [--record trace.json] [--quiet]`;
+const USAGE = `usage: node examples/iterable-task.js --items N --db FILE [--concurrency W] [--per-index] [--machines airflow|minimal] [--work-ms MS] [--record trace.json] [--quiet]`;
 
 export async function main(argv: string[]): Promise<number> {
   let a;
@@ -15,6 +16,7 @@ export async function main(argv: string[]): Promise<number> {
         db: { type: 'string', default: './state.db' },
         concurrency: { type: 'string', default: '16' },
         'per-index': { type: 'boolean', default: false },
+        machines: { type: 'string', default: 'airflow' },
         'work-ms': { type: 'string', default: '0' },
         record: { type: 'string' },
         quiet: { type: 'boolean', default: false },
@@ -36,6 +38,56 @@ export async function main(argv: string[]): Promise<number> {
   if (!Number.isInteger(w) || w < 1) return usage(`--concurrency must be a positive integer, got '${a.concurrency}'`);
   if (!(workMs >= 0)) return usage(`--work-ms must be a number >= 0, got '${a['work-ms']}'`);
   const say = (s: string) => a.quiet || console.log(s);
+  if (a.machines !== 'airflow' && a.machines !== 'minimal') return usage(`--machines must be airflow or minimal, got '${a.machines}'`);
+  return a.machines === 'airflow' ? airflow(a, n, w, say) : minimal(a, n, w, workMs, say);
+}
+
+type Args = { db?: string; record?: string; 'per-index'?: boolean };
+
+/** The full Airflow model of src/machines/airflow, live. */
+async function airflow(a: Args, n: number, w: number, say: (s: string) => void): Promise<number> {
+  const t0 = performance.now();
+  const task = startAirflowTask({ n, w, db: a.db!, design: a['per-index'] ? 'per-index' : 'per-round', record: a.record !== undefined });
+  say(`try ${task.attempt}: ${n} items, concurrency ${w}, ${a['per-index'] ? 'one checkpoint per index' : 'one checkpoint per round'} (src/machines/airflow), state in ${a.db}`);
+  const every = Math.max(w, Math.ceil(n / 20));
+  let ran = 0;
+  let replayed = 0;
+  task.system.events$.subscribe({
+    next: (e) => {
+      if (e.kind !== 'output') return;
+      const m = e.msg;
+      if (m.type === 'Phase' && m.phase === 'loop') say(task.attempt === 1 ? 'first try: nothing to read' : `checkpoints read (${m.trusted ? 'trusted' : 'ignored'})`);
+      if (m.type === 'Replay') replayed++;
+      if (m.type === 'Record' && ++ran % every === 0) say(`progress ${ran + replayed}/${n} (${ran} run, ${replayed} from checkpoints)`);
+      if (m.type === 'Log') say(`log: ${String(m.text)}`);
+    },
+    error: () => {},
+  });
+  let state: string;
+  try {
+    state = await task.finished;
+  } catch (e) {
+    console.error(`failed: ${(e as Error).message}`);
+    await task.close();
+    return 1;
+  }
+  await record(a, task.system);
+  await task.close();
+  const s = (performance.now() - t0) / 1000;
+  say(`${state}: ${n} items (${ran} run, ${replayed} from checkpoints) in ${s.toFixed(2)} s, ${task.writes()} state-store writes`);
+  return state === 'success' || state === 'skipped' ? 0 : 1;
+}
+
+async function record(a: Args, system: import('../../src/actors/live.ts').LiveSystem): Promise<void> {
+  if (!a.record) return;
+  // Loaded only when asked for: the checker is not needed to run the task.
+  const { liveTraceFile } = await import('../../src/check/from-trace.ts');
+  writeFileSync(a.record, JSON.stringify(liveTraceFile(system.recording())));
+  console.log(`recorded ${system.schedule().length} steps to ${a.record}`);
+}
+
+/** The example's own minimal machine (examples/iterable-task/machine.ts), live. */
+async function minimal(a: Args, n: number, w: number, workMs: number, say: (s: string) => void): Promise<number> {
   const t0 = performance.now();
   const task = startIterableTask({ n, w, db: a.db!, workMs, perIndex: a['per-index'], progressEvery: Math.max(w, Math.ceil(n / 20)), live: { record: a.record !== undefined } });
   say(`attempt ${task.attempt}: ${n} items, concurrency ${w}, ${a['per-index'] ? 'one checkpoint per index' : 'one checkpoint per round'}, state in ${a.db}`);
@@ -57,12 +109,7 @@ export async function main(argv: string[]): Promise<number> {
     return 1;
   }
   const s = (performance.now() - t0) / 1000;
-  if (a.record) {
-    // Loaded only when asked for: the checker is not needed to run the task.
-    const { liveTraceFile } = await import('../../src/check/from-trace.ts');
-    writeFileSync(a.record, JSON.stringify(liveTraceFile(task.system.recording())));
-    say(`recorded ${task.system.schedule().length} steps to ${a.record} (replay: interleave replay ${a.record})`);
-  }
+  await record(a, task.system);
   await task.close();
   if (end.type === 'already-complete') say('already complete: the completion marker is present, nothing to do');
   else if (end.type === 'complete') say(`complete: ${n} items (${end.resumed} from checkpoints) in ${s.toFixed(2)} s, ${task.writes()} state-store writes`);
