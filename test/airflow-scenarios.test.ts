@@ -197,7 +197,7 @@ describe('T06 SIGKILL with keys 0-4 durable and 9 outcomes reported but not dura
 describe('T07 SIGKILL while the write of key 3 is in flight (ambiguous), both ways', () => {
   const sc = scenario({ items: 100, W: 16, tries: 2, faultBudget: 2, hardKill: true, writeError: true });
   const inFlight = (w: any) => w.inbox[sc.index.get('supervisor')!]!.some((c: any) => c.queue.some((m: any) => m.key === batchKey(3) && m.a === 1));
-  const kill = (w: any, steps: any[]) => (w.faults === 0 && inFlight(w) ? steps.find((s) => isTask(s, sc)) : undefined);
+  const kill = (w: any, steps: readonly any[]) => (w.faults === 0 && inFlight(w) ? steps.find((s) => isTask(s, sc)) : undefined);
   it('persisted: the retry replays those 16 and writes on from n = 4', () => {
     const o = runAirflowWith(sc, { inject: kill });
     expect(reads(o, 2)).toHaveLength(1 + 4 + 1);
