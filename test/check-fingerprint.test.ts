@@ -31,6 +31,9 @@ describe('structural hash', () => {
     expect(h(new Uint8Array([1, 2, 3]))).toBe(h(new Uint8Array([1, 2, 3])));
     expect(h(new Uint8Array([1, 2, 3]))).not.toBe(h(new Uint8Array([1, 2, 4])));
     expect(h({ a: { b: 1 } })).not.toBe(h({ a: { b: 2 } }));
+    expect(h(new Date(1))).not.toBe(h(new Date(2)));
+    expect(h(new Date(1))).toBe(h(new Date(1)));
+    expect(h(new Set([1, 2]))).toBe(h(new Set([2, 1])));
   });
 
   it('hashes Arrow tables by content, not by buffers or identity', () => {

@@ -49,7 +49,7 @@ function finB(h: number): number {
 }
 
 // Type tags keep values of different types apart (0 vs '0' vs false vs null).
-const T_UNDEF = 1, T_NULL = 2, T_TRUE = 3, T_FALSE = 4, T_INT = 5, T_NUM = 6, T_STR = 7, T_ARR = 8, T_OBJ = 9, T_MAP = 10, T_SET = 11, T_BYTES = 12, T_BIG = 13, T_FN = 14, T_SNAP = 15, T_TABLE = 16;
+const T_UNDEF = 1, T_NULL = 2, T_TRUE = 3, T_FALSE = 4, T_INT = 5, T_NUM = 6, T_STR = 7, T_ARR = 8, T_OBJ = 9, T_MAP = 10, T_SET = 11, T_BYTES = 12, T_BIG = 13, T_FN = 14, T_SNAP = 15, T_TABLE = 16, T_DATE = 18;
 
 /** Objects whose hash took at least this many values are cached by identity. */
 const CACHE_MIN_WORK = 12;
@@ -218,6 +218,7 @@ export class Hasher {
     if (ArrayBuffer.isView(o)) return this.bytes(new Uint8Array(o.buffer, o.byteOffset, o.byteLength), T_BYTES);
     if (o instanceof Map) return this.pairs(T_MAP, o.entries());
     if (o instanceof Set) return this.pairs(T_SET, [...o].map((x) => [x, true] as const));
+    if (o instanceof Date) return this.seq(T_DATE, [o.getTime()]);
     const r = o as Record<string, any>;
     if ('machine' in r && 'value' in r && 'context' in r) {
       // An xstate snapshot: never hash `machine` or `_nodes`.
