@@ -59,6 +59,17 @@ describe('interleave (in-process)', () => {
     }
   });
 
+  it('with --json even a parse error is one JSON document on stdout and nothing on stderr', async () => {
+    const r = await run('check', 'ping-pong', '--bogus', '--json');
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe('');
+    const j = JSON.parse(r.stdout);
+    expect(j).toMatchObject({ ok: false, error: { code: 'bad-input' } });
+    expect(j.error.message).toMatch(/unknown option '--bogus'; options of 'interleave check': --param/);
+    const s = await run('simulate', 'ping-pong', '--json');
+    expect(JSON.parse(s.stdout).error.message).toContain("scenario 'ping-pong' has no simulation");
+  });
+
   it('list shows every parameter with its allowed values and default', async () => {
     const r = await run('list');
     expect(r.code).toBe(0);

@@ -124,7 +124,11 @@ function explain(err: CommanderError, cmd: Command, root: Command): string | und
 
 export async function main(argv: string[], io: Io = processIo()): Promise<number> {
   let code: number = EXIT.ok;
-  const root = program(io, (n) => (code = n));
+  const json = argv.includes('--json');
+  // With --json, commander's own error text is collected and printed as the JSON error instead.
+  const errors: string[] = [];
+  const cmdIo: Io = json ? { ...io, err: (t) => void errors.push(t) } : io;
+  const root = program(cmdIo, (n) => (code = n));
   let failed: Command = root;
   const override = (cmd: Command) =>
     cmd.exitOverride((err) => {
@@ -133,7 +137,6 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     });
   override(root);
   for (const c of root.commands) override(c);
-  const json = argv.includes('--json');
   try {
     if (argv.length === 0) {
       root.outputHelp({ error: true });
@@ -145,7 +148,10 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     if (e instanceof CommanderError) {
       if (e.code === 'commander.helpDisplayed' || e.code === 'commander.version' || e.code === 'commander.help') return EXIT.ok;
       const more = explain(e, failed, root);
-      if (more) io.err(more);
+      if (json) {
+        const message = [e.message.replace(/^error: /, ''), more].filter(Boolean).join('; ');
+        io.out(JSON.stringify({ ok: false, error: { code: 'bad-input', message } }, null, 2));
+      } else if (more) io.err(more);
       return EXIT.usage;
     }
     if (e instanceof UsageError) {
