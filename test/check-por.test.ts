@@ -74,6 +74,21 @@ describe('sleep-set POR is sound', () => {
     expect(reduced).toBeGreaterThan(40);
   });
 
+  it('bfs with POR still finds a shortest counterexample (random systems)', async () => {
+    let compared = 0;
+    for (let seed = 1; seed <= 40; seed++) {
+      const sc = randomSystem(seed);
+      const full = await check(sc, { strategy: 'bfs', por: false, shrink: false });
+      const red = await check(sc, { strategy: 'bfs', por: true, shrink: false });
+      expect(red.ok).toBe(full.ok);
+      if (!full.ok) {
+        expect(red.violation!.schedule.length, `seed ${seed}`).toBe(full.violation!.schedule.length);
+        compared++;
+      }
+    }
+    expect(compared).toBeGreaterThan(20);
+  });
+
   it('random little systems with crash, restart and drop faults (20 seeds)', async () => {
     let reduced = 0;
     for (let seed = 100; seed < 120; seed++) {
