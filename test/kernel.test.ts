@@ -300,7 +300,7 @@ describe('the world is an immutable value', () => {
     for (const snap of w.snaps) {
       if (snap && typeof snap === 'object' && 'machine' in snap) {
         Object.freeze(snap);
-        deep((snap as { context: unknown }).context);
+        deep((snap as unknown as { context: unknown }).context);
       } else deep(snap); // a reducer's state
     }
     deep(w.status);
