@@ -64,6 +64,10 @@ abstract class Search implements Explorer {
       if (!this.por.enabled) return undefined;
       const m = s.visited.mark();
       if (m === 0) return undefined;
+      if (depth >= s.maxDepthBudget) {
+        s.cutBy ??= 'maxDepth';
+        return undefined;
+      }
       // Met again with a different sleep set: explore what the first visit left asleep.
       const all = enabled(this.sc, world);
       const steps = wokenSteps(m, all, sleep);
