@@ -28,12 +28,15 @@ describe('materialize-peeks: spec scenarios under the checker (complete explorat
     await holds(C.idleLookup({ design: 'offload', slotRelease: 'retire' }));
   });
 
-  it('6: cap 2, five scans: in_flight <= 2, counters sum to 5; under retire exactly 2 offloaded + 3 capped is reachable', async () => {
-    await holds(C.capSaturation({ slotRelease: 'walk-end' }));
-    await holds(C.capSaturation({ slotRelease: 'retire' }));
+  it('6: cap 2, five scans (retire): in_flight <= 2, counters sum to 5, 2 offloaded + 3 capped reachable', async () => {
+    await holds(C.capSaturation({ slotRelease: 'retire' }, 5), 200_000);
   });
 
-  it('8: cap lowered 3 -> 1 with three walks in flight: later peeks capped, no walk interrupted', async () => {
+  it('6 (four scans, walk-end): a walk ending mid-batch frees its slot at once, so more than 2 offloaded is reachable', async () => {
+    await holds(C.capSaturation({ slotRelease: 'walk-end' }, 4), 200_000);
+  });
+
+  it('8 (scaled): cap lowered 2 -> 1 with two walks in flight: later peeks capped, no walk interrupted', async () => {
     await holds(C.capLowered({ slotRelease: 'walk-end' }));
   });
 
@@ -97,7 +100,7 @@ describe('materialize-peeks: spec scenarios under the checker (complete explorat
 
   it('the counting point at outcome keeps the partition (cancelled walks count on no label)', async () => {
     await holds(C.cancelDuringWalk({ slotRelease: 'walk-end', countAt: 'outcome' }));
-    await holds(C.capSaturation({ slotRelease: 'retire', countAt: 'outcome' }));
+    await holds(C.capLowered({ slotRelease: 'retire', countAt: 'outcome' }));
   });
 
   it('conservative command visibility (next step) keeps every invariant', async () => {
@@ -115,7 +118,7 @@ describe('materialize-peeks family (fixture=check)', () => {
   });
 
   it('walk-end holds completely, and every design holds with the resource form off', async () => {
-    for (const raw of [{ slotRelease: 'walk-end' }, { design: 'inline', peeks: '3' }, { design: 'yield', peeks: '3' }, { design: 'offload-yield', resourceForm: 'false' }]) {
+    for (const raw of <Record<string, string>[]>[{ slotRelease: 'walk-end' }, { design: 'inline', peeks: '3' }, { design: 'yield', peeks: '3' }, { design: 'offload-yield', resourceForm: 'false' }]) {
       const r = await check(build(raw), { strategy: 'bfs', maxStates: 400_000 });
       if (r.violation) throw new Error(formatViolation(r.violation).slice(0, 4000));
       expect(r.complete).toBe(true);

@@ -110,9 +110,15 @@ export function initWorker(input: WorkerInput): WorkerCtx {
 /** A mutable draft for one transition; the context itself stays immutable. */
 class Turn {
   fx: Effect[] = [];
+  private owned = false;
   constructor(public c: WorkerCtx) {}
+  /** Copies the context once per transition, then writes into the copy (never into a committed context). */
   set(patch: Partial<WorkerCtx>): void {
-    this.c = { ...this.c, ...patch };
+    if (!this.owned) {
+      this.c = { ...this.c };
+      this.owned = true;
+    }
+    Object.assign(this.c as { -readonly [K in keyof WorkerCtx]: WorkerCtx[K] }, patch);
   }
   send(to: string, msg: Message): void {
     this.fx.push({ kind: 'send', to, msg });
