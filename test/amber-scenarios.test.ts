@@ -111,7 +111,7 @@ describe('7. deleted key / missing table at the deferred read', () => {
       const run = runOnce({ design: 'read-at-endchannel', deletedInput: true, deletedInputKind: kind });
       expect(failures(run)).toEqual([]);
       const c = run.q.context('coordinator');
-      expect(c.errors.join()).toMatch(kind === 'files' ? /403 AccessDenied/ : /No storage is found for the given URI/);
+      expect(c.errors.join()).toMatch(kind === 'files' ? /403 AccessDenied/ : /no storage is found for the given URI/i);
       const le = run.q.context('LE') as WorkerContext;
       expect(le.phase).toBe('held');
       expect(le.le.loopTable).toBeNull();

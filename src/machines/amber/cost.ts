@@ -5,10 +5,10 @@
 import { simulate, type CostModel, type Message, type World } from '../../actors/index.ts';
 import type { SimulationReport } from '../../actors/family.ts';
 import { ipcOf, type Batch } from './data.ts';
-import type { StateRow } from './messages.ts';
+import { stateUri, type StateRow } from './messages.ts';
 import { DESIGNS } from './operators.ts';
 import { amberScenario, type AmberParams } from './scenario.ts';
-import type { StoreState } from './store.ts';
+import { stateRowsOf, type StoreState } from './store.ts';
 import { STORE } from './worker.ts';
 
 export interface CostConstants {
@@ -42,12 +42,7 @@ export function amberCostModel(c: CostConstants = DEFAULT_COSTS, storeIndex: num
           const o = (world.snaps[storeIndex] as StoreState).objects[String(msg.key)];
           bytes = o instanceof Uint8Array ? o.byteLength : 0;
         } else if (msg.type === 'OpenPort') {
-          const s = world.snaps[storeIndex] as StoreState;
-          const uri = `${String(msg.base)}/state`;
-          for (const k of s.docs[uri]?.files ?? []) {
-            const o = s.objects[k];
-            if (Array.isArray(o)) bytes += statesBytes(o as StateRow[]);
-          }
+          bytes = statesBytes(stateRowsOf(world.snaps[storeIndex] as StoreState, stateUri(String(msg.base))));
         }
         return c.requestMs + bytes / c.storageBytesPerMs;
       }
@@ -70,7 +65,7 @@ export function simulateDesigns(p: AmberParams, seed: number, c: CostConstants =
       .filter(([op]) => op === 'LS' || op === 'OS')
       .reduce((n, [, v]) => n + v, 0);
     const store = run.world.snaps[sc.index.get(STORE)!] as StoreState;
-    const stored = Object.values(store.objects).reduce<number>((n, o) => n + (o instanceof Uint8Array ? o.byteLength : statesBytes(o as StateRow[])), 0);
+    const stored = Object.values(store.objects).reduce<number>((n, o) => n + o.byteLength, 0);
     rows.push([design, coord.phase, run.steps, Number(run.now.toFixed(1)), iterations ? Number((run.now / iterations).toFixed(1)) : 0, stored]);
     data.push({ design, phase: coord.phase, steps: run.steps, virtualMs: run.now, iterations, storedBytes: stored });
   }

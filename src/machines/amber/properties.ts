@@ -8,7 +8,7 @@ import { resultUri, stateUri } from './messages.ts';
 import type { ReaderContext } from './reader.ts';
 import type { AmberParams } from './scenario.ts';
 import { expectsHold } from './scenario.ts';
-import { resultBatchesOf, stateRowsOf, type StoreState } from './store.ts';
+import { docGen, resultBatchesOf, stateRowsOf, type StoreState } from './store.ts';
 import type { Workflow } from './topology.ts';
 import { COORDINATOR, STORE, type WorkerContext } from './worker.ts';
 
@@ -59,7 +59,7 @@ export function amberProperties(p: AmberParams, wf: Workflow): Props {
       for (const r of wf.readers) {
         const c = q.context(r.id) as ReaderContext;
         if (!c.streaming || !c.pin || c.pin.next >= c.pin.files.length) continue;
-        const gen = store.docs[c.pin.uri]?.gen;
+        const gen = docGen(store, c.pin.uri);
         if (gen !== c.pin.gen) return `I1: ${r.id} is mid-stream on ${c.pin.uri} pinned at generation ${c.pin.gen} with ${c.pin.files.length - c.pin.next} unfetched file(s), but the doc is now generation ${gen ?? '(dropped)'}: its next fetch gets ${p.missingKey}`;
       }
       return true;
