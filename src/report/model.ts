@@ -110,7 +110,8 @@ export function traceView(schedule: readonly string[], trace: readonly unknown[]
     let failed = false;
     // The first event that says what the step was (a delivery, a timer, a fault) claims it.
     let claimed = n === 0;
-    // A delivery with a fault outcome is reported as a fault event, then the delivery: show the delivery.
+    // A delivery with a fault outcome, and a drop, are reported as a fault event then the
+    // delivery (or `dropped`): the delivery or the drop says what the step was.
     const faultyDelivery = evs.some((e) => e.kind === 'deliver' && typeof e.outcome === 'string');
     const primary = (k: StepView['kind']): boolean => {
       if (claimed) return false;
@@ -161,7 +162,7 @@ export function traceView(schedule: readonly string[], trace: readonly unknown[]
           }
           break;
         case 'fault':
-          if (!faultyDelivery && primary('fault')) {
+          if (!faultyDelivery && !id.startsWith('drop:') && primary('fault')) {
             actor = e.actor;
             what = e.fault;
           }
@@ -186,14 +187,6 @@ export function traceView(schedule: readonly string[], trace: readonly unknown[]
         const quiet = ['io', 'log', 'emit'].includes(e.kind) && !(e.kind === 'io' && e.outcome !== 'ok');
         if (!quiet) alerts.push(note);
       }
-    }
-    // A drop is reported as a fault followed by `dropped`: show it as a drop.
-    if ((kind as StepView['kind']) === 'fault' && evs.some((e) => e.kind === 'dropped')) {
-      const d = evs.find((e) => e.kind === 'dropped')!;
-      kind = 'drop';
-      actor = d.to;
-      from = d.from;
-      what = msgType(d.msg);
     }
     steps.push({ n, id, kind, actor, ...(from !== undefined ? { from } : {}), what, ...(outcome !== undefined ? { outcome } : {}), sentAt, moves, changed, states: { ...states }, notes, alerts, failed, events: evs });
   }
