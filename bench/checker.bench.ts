@@ -120,6 +120,9 @@ async function throughput(quick: boolean): Promise<void> {
   for (const [name, sc, caps] of models) {
     let off: Measured, on: Measured;
     try {
+      // Warm-up (JIT) on the same model, then the measured runs.
+      await check(sc, { strategy: 'dfs', por: false, shrink: false, maxStates: 3_000 });
+      await check(sc, { strategy: 'dfs', por: true, shrink: false, maxStates: 3_000 });
       off = await measure(sc, false, caps);
       on = await measure(sc, true, caps);
     } catch (e) {

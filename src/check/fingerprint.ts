@@ -215,6 +215,9 @@ export class Hasher {
 
   private object(o: object): void {
     if (Array.isArray(o)) return this.seq(T_ARR, o);
+    const proto = Object.getPrototypeOf(o);
+    // Fast path: plain data (contexts, messages) that is not an xstate snapshot.
+    if ((proto === Object.prototype || proto === null) && !('machine' in o)) return this.record(o as Record<string, unknown>);
     if (ArrayBuffer.isView(o)) return this.bytes(new Uint8Array(o.buffer, o.byteOffset, o.byteLength), T_BYTES);
     if (o instanceof Map) return this.pairs(T_MAP, o.entries());
     if (o instanceof Set) return this.pairs(T_SET, [...o].map((x) => [x, true] as const));
