@@ -3,8 +3,8 @@
 import { describe, expect, it } from 'vitest';
 import { assign, setup } from 'xstate';
 import { defineScenario, replay, simulate, canonicalJson, send, type Message, type RecordedEvent, type ReducerLogic, type Scenario } from '../src/actors/index.ts';
-import { runLive, type LiveInspectionEvent } from '../src/actors/live.ts';
-import { pingPong } from '../src/machines/demo/ping-pong.ts';
+import { runLive, withExternals, type LiveInspectionEvent } from '../src/actors/live.ts';
+import { pingPong, pinger, ponger } from '../src/machines/demo/ping-pong.ts';
 
 /** What a trace says modulo timing: per actor, the messages it got and the states it went through. */
 function shape(events: readonly RecordedEvent[], actors: readonly string[]): Record<string, string[]> {
@@ -177,6 +177,21 @@ describe('live runner', () => {
     expect(String(streamError)).toMatch(/disk on fire/);
     expect(() => live.send('client', { type: 'go' })).toThrow(/failed/);
     await live.stop();
+  });
+
+  it('swapping a modelled actor for an external drops the faults that name it, keeps the rest', () => {
+    const sc = defineScenario({
+      name: 'faulty',
+      actors: { pinger: { logic: pinger, input: { rounds: 2 } }, ponger },
+      start: [{ to: 'pinger', msg: { type: 'start' } }],
+      faults: { budget: 2, crash: ['ponger', 'pinger'], restart: ['pinger'], drop: [['pinger', 'ponger'], ['ponger', 'pinger']] },
+      params: { rounds: 2 },
+    });
+    const live = withExternals(sc, ['ponger']);
+    expect(live.actorList[live.index.get('ponger')!]!.kind).toBe('external');
+    expect(live.faults).toMatchObject({ budget: 2, crash: ['pinger'], restart: ['pinger'], drop: [] });
+    expect(live.params).toEqual({ rounds: 2 });
+    expect(withExternals(sc, [])).toBe(sc);
   });
 
   it('rejects a handler for an actor that does not exist, and an external without a handler', () => {

@@ -99,12 +99,15 @@ export function withExternals(sc: Scenario, ids: readonly string[]): Scenario {
     actors[id] = parent === undefined ? { kind: 'external', describe: `live '${id}'` } : { logic: { kind: 'external', describe: `live '${id}'` }, parent };
   }
   // Faults belong to the model; a live run takes none, so drop ones naming swapped actors.
-  const faults = sc.faults && {
-    ...sc.faults,
-    crash: sc.faults.crash?.filter((a) => !swap.includes(a)),
-    restart: sc.faults.restart?.filter((a) => !swap.includes(a)),
-    outcomes: sc.faults.outcomes?.filter((a) => !swap.includes(a)),
-  };
+  let faults: Record<string, unknown> | undefined;
+  if (sc.faults) {
+    faults = { ...sc.faults };
+    for (const k of ['crash', 'restart', 'outcomes'] as const) {
+      const list = sc.faults[k];
+      if (list) faults[k] = list.filter((a) => !swap.includes(a));
+    }
+    if (sc.faults.drop) faults.drop = sc.faults.drop.filter(([f, t]) => !swap.includes(f) && !swap.includes(t));
+  }
   const { compiled: _c, ids: _i, index: _x, actorList: _l, envIndex: _e, budget: _b, crashable: _cr, restartable: _r, ...def } = sc as Scenario & Record<string, unknown>;
   const keep: Record<string, unknown> = {};
   for (const k of ['name', 'description', 'start', 'unhandled', 'timers', 'invariants', 'monitors', 'eventually', 'reachable', 'acceptEnd', 'symmetry', 'params'] as const) {
