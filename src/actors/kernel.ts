@@ -1,10 +1,16 @@
 // The semantics: `initialWorld`, `enabled` and `apply`. Every mode (checker,
 // simulator, replay, live runner) drives these three functions and nothing else.
+// `enabled` and the step constructors live in steps.ts, the per-step world copy
+// in draft.ts; this module interprets what actors do.
 import type { AnyMachineSnapshot } from 'xstate';
 import { UnsupportedFeatureError, XS, isAddressStub, snapshotStateText, type CollectedAction } from './xstate-adapter.ts';
 import { ScenarioError, actorName, type CompiledActor, type Scenario } from './scenario.ts';
 import { queryOf } from './query.ts';
-import type { ActorStatus, Channel, Message, Step, Timer, TraceEvent, World } from './types.ts';
+import { Draft, EMPTY, addTimer, cancelTimer } from './draft.ts';
+import { timerStepId } from './steps.ts';
+import type { ActorStatus, Message, Step, TraceEvent, World } from './types.ts';
+
+export { enabled, isFault, isQuiescent, inputStep, tickStep } from './steps.ts';
 
 export interface ApplyOptions {
   /** Record context changes on `state` events (costs a shallow diff per step). Default true. */
@@ -14,142 +20,6 @@ export interface ApplyOptions {
 export interface ApplyResult {
   readonly world: World;
   readonly events: readonly TraceEvent[];
-}
-
-const EMPTY: readonly Channel[] = Object.freeze([]);
-
-/** Mutable scratch for one step: copies arrays on first write, shares the rest. */
-class Draft {
-  snaps: unknown[] | undefined;
-  status: ActorStatus[] | undefined;
-  inbox: (readonly Channel[])[] | undefined;
-  timers: Timer[] | undefined;
-  now: number;
-  faults: number;
-  anon: number;
-  readonly events: TraceEvent[] = [];
-
-  constructor(
-    readonly sc: Scenario,
-    readonly base: World,
-    readonly detail: boolean,
-  ) {
-    this.now = base.now;
-    this.faults = base.faults;
-    this.anon = base.anon;
-  }
-
-  snap(i: number): unknown {
-    return (this.snaps ?? this.base.snaps)[i];
-  }
-  setSnap(i: number, s: unknown): void {
-    (this.snaps ??= this.base.snaps.slice())[i] = s;
-  }
-  stat(i: number): ActorStatus {
-    return (this.status ?? this.base.status)[i]!;
-  }
-  setStat(i: number, s: ActorStatus): void {
-    (this.status ??= this.base.status.slice())[i] = s;
-  }
-  channels(to: number): readonly Channel[] {
-    return (this.inbox ?? this.base.inbox)[to]!;
-  }
-  setChannels(to: number, chs: readonly Channel[]): void {
-    (this.inbox ??= this.base.inbox.slice())[to] = chs.length === 0 ? EMPTY : chs;
-  }
-  timerList(): readonly Timer[] {
-    return this.timers ?? this.base.timers;
-  }
-  setTimers(t: Timer[]): void {
-    this.timers = t;
-  }
-
-  /** Appends to channel from -> to, keeping channels sorted by sender. Copies by hand (no slice+splice: this is the hot path). */
-  enqueue(from: number, to: number, msg: Message): void {
-    const chs = this.channels(to);
-    const n = chs.length;
-    if (n === 0) {
-      this.setChannels(to, [{ from, queue: [msg] }]);
-      return;
-    }
-    let lo = 0;
-    while (lo < n && chs[lo]!.from < from) lo++;
-    const found = lo < n && chs[lo]!.from === from;
-    const next: Channel[] = new Array(found ? n : n + 1);
-    for (let k = 0; k < lo; k++) next[k] = chs[k]!;
-    if (found) {
-      const q = chs[lo]!.queue;
-      const queue: Message[] = new Array(q.length + 1);
-      for (let k = 0; k < q.length; k++) queue[k] = q[k]!;
-      queue[q.length] = msg;
-      next[lo] = { from, queue };
-      for (let k = lo + 1; k < n; k++) next[k] = chs[k]!;
-    } else {
-      next[lo] = { from, queue: [msg] };
-      for (let k = lo; k < n; k++) next[k + 1] = chs[k]!;
-    }
-    this.setChannels(to, next);
-  }
-
-  /** Removes and returns the head of channel from -> to. */
-  dequeue(from: number, to: number): Message {
-    const chs = this.channels(to);
-    const n = chs.length;
-    let k = 0;
-    while (k < n && chs[k]!.from !== from) k++;
-    if (k === n) throw new ScenarioError(`no message in flight from '${actorName(this.sc, from)}' to '${actorName(this.sc, to)}'`);
-    const ch = chs[k]!;
-    if (ch.queue.length === 1) {
-      if (n === 1) this.setChannels(to, EMPTY);
-      else {
-        const next: Channel[] = new Array(n - 1);
-        for (let j = 0, o = 0; j < n; j++) if (j !== k) next[o++] = chs[j]!;
-        this.setChannels(to, next);
-      }
-    } else {
-      const next = chs.slice();
-      next[k] = { from, queue: ch.queue.slice(1) };
-      this.setChannels(to, next);
-    }
-    return ch.queue[0]!;
-  }
-
-  finish(monitors: readonly unknown[], failure: World['failure']): World {
-    const b = this.base;
-    return {
-      snaps: this.snaps ?? b.snaps,
-      status: this.status ?? b.status,
-      inbox: this.inbox ?? b.inbox,
-      now: this.now,
-      timers: this.timers ?? b.timers,
-      faults: this.faults,
-      monitors,
-      failure,
-      anon: this.anon,
-    };
-  }
-}
-
-function timerOrder(a: Timer, b: Timer): number {
-  return a.due - b.due || a.owner - b.owner || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
-}
-
-function addTimer(d: Draft, t: Timer): void {
-  const list = d.timerList().filter((x) => !(x.owner === t.owner && x.id === t.id));
-  let k = 0;
-  while (k < list.length && timerOrder(list[k]!, t) <= 0) k++;
-  list.splice(k, 0, t);
-  d.setTimers(list);
-}
-
-function cancelTimer(d: Draft, owner: number, id: string): boolean {
-  const list = d.timerList();
-  const k = list.findIndex((x) => x.owner === owner && x.id === id);
-  if (k < 0) return false;
-  const next = list.slice();
-  next.splice(k, 1);
-  d.setTimers(next);
-  return true;
 }
 
 function targetOf(sc: Scenario, actor: CompiledActor, params: any): number {
@@ -433,118 +303,6 @@ export function initialWorld(sc: Scenario, opts: ApplyOptions = {}): ApplyResult
   return { world, events: d.events };
 }
 
-// Step objects are cached so `enabled` allocates little on the checker's hot path.
-const stepCache = new WeakMap<Scenario, Map<string, Step>>();
-function cached(sc: Scenario, key: string, make: () => Step): Step {
-  let m = stepCache.get(sc);
-  if (!m) stepCache.set(sc, (m = new Map()));
-  let s = m.get(key);
-  if (!s) m.set(key, (s = make()));
-  return s;
-}
-
-// Normal deliveries, by channel (from, to) and then by message type: looking a step
-// up costs no string building, which `enabled` would otherwise pay per channel head.
-const deliverCache = new WeakMap<Scenario, (Map<string, Step> | undefined)[]>();
-
-function deliverStep(sc: Scenario, from: number, to: number, type: string, outcome?: string): Step {
-  if (outcome === undefined) {
-    let byPair = deliverCache.get(sc);
-    if (!byPair) deliverCache.set(sc, (byPair = new Array((sc.envIndex + 1) * sc.envIndex)));
-    const k = from * sc.envIndex + to;
-    let byType = byPair[k];
-    if (!byType) byPair[k] = byType = new Map();
-    let s = byType.get(type);
-    if (!s) {
-      const id = `deliver:${actorName(sc, from)}->${actorName(sc, to)}:${type}`;
-      byType.set(type, (s = { kind: 'deliver', id, from, to }));
-    }
-    return s;
-  }
-  const id = `deliver:${actorName(sc, from)}->${actorName(sc, to)}:${type}!${outcome}`;
-  return cached(sc, id, () => ({ kind: 'deliver', id, from, to, outcome }));
-}
-
-/** Every step the world allows, in a fixed order: deliveries, timers, faults. */
-export function enabled(sc: Scenario, w: World): Step[] {
-  const steps: Step[] = [];
-  const faultsLeft = w.faults < sc.budget;
-  const inbox = w.inbox;
-  for (let to = 0; to < inbox.length; to++) {
-    const chs = inbox[to]!;
-    for (let c = 0; c < chs.length; c++) {
-      const ch = chs[c]!;
-      const head = ch.queue[0]!;
-      steps.push(deliverStep(sc, ch.from, to, head.type));
-      if (faultsLeft && sc.faultyOutcomes[to] && w.status[to] === 'up') {
-        const actor = sc.actorList[to] as CompiledActor & { kind: 'reducer' };
-        const outs = actor.logic.faultOutcomes?.(w.snaps[to], head, actorName(sc, ch.from)) ?? [];
-        for (const o of outs) steps.push(deliverStep(sc, ch.from, to, head.type, o));
-      }
-    }
-  }
-  if (w.timers.length > 0 && (sc.timers !== 'quiescent' || steps.length === 0)) {
-    const due = w.timers[0]!.due;
-    for (let k = 0; k < w.timers.length && w.timers[k]!.due === due; k++) {
-      const t = w.timers[k]!;
-      steps.push({ kind: 'timer', id: timerStepId(sc, t), timer: k });
-    }
-  }
-  const plan = planOf(sc);
-  if (faultsLeft) {
-    for (const i of plan.crashable) if (w.status[i] === 'up') steps.push(plan.crash[i]!);
-    for (const [from, to] of plan.droppable) {
-      const chs = inbox[to]!;
-      for (let c = 0; c < chs.length; c++) {
-        if (chs[c]!.from !== from) continue;
-        const id = `drop:${actorName(sc, from)}->${sc.ids[to]}:${chs[c]!.queue[0]!.type}`;
-        steps.push(cached(sc, id, () => ({ kind: 'drop', id, from, to })));
-        break;
-      }
-    }
-  }
-  for (const i of plan.restartable) if (w.status[i] === 'crashed') steps.push(plan.restart[i]!);
-  return steps;
-}
-
-function timerStepId(sc: Scenario, t: Timer): string {
-  return `timer:${actorName(sc, t.owner)}:${t.id}`;
-}
-
-/** Per scenario, computed once: which actors may fail, and their (constant) fault steps. */
-interface FaultPlan {
-  readonly crashable: readonly number[];
-  readonly restartable: readonly number[];
-  readonly droppable: readonly (readonly [number, number])[];
-  readonly crash: readonly (Step | undefined)[];
-  readonly restart: readonly (Step | undefined)[];
-}
-
-const plans = new WeakMap<Scenario, FaultPlan>();
-
-function planOf(sc: Scenario): FaultPlan {
-  let p = plans.get(sc);
-  if (p) return p;
-  const n = sc.ids.length;
-  const idx = (flags: readonly boolean[]): number[] => Array.from({ length: n }, (_, i) => i).filter((i) => flags[i]);
-  const crashable = idx(sc.crashable);
-  const restartable = idx(sc.restartable);
-  const droppable: [number, number][] = [];
-  for (let to = 0; to < sc.droppable.length; to++) for (const from of sc.droppable[to]!) droppable.push([from, to]);
-  const crash: (Step | undefined)[] = new Array(n);
-  const restart: (Step | undefined)[] = new Array(n);
-  for (const i of crashable) crash[i] = { kind: 'crash', id: `crash:${sc.ids[i]}`, actor: i };
-  for (const i of restartable) restart[i] = { kind: 'restart', id: `restart:${sc.ids[i]}`, actor: i };
-  p = { crashable, restartable, droppable, crash, restart };
-  plans.set(sc, p);
-  return p;
-}
-
-/** True when the step is a fault (costs budget). */
-export function isFault(step: Step): boolean {
-  return step.kind === 'crash' || step.kind === 'drop' || (step.kind === 'deliver' && step.outcome !== undefined);
-}
-
 /** Applies one step. The step must be one `enabled` returned for this world (or an `input`). */
 export function apply(sc: Scenario, w: World, step: Step, opts: ApplyOptions = {}): ApplyResult {
   const d = new Draft(sc, w, opts.detail ?? true);
@@ -619,24 +377,4 @@ export function apply(sc: Scenario, w: World, step: Step, opts: ApplyOptions = {
     }
   }
   return { world: observe(sc, w, d), events: d.events };
-}
-
-/** An `input` step: a message from outside (env, or an external actor's reply) put on a channel. */
-export function inputStep(sc: Scenario, from: string, to: string, msg: Message): Step {
-  const f = from === 'env' ? sc.envIndex : sc.index.get(from);
-  const t = sc.index.get(to);
-  if (f === undefined) throw new ScenarioError(`input from unknown actor '${from}'; known actors: ${sc.ids.join(', ')}`);
-  if (t === undefined) throw new ScenarioError(`input to unknown actor '${to}'; known actors: ${sc.ids.join(', ')}`);
-  if (typeof msg !== 'object' || msg === null || typeof msg.type !== 'string') throw new ScenarioError(`input to '${to}' must be an event object with a string \`type\``);
-  return { kind: 'input', id: `input:${from}->${to}:${msg.type}`, from: f, to: t, msg };
-}
-
-/** A `tick` step: virtual time moves to `t` (simulation and live runs). */
-export function tickStep(t: number): Step {
-  return { kind: 'tick', id: `tick:${t}`, to: t };
-}
-
-/** True when an `eventually` check applies: nothing but faults (and restarts) is enabled. */
-export function isQuiescent(steps: readonly Step[]): boolean {
-  return steps.every((s) => isFault(s) || s.kind === 'restart');
 }
