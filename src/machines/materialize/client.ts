@@ -98,7 +98,7 @@ export function clientReact(c: ClientCtx, ev: Message): { ctx: ClientCtx; fx: Fx
     case 'Arrival': {
       const a = c.input.arrivals!;
       const cur = a[c.next]!;
-      let n = issue({ ...c, clock: cur.at, next: c.next + 1 }, cur.peek, fx);
+      const n = issue({ ...c, clock: cur.at, next: c.next + 1 }, cur.peek, fx);
       if (n.next < a.length) fx.push({ kind: 'after', msg: { type: 'Arrival' }, delay: a[n.next]!.at - cur.at, id: 'arrival' });
       return { ctx: n, fx };
     }

@@ -61,6 +61,8 @@ export interface SimResult {
   readonly seed: number;
   readonly latency: Latencies;
   readonly byClass: Readonly<Record<string, Latencies>>;
+  /** The measured class, in issue order: [issued at, latency] (virtual ms). */
+  readonly samples: readonly (readonly [number, number])[];
   /** Per (worker, peek): walk start minus arrival at the worker (residual of the step plus waiting behind walks). */
   readonly queued: Latencies;
   /** Per (worker, offloaded peek): retirement minus walk end. */
@@ -81,6 +83,7 @@ export function runSim(partial: Partial<SimParams>, seed: number): SimResult {
   const sc = buildScenario(fx.setup);
   const issued = new Map<string, { at: number; cls: string }>();
   const lat = new Map<string, number[]>();
+  const samples: [number, number][] = [];
   const arrive = new Map<string, number>();
   const walkStart = new Map<string, number>();
   const walkEnd = new Map<string, number>();
@@ -103,6 +106,7 @@ export function runSim(partial: Partial<SimParams>, seed: number): SimResult {
         let l = lat.get(i.cls);
         if (!l) lat.set(i.cls, (l = []));
         l.push(now - i.at);
+        if (i.cls === fx.measured) samples.push([i.at, now - i.at]);
         issued.delete(m.uuid as string);
         break;
       }
@@ -157,6 +161,7 @@ export function runSim(partial: Partial<SimParams>, seed: number): SimResult {
     seed,
     latency: byClass[fx.measured] ?? summarize([]),
     byClass,
+    samples: samples.sort((a, b) => a[0] - b[0]),
     queued: summarize(queued),
     retirement: summarize(retire),
     counters,
@@ -193,6 +198,6 @@ export function simulateReport(partial: Partial<SimParams>, seed: number, design
   return {
     title: `materialize-peeks simulation, fixture ${p.fixture}`,
     tables: [lat, delays, counters],
-    data: results.map(({ params, ...rest }) => ({ design: params.design, ...rest })),
+    data: results.map(({ params, samples: _samples, ...rest }) => ({ design: params.design, ...rest })),
   };
 }
