@@ -102,6 +102,14 @@ describe('read-at-endchannel (D2)', () => {
   });
 });
 
+describe('table-in-state (D0)', () => {
+  it('has no main-loop read, so F_overlap is never offered: complete and every property holds', async () => {
+    const r = await check(amberScenario({ design: 'table-in-state', designChecks: false }), { strategy: 'bfs' });
+    expectHolds(r);
+    expect(r.complete).toBe(true);
+  });
+});
+
 describe('F_recreate mid-stream', () => {
   for (const design of DESIGNS) {
     it(`is caught as I1 under ${design}`, async () => {
