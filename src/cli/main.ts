@@ -37,11 +37,11 @@ Examples:
   p.command('list')
     .description('list the registered scenarios with their parameters and defaults')
     .option('--json', 'print one JSON document')
-    .action((o: { json?: boolean }) => setCode(runList(io, o)));
+    .action(async (o: { json?: boolean }) => setCode(await runList(io, o)));
 
   p.command('check')
     .description('explore the schedules of a scenario and check its properties')
-    .argument('<scenario>', `a registered scenario (${scenarioNames().join(', ')})`)
+    .argument('<scenario>', "a registered scenario (see 'interleave list')")
     .option('-p, --param <key=value>', 'a scenario parameter (repeatable); see `interleave list`', collectParam, [])
     .addOption(new Option('-s, --strategy <name>', 'search strategy').choices(STRATEGIES))
     .option('--seed <n>', 'seed for random, pct and swarm (and tie-breaks)', intArg('--seed'))
@@ -85,7 +85,7 @@ Examples:
     .option('-p, --param <key=value>', 'a scenario parameter (repeatable)', collectParam, [])
     .option('--seed <n>', 'seed of the simulation', intArg('--seed'))
     .option('--json', 'print one JSON document')
-    .action((name: string, o: { param: string[]; seed?: number; json?: boolean }) => setCode(runSimulate(io, name, o)));
+    .action(async (name: string, o: { param: string[]; seed?: number; json?: boolean }) => setCode(await runSimulate(io, name, o)));
 
   p.command('bench')
     .description('run the benchmarks (bench/<name>.bench.ts), all of them without a name')
@@ -104,7 +104,7 @@ function optionList(cmd: Command): string {
 }
 
 /** What commander's own message leaves out: the valid choices. */
-function explain(err: CommanderError, cmd: Command, root: Command): string | undefined {
+async function explain(err: CommanderError, cmd: Command, root: Command): Promise<string | undefined> {
   const name = cmd === root ? 'interleave' : `interleave ${cmd.name()}`;
   switch (err.code) {
     case 'commander.unknownOption':
@@ -113,7 +113,7 @@ function explain(err: CommanderError, cmd: Command, root: Command): string | und
       return `commands: ${root.commands.map((c) => c.name()).join(', ')} (see 'interleave --help')`;
     case 'commander.missingArgument':
     case 'commander.excessArguments':
-      return `usage: ${name} ${cmd.usage()}${['check', 'simulate'].includes(cmd.name()) ? `; scenarios: ${scenarioNames().join(', ')}` : ''}`;
+      return `usage: ${name} ${cmd.usage()}${['check', 'simulate'].includes(cmd.name()) ? `; scenarios: ${(await scenarioNames()).join(', ')}` : ''}`;
     case 'commander.missingMandatoryOptionValue':
     case 'commander.optionMissingArgument':
       return `see '${name} --help'`;
@@ -147,7 +147,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
   } catch (e) {
     if (e instanceof CommanderError) {
       if (e.code === 'commander.helpDisplayed' || e.code === 'commander.version' || e.code === 'commander.help') return EXIT.ok;
-      const more = explain(e, failed, root);
+      const more = await explain(e, failed, root);
       if (json) {
         const message = [e.message.replace(/^error: /, ''), more].filter(Boolean).join('; ');
         io.out(JSON.stringify({ ok: false, error: { code: 'bad-input', message } }, null, 2));

@@ -1,7 +1,6 @@
 // Parsing and validating command-line values: numbers, shards, `--param k=v`, scenarios.
 import { InvalidArgumentError } from 'commander';
 import { ScenarioError, describeParam, parseParams, type ParamValues, type ScenarioFamily } from '../actors/index.ts';
-import { families, findFamily } from '../machines/catalog.ts';
 import { UsageError, didYouMean } from './errors.ts';
 
 export function intArg(what: string, min = 0) {
@@ -33,14 +32,20 @@ export function collectParam(v: string, prev: string[] = []): string[] {
   return [...prev, v];
 }
 
-export function scenarioNames(): string[] {
-  return families.map((f) => f.name);
+/** The scenario catalog, loaded on first use: it imports every protocol model, which `show` and `--help` do not need. */
+export function loadCatalog(): Promise<{ readonly families: readonly ScenarioFamily[] }> {
+  return import('../machines/catalog.ts');
 }
 
-export function resolveFamily(name: string): ScenarioFamily {
-  const f = findFamily(name);
+export async function scenarioNames(): Promise<string[]> {
+  return (await loadCatalog()).families.map((f) => f.name);
+}
+
+export async function resolveFamily(name: string): Promise<ScenarioFamily> {
+  const { families } = await loadCatalog();
+  const f = families.find((x) => x.name === name);
   if (!f) {
-    const names = scenarioNames();
+    const names = families.map((x) => x.name);
     throw new UsageError(`unknown scenario '${name}'${didYouMean(name, names)}; registered scenarios: ${names.join(', ')} (see 'interleave list')`);
   }
   return f;

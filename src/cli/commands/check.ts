@@ -98,7 +98,7 @@ const CUT: Record<string, string> = {
 };
 
 export async function runCheck(io: Io, name: string, flags: CheckFlags): Promise<number> {
-  const f = resolveFamily(name);
+  const f = await resolveFamily(name);
   const p = resolveParams(f, flags.param);
   const sc = buildScenario(f, p);
   const opts = checkOptions(f, p, flags);

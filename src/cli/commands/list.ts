@@ -1,10 +1,11 @@
 // `interleave list`: the registered scenarios, their parameters and defaults.
 import { describeParam } from '../../actors/index.ts';
-import { families } from '../../machines/catalog.ts';
 import { EXIT } from '../errors.ts';
 import { printJson, type Io } from '../io.ts';
+import { loadCatalog } from '../options.ts';
 
-export function runList(io: Io, flags: { json?: boolean }): number {
+export async function runList(io: Io, flags: { json?: boolean }): Promise<number> {
+  const { families } = await loadCatalog();
   if (flags.json) {
     printJson(io, families.map((f) => ({
       name: f.name,

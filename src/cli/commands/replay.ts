@@ -10,7 +10,7 @@ import { readTrace } from './trace-file.ts';
 
 export async function runReplay(io: Io, path: string, flags: { json?: boolean }): Promise<number> {
   const file = readTrace(path);
-  const f = resolveFamily(file.scenario.name);
+  const f = await resolveFamily(file.scenario.name);
   let p;
   try {
     p = parseParams(f, file.scenario.params);

@@ -1,15 +1,14 @@
 // `interleave simulate <scenario>`: the family's virtual-time study, printed as tables.
 import { formatTable } from '../../report/index.ts';
-import { families } from '../../machines/catalog.ts';
 import { EXIT, UsageError } from '../errors.ts';
 import { printJson, type Io } from '../io.ts';
-import { resolveFamily, resolveParams } from '../options.ts';
+import { loadCatalog, resolveFamily, resolveParams } from '../options.ts';
 
-export function runSimulate(io: Io, name: string, flags: { param: string[]; seed?: number; json?: boolean }): number {
-  const f = resolveFamily(name);
+export async function runSimulate(io: Io, name: string, flags: { param: string[]; seed?: number; json?: boolean }): Promise<number> {
+  const f = await resolveFamily(name);
   const p = resolveParams(f, flags.param);
   if (!f.simulate) {
-    const withSim = families.filter((x) => x.simulate).map((x) => x.name);
+    const withSim = (await loadCatalog()).families.filter((x) => x.simulate).map((x) => x.name);
     throw new UsageError(`scenario '${f.name}' has no simulation (no cost model); scenarios with one: ${withSim.length ? withSim.join(', ') : '(none yet)'}`);
   }
   const seed = flags.seed ?? 1;
