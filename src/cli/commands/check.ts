@@ -104,7 +104,9 @@ export async function runCheck(io: Io, name: string, flags: CheckFlags): Promise
   const opts = checkOptions(f, p, flags);
   const api = await loadChecker();
   const s = io.errStyle;
-  const label = `${f.name}${paramFlags(f, p) ? ` (${Object.entries(p).map(([k, v]) => `${k}=${v}`).join(', ')})` : ''}`;
+  // Name the scenario with the parameters that differ from the defaults.
+  const changed = Object.entries(p).filter(([k, v]) => f.params[k]?.default !== v);
+  const label = `${f.name}${changed.length ? ` (${changed.map(([k, v]) => `${k}=${v}`).join(', ')})` : ''}`;
   if (!flags.json) io.err(s.dim(`checking ${label}${opts.strategy ? ` with ${opts.strategy}` : ''}${opts.seed !== undefined ? `, seed ${opts.seed}` : ''} … (Ctrl-C stops and prints the stats so far)`));
   let run;
   try {
