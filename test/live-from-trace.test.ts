@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { defineScenario, type Message } from '../src/actors/index.ts';
 import { runLive } from '../src/actors/live.ts';
-import { fromTrace, liveTraceFile, replayTraceFile } from '../src/check/from-trace.ts';
+import { fromTrace, fromTraceRun, liveTraceFile, replayTraceFile } from '../src/check/from-trace.ts';
 import { validateTraceFile } from '../src/report/schema.ts';
 import { pinger, ponger } from '../src/machines/demo/ping-pong.ts';
 import { client, counterStore } from '../src/machines/demo/lost-update.ts';
@@ -127,5 +127,25 @@ describe('fromTrace', () => {
     const res = fromTrace(lossyPingPong(20), liveTraceFile(live.recording()), { within: 3, maxStates: 50 });
     expect(res.complete).toBe(false);
     expect(res.stats.states).toBeGreaterThanOrEqual(50);
+  });
+
+  it('runs as a check (result, progress$, stop) for the CLI, same verdict as fromTrace', async () => {
+    const rtw = await recordCounter('read-then-write');
+    const file = liveTraceFile(rtw.recording());
+    const run = fromTraceRun(counter('read-then-write'), file, { within: 3, from: 'incident.json' });
+    const seen: number[] = [];
+    run.progress$.subscribe((p) => seen.push(p.states));
+    const r = await run.result;
+    expect(r.ok).toBe(false);
+    expect(r.strategy).toBe('from-trace');
+    expect(r.options).toMatchObject({ within: 3, from: 'incident.json' });
+    expect(r.violation!.property.name).toBe('no-lost-update');
+    expect(seen.length).toBeGreaterThan(0);
+    // Stopped before it starts: cut, not complete, no verdict.
+    const stopped = fromTraceRun(counter('compare-and-set'), file, { within: 3 });
+    stopped.stop();
+    const s = await stopped.result;
+    expect(s.ok).toBe(true);
+    expect(s.complete).toBe(false);
   });
 });

@@ -32,7 +32,8 @@ import { quiescentViolation, stepViolation } from './properties.ts';
 import { replaySchedule, type ScheduleInput } from './replay.ts';
 import { shrinkSchedule } from './shrink.ts';
 import { TOOL_VERSION } from './trace-file.ts';
-import type { PropertyRef, TraceFile, Violation } from './types.ts';
+import { Subject } from 'rxjs';
+import type { CheckResult, CheckRun, Progress, PropertyRef, TraceFile, Violation } from './types.ts';
 import { VisitedSet } from './visited.ts';
 
 /** A live run as a trace file (schemaVersion 1): schedule, input payloads and trace; `options.mode` is `live`. */
@@ -152,6 +153,22 @@ const WINDOW = 256;
 
 /** Explores the schedules within `within` deviations of a recorded one, reporting the first violated property. */
 export function fromTrace(sc: Scenario, file: Pick<TraceFile, 'options' | 'schedule' | 'inputs'>, opts: FromTraceOptions = {}): FromTraceResult {
+  const search = fromTraceSearch(sc, file, opts);
+  for (;;) {
+    const r = search.run(Infinity);
+    if (r) return r;
+  }
+}
+
+/** A `fromTrace` search that runs in slices: `run(until)` works until the `performance.now()` deadline, then returns undefined if not done. */
+export interface FromTraceSearch {
+  run(until: number): FromTraceResult | undefined;
+  stats(): { states: number; distinctStates: number; ends: number; depth: number; ms: number };
+  /** Ends the search at the next slice; its result is cut (not complete). */
+  stop(): void;
+}
+
+export function fromTraceSearch(sc: Scenario, file: Pick<TraceFile, 'options' | 'schedule' | 'inputs'>, opts: FromTraceOptions = {}): FromTraceSearch {
   const within = opts.within ?? 1;
   const maxStates = opts.maxStates ?? 200_000;
   const t0 = performance.now();
@@ -185,9 +202,10 @@ export function fromTrace(sc: Scenario, file: Pick<TraceFile, 'options' | 'sched
   let ends = 0;
   let cut = false;
 
+  let stopped = false;
+  let depth = 0;
   const init = initialWorld(sc, { detail: false });
   const v0 = stepViolation(sc, init.world, init.events);
-  if (v0) return done(v0, undefined);
 
   const taken = (f: Frame, i: number): boolean => i < f.cursor || f.ahead.includes(i);
   const take = (f: Frame, i: number): { cursor: number; ahead: readonly number[] } => {
@@ -223,69 +241,86 @@ export function fromTrace(sc: Scenario, file: Pick<TraceFile, 'options' | 'sched
     return [a >>> 0, b >>> 0];
   };
 
-  const stack: Frame[] = [{ world: init.world, cursor: 0, ahead: [], left: within, depth: 0, parent: undefined, step: undefined, deviated: false }];
-  while (stack.length > 0) {
-    if (states >= maxStates || performance.now() > deadline) {
-      cut = true;
-      break;
-    }
-    const f = stack.pop()!;
-    const steps = enabled(sc, f.world);
-    const follow = next(f, steps);
-    const normal = steps.filter((s) => !isFault(s) && s.kind !== 'restart');
-    if (!follow && (normal.length === 0 || f.depth >= maxDepth)) {
-      ends++;
-      if (isQuiescent(steps)) {
-        const q = quiescentViolation(sc, f.world);
-        if (q) return done(q, f);
-      }
-    }
-    if (f.depth >= maxDepth) continue;
-    // Children: the followed step (free), then each other enabled step (one deviation).
-    const children: { step: Step; pos: number; cost: number }[] = [];
-    const dflt = follow ?? (normal[0] ? { pos: -1, step: normal[0] } : undefined);
-    if (dflt) children.push({ step: dflt.step, pos: dflt.pos, cost: 0 });
-    if (f.left > 0) {
-      for (const s of steps) {
-        if (dflt && s.id === dflt.step.id) continue;
-        if (s.kind === 'restart' && !dflt) {
-          children.push({ step: s, pos: -1, cost: 0 });
-          continue;
-        }
-        // Taking a later recorded step early consumes it (a reordering, not a repeat).
-        let pos = -1;
-        for (let i = f.cursor; i < Math.min(seed.length, f.cursor + WINDOW); i++) {
-          if (!taken(f, i) && !seed[i]!.input && seed[i]!.id === s.id) {
-            pos = i;
-            break;
-          }
-        }
-        children.push({ step: s, pos, cost: 1 });
-      }
-      // A request from outside arriving earlier than it did (env inputs keep their own order).
-      for (let i = f.cursor; i < Math.min(seed.length, f.cursor + WINDOW); i++) {
-        const inp = seed[i]!.input;
-        if (taken(f, i) || !inp || inp.from !== 'env') continue;
-        if (i !== dflt?.pos) children.push({ step: inputStep(sc, 'env', inp.to, inp.msg as Message), pos: i, cost: 1 });
+  const stack: Frame[] = v0 ? [] : [{ world: init.world, cursor: 0, ahead: [], left: within, depth: 0, parent: undefined, step: undefined, deviated: false }];
+  let result: FromTraceResult | undefined = v0 ? done(v0, undefined) : undefined;
+  return {
+    run(until: number) {
+      result ??= explore(until);
+      return result;
+    },
+    stats: () => ({ states, distinctStates: visited.size, ends, depth, ms: performance.now() - t0 }),
+    stop() {
+      stopped = true;
+    },
+  };
+
+  function explore(until: number): FromTraceResult | undefined {
+    let n = 0;
+    while (stack.length > 0) {
+      if (states >= maxStates || stopped || ((++n & 255) === 0 && performance.now() > deadline)) {
+        cut = true;
         break;
       }
+      if ((n & 255) === 0 && performance.now() > until) return undefined;
+      const f = stack.pop()!;
+      if (f.depth > depth) depth = f.depth;
+      const steps = enabled(sc, f.world);
+      const follow = next(f, steps);
+      const normal = steps.filter((s) => !isFault(s) && s.kind !== 'restart');
+      if (!follow && (normal.length === 0 || f.depth >= maxDepth)) {
+        ends++;
+        if (isQuiescent(steps)) {
+          const q = quiescentViolation(sc, f.world);
+          if (q) return done(q, f);
+        }
+      }
+      if (f.depth >= maxDepth) continue;
+      // Children: the followed step (free), then each other enabled step (one deviation).
+      const children: { step: Step; pos: number; cost: number }[] = [];
+      const dflt = follow ?? (normal[0] ? { pos: -1, step: normal[0] } : undefined);
+      if (dflt) children.push({ step: dflt.step, pos: dflt.pos, cost: 0 });
+      if (f.left > 0) {
+        for (const s of steps) {
+          if (dflt && s.id === dflt.step.id) continue;
+          if (s.kind === 'restart' && !dflt) {
+            children.push({ step: s, pos: -1, cost: 0 });
+            continue;
+          }
+          // Taking a later recorded step early consumes it (a reordering, not a repeat).
+          let pos = -1;
+          for (let i = f.cursor; i < Math.min(seed.length, f.cursor + WINDOW); i++) {
+            if (!taken(f, i) && !seed[i]!.input && seed[i]!.id === s.id) {
+              pos = i;
+              break;
+            }
+          }
+          children.push({ step: s, pos, cost: 1 });
+        }
+        // A request from outside arriving earlier than it did (env inputs keep their own order).
+        for (let i = f.cursor; i < Math.min(seed.length, f.cursor + WINDOW); i++) {
+          const inp = seed[i]!.input;
+          if (taken(f, i) || !inp || inp.from !== 'env') continue;
+          if (i !== dflt?.pos) children.push({ step: inputStep(sc, 'env', inp.to, inp.msg as Message), pos: i, cost: 1 });
+          break;
+        }
+      }
+      // Push deviations first so the followed path is explored first (depth-first).
+      for (let c = children.length - 1; c >= 0; c--) {
+        const ch = children[c]!;
+        const r = apply(sc, f.world, ch.step, { detail: false });
+        states++;
+        const pos = ch.pos >= 0 ? take(f, ch.pos) : { cursor: f.cursor, ahead: f.ahead };
+        const left = f.left - ch.cost;
+        const [a, b] = key(r.world, pos, left);
+        if (!visited.add(a, b)) continue;
+        const nf: Frame = { world: r.world, ...pos, left, depth: f.depth + 1, parent: f, step: ch.step, deviated: ch.cost > 0 };
+        const v = stepViolation(sc, r.world, r.events as readonly TraceEvent[]);
+        if (v) return done(v, nf);
+        stack.push(nf);
+      }
     }
-    // Push deviations first so the followed path is explored first (depth-first).
-    for (let c = children.length - 1; c >= 0; c--) {
-      const ch = children[c]!;
-      const r = apply(sc, f.world, ch.step, { detail: false });
-      states++;
-      const pos = ch.pos >= 0 ? take(f, ch.pos) : { cursor: f.cursor, ahead: f.ahead };
-      const left = f.left - ch.cost;
-      const [a, b] = key(r.world, pos, left);
-      if (!visited.add(a, b)) continue;
-      const nf: Frame = { world: r.world, ...pos, left, depth: f.depth + 1, parent: f, step: ch.step, deviated: ch.cost > 0 };
-      const v = stepViolation(sc, r.world, r.events as readonly TraceEvent[]);
-      if (v) return done(v, nf);
-      stack.push(nf);
-    }
+    return done(undefined, undefined);
   }
-  return done(undefined, undefined);
 
   function done(p: PropertyRef | undefined, at: Frame | undefined): FromTraceResult {
     const stats = { states, distinctStates: visited.size, ends, ms: performance.now() - t0 };
@@ -319,4 +354,55 @@ export function fromTrace(sc: Scenario, file: Pick<TraceFile, 'options' | 'sched
       violation: { property: p, schedule: shrunk, originalLength: schedule.length, trace: rep.trace, world: rep.world, deviations, ...(ins.length ? { inputs: ins } : {}) },
     };
   }
+}
+
+/**
+ * `fromTrace` shaped like the checker's `checkRun` (result, progress$, stop), so the
+ * CLI's check command runs it in place of a strategy: `--from <trace.json> --within k`.
+ * Runs in 50 ms slices on the event loop, so progress shows and Ctrl-C stops it.
+ */
+export function fromTraceRun(sc: Scenario, file: Pick<TraceFile, 'options' | 'schedule' | 'inputs'>, opts: FromTraceOptions & { readonly from?: string } = {}): CheckRun {
+  const search = fromTraceSearch(sc, file, opts);
+  const progress = new Subject<Progress>();
+  const result = new Promise<CheckResult>((resolve, reject) => {
+    const slice = (): void => {
+      try {
+        const r = search.run(performance.now() + 50);
+        const st = search.stats();
+        progress.next({ states: st.states, distinctStates: st.distinctStates, transitions: st.states, depth: st.depth, queue: 0, ms: st.ms, statesPerSecond: st.ms > 0 ? (st.states * 1000) / st.ms : 0 });
+        if (!r) return void setImmediate(slice);
+        progress.complete();
+        resolve(toCheckResult(r, st.depth, opts));
+      } catch (e) {
+        progress.complete();
+        reject(e);
+      }
+    };
+    setImmediate(slice);
+  });
+  return { result, progress$: progress.asObservable(), stop: () => search.stop() };
+}
+
+function toCheckResult(r: FromTraceResult, maxDepth: number, opts: FromTraceOptions & { readonly from?: string }): CheckResult {
+  const options: Record<string, unknown> = { strategy: 'from-trace', within: r.within, seedLength: r.seedLength, ...(opts.from ? { from: opts.from } : {}) };
+  const cut = !r.ok || r.complete ? {} : { cutBy: opts.timeLimitMs !== undefined && r.stats.states < (opts.maxStates ?? 200_000) ? ('timeLimit' as const) : ('maxStates' as const) };
+  return {
+    ok: r.ok,
+    complete: r.complete,
+    ...cut,
+    stats: {
+      states: r.stats.states,
+      distinctStates: r.stats.distinctStates,
+      transitions: r.stats.states,
+      maxDepth,
+      ms: r.stats.ms,
+      statesPerSecond: r.stats.ms > 0 ? (r.stats.states * 1000) / r.stats.ms : 0,
+      bytesPerState: 16,
+    },
+    ...(r.violation ? { violation: r.violation } : {}),
+    unreached: [],
+    strategy: 'from-trace',
+    seed: 0,
+    options,
+  };
 }
