@@ -3,7 +3,8 @@
 import { describe, expect, it } from 'vitest';
 import { main } from '../src/cli/main.ts';
 import type { Io } from '../src/cli/io.ts';
-import { plain } from '../src/report/style.ts';
+import { plain, styleFor } from '../src/report/style.ts';
+import { progressText } from '../src/cli/progress.ts';
 
 async function run(...argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   let stdout = '';
@@ -75,5 +76,20 @@ describe('interleave (in-process)', () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('--param rounds=<int 1..1000>  default 3');
     expect(r.stdout).toContain('--param clients=<int 1..6>  default 2');
+  });
+});
+
+describe('progress and colours', () => {
+  it('the progress line shows states, distinct states per second, depth and elapsed time', () => {
+    const t = progressText({ states: 12345, distinctStates: 6789, transitions: 12000, depth: 17, queue: 40, ms: 2500, statesPerSecond: 2715.6 }, 'checking x');
+    expect(t).toBe('checking x · 12,345 states · 6,789 distinct (2,716/s) · depth 17 · queue 40 · 2.5s');
+  });
+
+  it('colours only a TTY, never with NO_COLOR; FORCE_COLOR forces them', () => {
+    expect(styleFor({ isTTY: true }, {}).red('x')).toBe('\u001b[31mx\u001b[39m');
+    expect(styleFor({ isTTY: false }, {}).red('x')).toBe('x');
+    expect(styleFor({ isTTY: true }, { NO_COLOR: '1' }).red('x')).toBe('x');
+    expect(styleFor({ isTTY: false }, { FORCE_COLOR: '1' }).red('x')).toBe('\u001b[31mx\u001b[39m');
+    expect(styleFor({ isTTY: true }, { NO_COLOR: '1', FORCE_COLOR: '1' }).red('x')).toBe('x');
   });
 });
