@@ -74,7 +74,9 @@ export const amberLoopFamily = defineFamily({
         .filter(([k, v]) => k !== 'design' && v !== (DEFAULT_PARAMS as unknown as Record<string, unknown>)[k])
         .map(([k, v]) => ` --param ${k}=${String(v)}`)
         .join('');
-      return `the PR's final design (read at EndChannel) passes with the same faults: npx interleave check amber-loop --param design=read-at-endchannel${extra}`;
+      const fix = `the PR's final design (read at EndChannel) passes with the same faults: npx interleave check amber-loop --param design=read-at-endchannel${extra}`;
+      if (p.design !== 'read-at-consume' || p.designChecks) return fix;
+      return `${fix}\nthe cause, at the first consume (I2: main-loop read while the reader streams): npx interleave check amber-loop --param designChecks=true --param overlapFault=false`;
     }
     if (!violated && p.design === 'read-at-endchannel') return 'the first commit (read at consume) hangs under the same faults: npx interleave check amber-loop';
     return undefined;

@@ -4,7 +4,7 @@
 // update, route, condition, jump, error), the store emits `io` events.
 import type { MonitorDef, Predicate, ScenarioDef, TraceEvent, WorldQuery } from '../../actors/index.ts';
 import { valuesOf } from './data.ts';
-import { resultUri, stateUri } from './messages.ts';
+import { resultUri, shortUri, stateUri } from './messages.ts';
 import type { ReaderContext } from './reader.ts';
 import type { AmberParams } from './scenario.ts';
 import { expectsHold } from './scenario.ts';
@@ -60,7 +60,7 @@ export function amberProperties(p: AmberParams, wf: Workflow): Props {
         const c = q.context(r.id) as ReaderContext;
         if (!c.streaming || !c.pin || c.pin.next >= c.pin.files.length) continue;
         const gen = docGen(store, c.pin.uri);
-        if (gen !== c.pin.gen) return `I1: ${r.id} is mid-stream on ${c.pin.uri} pinned at generation ${c.pin.gen} with ${c.pin.files.length - c.pin.next} unfetched file(s), but the doc is now generation ${gen ?? '(dropped)'}: its next fetch gets ${p.missingKey}`;
+        if (gen !== c.pin.gen) return `I1: ${r.id} is mid-stream on ${shortUri(c.pin.uri)} pinned at generation ${c.pin.gen} with ${c.pin.files.length - c.pin.next} unfetched file(s), but the doc is now generation ${gen ?? '(dropped)'}: its next fetch gets ${p.missingKey}`;
       }
       return true;
     },
@@ -90,7 +90,7 @@ export function amberProperties(p: AmberParams, wf: Workflow): Props {
         const c = q.context(w) as WorkerContext;
         if (c.wait?.k !== 'read') continue;
         const busy = readersOf(w).filter((r) => (q.context(r) as ReaderContext).streaming);
-        if (busy.length > 0) return `I2: ${w}'s main loop is reading ${c.wait.uri} while its reader ${busy.join(', ')} is still streaming`;
+        if (busy.length > 0) return `I2: ${w}'s main loop is reading ${shortUri(c.wait.uri)} while its reader ${busy.join(', ')} is still streaming`;
       }
       return true;
     };
@@ -159,14 +159,14 @@ export function amberProperties(p: AmberParams, wf: Workflow): Props {
         if (e.kind === 'io' && e.op === 'create' && les.includes(String(e.detail?.by))) {
           const le = String(e.detail!.by);
           if (e.key === stateUri(levelBase[lsOfLe[le]!] ?? '')) {
-            if (!s.jumped[le]) return fail(`I6: ${le} truncated ${e.key} before sending JumpToOperatorRegion`);
+            if (!s.jumped[le]) return fail(`I6: ${le} truncated ${shortUri(String(e.key))} before sending JumpToOperatorRegion`);
             return { ...s, pending: { ...s.pending, [le]: true } };
           }
         }
         if (e.kind === 'io' && e.op === 'commit' && e.detail?.purpose === 'back-edge' && e.outcome === 'ok') {
           const le = String(e.detail.by);
           const rows = stateRowsOf(q.context(STORE) as StoreState, e.key!);
-          if (rows.length !== 1 || rows[0]!.counter !== 0 || rows[0]!.lsId !== '') return fail(`I7: after ${le}'s back-edge ${e.key} holds ${rows.length} row(s) ${JSON.stringify(rows.map((r) => [r.counter, r.lsId]))}, not one unstamped row`);
+          if (rows.length !== 1 || rows[0]!.counter !== 0 || rows[0]!.lsId !== '') return fail(`I7: after ${le}'s back-edge ${shortUri(String(e.key))} holds ${rows.length} row(s) ${JSON.stringify(rows.map((r) => [r.counter, r.lsId]))}, not one unstamped row`);
           return { ...s, pending: { ...s.pending, [le]: false } };
         }
         if (e.kind === 'send' && les.includes(e.from) && (e.msg.type === 'WorkerExecutionCompleted' || e.msg.type === 'EndWorkerAck') && s.pending[e.from]) {
@@ -175,7 +175,7 @@ export function amberProperties(p: AmberParams, wf: Workflow): Props {
         if (e.kind === 'io' && e.op === 'get' && String(e.key).endsWith('/state')) {
           const by = String(e.detail?.by);
           for (const [le, pend] of Object.entries(s.pending)) {
-            if (pend && e.key === stateUri(levelBase[lsOfLe[le]!]!) && readerWorker[by] === lsOfLe[le]) return fail(`I6: ${by} replayed ${e.key} before ${le}'s back-edge write was committed`);
+            if (pend && e.key === stateUri(levelBase[lsOfLe[le]!]!) && readerWorker[by] === lsOfLe[le]) return fail(`I6: ${by} replayed ${shortUri(String(e.key))} before ${le}'s back-edge write was committed`);
           }
         }
         // I7: R_in is only ever created or written by its producer (or a forced environment fault).
@@ -184,7 +184,7 @@ export function amberProperties(p: AmberParams, wf: Workflow): Props {
             if (e.key !== resultUri(base)) continue;
             const by = String(e.detail?.by);
             const producer = producerOf(base);
-            if (by !== COORDINATOR && by !== producer && by !== 'environment') return fail(`I7: ${by} ${e.op === 'commit' ? 'wrote' : e.op === 'drop' ? 'dropped' : 'created'} ${ls}'s loop input table ${e.key}`);
+            if (by !== COORDINATOR && by !== producer && by !== 'environment') return fail(`I7: ${by} ${e.op === 'commit' ? 'wrote' : e.op === 'drop' ? 'dropped' : 'created'} ${ls}'s loop input table ${shortUri(String(e.key))}`);
           }
         }
         return s;
@@ -202,7 +202,7 @@ export function amberProperties(p: AmberParams, wf: Workflow): Props {
           const uri = resultUri(levelBase[l.ls]!);
           if (e.key !== uri) continue;
           if (readerWorker[by] === l.ls) return { ...s, [uri]: gen };
-          if (by === l.le && e.detail?.main && s[uri] !== undefined && s[uri] !== gen) return fail(`I8: ${l.le} read ${uri} at generation ${gen} but ${l.ls} read generation ${s[uri]} in the same iteration`);
+          if (by === l.le && e.detail?.main && s[uri] !== undefined && s[uri] !== gen) return fail(`I8: ${l.le} read ${shortUri(uri)} at generation ${gen} but ${l.ls} read generation ${s[uri]} in the same iteration`);
         }
         return s;
       },
