@@ -163,7 +163,7 @@ async function throughput(quick: boolean): Promise<void> {
     'exhaustive dfs: states, rates (per CPU second) and memory, POR off/on',
     ['model', 'POR', 'complete', 'distinct', 'generated', 'transitions', 'CPU ms', 'distinct/s', 'transitions/s', 'B/state'],
     rows,
-    'generated = successor states computed (duplicates included). Sleep sets prune transitions, not states: distinct is the same with POR.\nB/state = visited-set bytes / distinct states: 8-byte fingerprint slots (+1 byte sleep-set mark with POR), doubled at 7/8 full,\nso 9-18 B (10-21 with POR) depending on where the count falls between doublings; tiny models pay for the initial 1,024 slots.',
+    'generated = successor states computed (duplicates included). Sleep sets prune transitions, not states: distinct is the same with POR.\nB/state = visited-set bytes / distinct states: 8-byte fingerprint slots (+1 byte sleep-set mark with POR), grown 1.5x at 7/8 full,\nso 9.1-13.7 B (10.3-15.4 with POR) at any size; tiny models pay for the initial 1,024 slots.',
   );
   printTable(
     'distinct states/s against the bare transition rate of the same machines (goal >= 0.5x)',
