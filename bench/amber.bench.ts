@@ -191,7 +191,10 @@ async function checkerBench(quick: boolean): Promise<void> {
     ['nested 3x3, D2', { design: 'read-at-endchannel', designChecks: true, topology: 'nested', rows: 3 }],
     ['nested 3x3, D2, + F_recreate (engine bug: I1)', { design: 'read-at-endchannel', topology: 'nested', rows: 3, recreateFault: true }],
   ];
-  if (!quick) cases.push(['nested 4x4, D2', { design: 'read-at-endchannel', designChecks: true, topology: 'nested', rows: 4 }]);
+  if (!quick) {
+    cases.push(['nested 4x4, D2', { design: 'read-at-endchannel', designChecks: true, topology: 'nested', rows: 4 }]);
+    cases.push(['fan-in, D2', { design: 'read-at-endchannel', designChecks: true, topology: 'fan-in' }]);
+  }
   for (const [name, p] of cases) {
     for (const por of [true, false]) {
       const sc = amberScenario(p);
