@@ -167,10 +167,14 @@ export function runLive<In extends Message = Message>(scenario: Scenario, opts: 
   const publish = (evs: readonly TraceEvent[]): void => {
     for (const e of evs) {
       if (e.kind === 'send') arrivals.push([e.from === 'env' ? sc.envIndex : sc.index.get(e.from)!, sc.index.get(e.to)!]);
-      const r = { ...e, step: stepNo } as RecordedEvent;
-      if (keepEvents) recorded.push(r);
-      if (isFailureEvent(e)) failures.push(r);
-      events$.next(r);
+      const failed = isFailureEvent(e);
+      // Events nobody keeps or watches are not copied (long live runs with record: false).
+      if (keepEvents || failed || events$.observed) {
+        const r = { ...e, step: stepNo } as RecordedEvent;
+        if (keepEvents) recorded.push(r);
+        if (failed) failures.push(r);
+        events$.next(r);
+      }
       if (e.kind === 'deliver') {
         const actor = sc.actorList[sc.index.get(e.to)!]!;
         if (actor.kind === 'external') enqueueIo(actor.id, e.msg, e.from);
@@ -184,13 +188,21 @@ export function runLive<In extends Message = Message>(scenario: Scenario, opts: 
   inspector.start(world);
   publish(init.events);
 
+  const deliverSteps = new Map<string, Step>();
+  function deliverStep(from: number, to: number, type: string): Step {
+    const id = `deliver:${from === sc.envIndex ? 'env' : sc.ids[from]}->${sc.ids[to]}:${type}`;
+    let st = deliverSteps.get(id);
+    if (!st) deliverSteps.set(id, (st = { kind: 'deliver', id, from, to }));
+    return st;
+  }
+
   function take(step: Step): void {
     stepNo++;
     const prev = world;
     const r = apply(sc, world, step, { detail });
     world = r.world;
     schedule.push(step.id);
-    inspector.step(prev, world, r.events);
+    if (inspectCb || inspection$.observed) inspector.step(prev, world, r.events);
     publish(r.events);
   }
 
@@ -310,12 +322,11 @@ export function runLive<In extends Message = Message>(scenario: Scenario, opts: 
           arrivals.splice(0, arrivalHead);
           arrivalHead = 0;
         }
-        const ch = world.inbox[to]!.find((c) => c.from === from);
-        if (!ch) continue; // dropped (the receiver crashed): nothing to deliver
+        if (!world.inbox[to]!.some((c) => c.from === from)) continue; // dropped (the receiver crashed): nothing to deliver
         advance();
-        const s = enabled(sc, world).find((x) => x.kind === 'deliver' && x.outcome === undefined && x.from === from && x.to === to);
-        if (!s) continue;
-        take(s);
+        // The step `enabled` offers for this channel's head, built directly (no scan of every channel).
+        const head = world.inbox[to]!.find((c) => c.from === from)!.queue[0]!;
+        take(deliverStep(from, to, head.type));
         if (stopped) return;
       }
       armTimer();
