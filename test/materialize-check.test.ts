@@ -93,6 +93,10 @@ describe('materialize-peeks: spec scenarios under the checker (complete explorat
     await holds(C.cancelDuringWalk({ slotRelease: 'retire', resourceForm: false }));
   });
 
+  it('14 under C3 (offload-yield): the walk notices the cancel at a slice boundary and stops early; C1 never does', async () => {
+    await holds(C.cancelDuringWalk({ design: 'offload-yield', slotRelease: 'walk-end', fuel: { perPeek: 2, perPass: 100 } }));
+  });
+
   it('15: an error on one worker wins the merge, on both substrates (two workers)', async () => {
     await holds(C.errorsMerge({ design: 'inline' }));
     await holds(C.errorsMerge({ design: 'offload', slotRelease: 'walk-end' }));

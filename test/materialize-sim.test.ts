@@ -8,6 +8,7 @@ import { buildScenario, type Setup } from '../src/machines/materialize/scenario.
 import { costModel, runSim, simulateReport, summarize } from '../src/machines/materialize/simulation.ts';
 import { arrangement } from '../src/machines/materialize/trace.ts';
 import type { Design, SlotRelease } from '../src/machines/materialize/types.ts';
+import { WAKE_MS } from '../src/machines/materialize/fixtures.ts';
 import type { RecordedEvent } from '../src/actors/types.ts';
 
 describe('E12: a peek queued behind a chain of merge activations', () => {
@@ -73,6 +74,8 @@ describe('E1: a point lookup behind three concurrent 2170 ms scans', () => {
     expect(offload.latency.max).toBeGreaterThanOrEqual(105);
     expect(inline.latency.max / offload.latency.max).toBeGreaterThan(20);
     expect(offload.counters.capped).toBe(0);
+    // Invariant 9: a walk finishing while the worker is parked is retired within the wake latency plus one short step.
+    expect(offload.retirement.max).toBeLessThanOrEqual(WAKE_MS + SIM_COSTS.shortStepMs + 1e-6);
     expect(yielding.latency.max).toBeLessThan(inline.latency.max / 10);
     expect(yielding.latency.max).toBeGreaterThan(offload.latency.max);
   });

@@ -17,6 +17,7 @@ export interface CaseOptions {
   readonly cmdVisibility?: WorkerConfig['cmdVisibility'];
   readonly faults?: number;
   readonly resourceForm?: boolean;
+  readonly fuel?: WorkerConfig['fuel'];
 }
 
 const w0 = (q: WorldQuery): WorkerCtx => q.context(workerId(0)) as WorkerCtx;
@@ -29,6 +30,7 @@ function cfgOf(o: CaseOptions, extra: Partial<WorkerConfig> = {}): WorkerConfig 
     slotRelease: o.slotRelease ?? 'retire',
     countAt: o.countAt ?? 'dispatch',
     cmdVisibility: o.cmdVisibility ?? 'current',
+    ...(o.fuel ? { fuel: o.fuel } : {}),
     ...extra,
   });
 }
@@ -234,9 +236,11 @@ export function nonStreamableLarge(o: CaseOptions = {}): Setup {
 /** Scenario 14: cancel during an offloaded walk, then a new peek (cap 1). */
 export function cancelDuringWalk(o: CaseOptions = {}): Setup {
   const cfg = cfgOf(o, { cap: 1 });
+  const c3 = cfg.design === 'offload-yield';
+  const early = (q: WorldQuery) => (q.context(POOL) as PoolCtx).stoppedEarly;
   const trace = arrangement({ updates: SMALL, upper: 2 });
   return {
-    name: `spec-14-cancel-during-walk-${cfg.slotRelease}`,
+    name: `spec-14-cancel-during-walk-${cfg.design}-${cfg.slotRelease}`,
     cfg,
     traces: [trace],
     client: { peeks: [scan('p1', 1)], ...keep },
@@ -245,13 +249,16 @@ export function cancelDuringWalk(o: CaseOptions = {}): Setup {
       { to: CLIENT, msg: { type: 'Issue', peek: lookup('p2', 'a', 1) } },
     ],
     resourceForm: o.resourceForm ?? true,
+    // C1 cannot abort a started closure; C3 notices the cancel at its next slice boundary.
+    extraInvariants: c3 ? {} : { 'started-walks-run-to-the-end': (q) => early(q) === 0 || `${early(q)} walk(s) stopped early` },
     reachable: {
+      ...(c3 ? { 'c3-stops-at-a-slice-boundary': (q: WorldQuery) => early(q) > 0 } : {}),
       'canceled-while-walk-runs': (q) => merged(q, 'p1')?.kind === 'canceled' && (q.context(POOL) as PoolCtx).running[0]! > 0,
       ...(cfg.slotRelease === 'walk-end'
         ? { 'slot-still-held-after-cancel': (q: WorldQuery) => merged(q, 'p1')?.kind === 'canceled' && w0(q).held.includes('p1') }
         : { 'slot-returned-while-walk-runs': (q: WorldQuery) => merged(q, 'p1')?.kind === 'canceled' && !w0(q).held.includes('p1') && (q.context(POOL) as PoolCtx).running[0]! > 0 }),
     },
-    params: { case: 'cancel-during-walk', slotRelease: cfg.slotRelease },
+    params: { case: 'cancel-during-walk', slotRelease: cfg.slotRelease, design: cfg.design },
   };
 }
 

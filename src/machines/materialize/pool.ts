@@ -29,6 +29,8 @@ export interface PoolCtx {
   /** Most walks ever running at once per worker. */
   readonly peak: readonly number[];
   readonly walks: Readonly<Record<string, PoolWalk>>;
+  /** C3 walks that noticed their cancellation at a slice boundary and stopped early. */
+  readonly stoppedEarly: number;
 }
 
 export interface PoolInput {
@@ -37,7 +39,7 @@ export interface PoolInput {
 }
 
 export function initPool(input: PoolInput): PoolCtx {
-  return { slotRelease: input.slotRelease, running: new Array(input.workers).fill(0), peak: new Array(input.workers).fill(0), walks: {} };
+  return { slotRelease: input.slotRelease, running: new Array(input.workers).fill(0), peak: new Array(input.workers).fill(0), walks: {}, stoppedEarly: 0 };
 }
 
 function bump(xs: readonly number[], i: number, d: number): number[] {
@@ -75,7 +77,7 @@ export function poolReact(c: PoolCtx, ev: Message): { ctx: PoolCtx; fx: Fx[] } {
     case 'SliceDone': {
       const key = String(ev.key);
       const pw = c.walks[key]!;
-      if (pw.abandoned && pw.slicesLeft > 1) return finish(c, key, { ...pw, response: { kind: 'canceled' } }, fx);
+      if (pw.abandoned && pw.slicesLeft > 1) return finish({ ...c, stoppedEarly: c.stoppedEarly + 1 }, key, { ...pw, response: { kind: 'canceled' } }, fx);
       if (pw.slicesLeft > 1) {
         fx.push({ kind: 'after', msg: { type: 'SliceDone', key }, delay: pw.sliceMs, id: key });
         return { ctx: { ...c, walks: { ...c.walks, [key]: { ...pw, slicesLeft: pw.slicesLeft - 1 } } }, fx };

@@ -34,6 +34,7 @@ export interface Setup {
   /** Include the resource form of invariant 3 (default true). */
   readonly resourceForm?: boolean;
   readonly extraEventually?: Readonly<Record<string, Predicate>>;
+  readonly extraInvariants?: Readonly<Record<string, Predicate>>;
   readonly reachable?: Readonly<Record<string, Predicate>>;
   readonly params?: Readonly<Record<string, unknown>>;
 }
@@ -60,7 +61,7 @@ export function buildScenario(s: Setup): Scenario {
     start,
     faults: { budget: s.faults ?? 0, outcomes: [STASH] },
     unhandled: 'error',
-    invariants: props ? invariants(W, { resourceForm: s.resourceForm ?? true }) : {},
+    invariants: props ? { ...invariants(W, { resourceForm: s.resourceForm ?? true }), ...(s.extraInvariants ?? {}) } : {},
     monitors: props ? monitors() : {},
     eventually: props ? { ...eventually(W), ...(s.extraEventually ?? {}) } : {},
     ...(s.reachable ? { reachable: s.reachable } : {}),
