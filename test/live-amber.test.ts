@@ -70,4 +70,28 @@ describe('Amber single loop, live on the filesystem store', () => {
     const seeded = fromTrace(sc, liveTraceFile(live.recording()), { within: 0 });
     expect(seeded.violation?.property).toBeUndefined();
   });
+
+  it('one fault away from a passing live run of read-at-consume: the CI hang (I12); read-at-endchannel holds', async () => {
+    // Production: design D1 ran live and completed (a live run takes no fault).
+    const d1 = { topology: 'single' as const, rows: 2, design: 'read-at-consume' as const };
+    const sc = amberScenario({ ...d1, overlapFault: false });
+    const store = amberFsStore(join(dir, 'd1'), storeOf(sc).logic, storeOf(sc).input);
+    const live = runLive(sc, { externals: { store: store.handle }, timeScale: 0 });
+    await live.whenQuiescent();
+    await live.stop();
+    expect(live.failures).toEqual([]);
+    const file = liveTraceFile(live.recording());
+    // The model with the overlap fault (a reader's fetch gets 403 while its worker's main loop reads).
+    expect(fromTrace(amberScenario({ ...d1, overlapFault: true }), file, { within: 0 }).ok).toBe(true);
+    const r = fromTrace(amberScenario({ ...d1, overlapFault: true }), file, { within: 1 });
+    expect(r.ok).toBe(false);
+    expect(r.violation!.property.name).toMatch(/^I12/);
+    expect(r.violation!.property.message).toMatch(/403/);
+    expect(r.violation!.deviations).toBe(1);
+    expect(r.violation!.schedule.length).toBeLessThanOrEqual(r.violation!.originalLength);
+    // The fix (read at EndChannel), explored around the same production run: nothing within one fault.
+    const fixed = fromTrace(amberScenario({ ...d1, design: 'read-at-endchannel', overlapFault: true }), file, { within: 1 });
+    expect(fixed.ok).toBe(true);
+    expect(fixed.complete).toBe(true);
+  });
 });
