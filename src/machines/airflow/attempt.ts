@@ -225,7 +225,7 @@ function onReadResp(s: Step, r: Req, resp: Resp): void {
 function startLoop(s: Step): void {
   const w = s.c.w.all === null && s.cfg.design === 'overwrite-one-key' ? newWriter(0, []) : s.c.w;
   s.set({ phase: 'looping', w });
-  s.emit({ type: 'Phase', a: s.c.a, phase: 'loop', trusted: s.c.trusted, since: s.c.since });
+  s.emit({ type: 'Phase', a: s.c.a, phase: 'loop', trusted: s.c.trusted, since: s.c.since, batches: s.c.readN });
   if (s.c.stop !== 'none') {
     maybeClose(s);
     return;
@@ -331,6 +331,7 @@ export function onRunEnd(c: TaskCtx, cfg: AirflowConfig, msg: { a: number; i: nu
     settle(s, msg.i);
     stopLoop(s, 'failfast');
   } else if (cfg.design === 'per-index') {
+    recordEntry(s, e);
     updateCo(s, msg.i, { stage: 'ckpt' });
     s.async(s.req('set', indexKey(msg.i), 'ckpt', false, { i: msg.i, value: [e], bytes: cfg.entryBytes }));
   } else {

@@ -85,6 +85,8 @@ export interface AirflowConfig {
   readonly clear: 'none' | 'keep' | 'discard'; // F12, after a successful attempt
   /** Build the properties (invariants, monitors); off for long simulations. */
   readonly properties: boolean;
+  /** Only these properties (by name, e.g. ['INV-2']); null for all. */
+  readonly only: readonly string[] | null;
 }
 
 /**
@@ -152,6 +154,7 @@ export const DEFAULT_CONFIG: AirflowConfig = {
   deleteBeforeTry: 2,
   clear: 'none',
   properties: true,
+  only: null,
 };
 
 export function configOf(over: Partial<AirflowConfig>): AirflowConfig {

@@ -61,10 +61,10 @@ export function prefixLength(q: WorldQuery): number {
   return k;
 }
 
-/** Whether (i, success or skipped, t) is still stored where it was confirmed. */
-function stillStored(q: WorldQuery, cfg: AirflowConfig, key: string, i: number, t: number): boolean {
+/** Whether (i, success or skipped, t) is still stored where it was confirmed, within the first `prefix` batches. */
+function stillStored(q: WorldQuery, cfg: AirflowConfig, key: string, i: number, t: number, prefix = prefixLength(q)): boolean {
   const n = batchNumber(key);
-  if (n >= 0 && n >= prefixLength(q)) return false;
+  if (n >= 0 && n >= prefix) return false;
   return (storedEntries(q, cfg, key) ?? []).some((e) => e.i === i && e.t === t && e.s !== 'up_for_retry');
 }
 
@@ -74,8 +74,21 @@ function addSorted(xs: readonly number[], x: number): readonly number[] {
   return [...xs, x].sort((p, q) => p - q);
 }
 
-function monitor<S>(init: S, observe: Obs<S>): MonitorDef<S> {
-  return { init, observe };
+/**
+ * The events any of these monitors reacts to (for the checker's partial-order
+ * reduction): the task's outputs and frames, responses to it, kills, and writes
+ * landing in the store. Reads and XCom pushes served by the supervisor are not.
+ */
+function watches(e: TraceEvent): boolean {
+  if (e.kind === 'output' || e.kind === 'fault') return true;
+  if (e.kind === 'send') return e.from === 'task';
+  if (e.kind === 'deliver') return e.to === 'task';
+  if (e.kind === 'io') return e.op === 'ts.set';
+  return false;
+}
+
+function monitor<S>(init: S, observe: Obs<S>): MonitorDef<S> & { watches(e: TraceEvent): boolean } {
+  return { init, observe, watches };
 }
 
 export function airflowProperties(cfg: AirflowConfig): Partial<ScenarioDef> {
@@ -251,7 +264,7 @@ export function airflowProperties(cfg: AirflowConfig): Partial<ScenarioDef> {
     // INV-12 / INV-13 / INV-14: what was confirmed durable never reruns; callbacks repeat only after a non-durable end.
     'INV-12': monitor(
       {
-        a: 0, since: 0, trusted: false, open: {} as Open,
+        a: 0, since: 0, trusted: false, batches: 0, open: {} as Open,
         confirmed: {} as Readonly<Record<number, string>>, // i -> "key|t" of its confirmed success/skip
         reported: {} as Readonly<Record<number, number>>, // success callbacks so far
         allowance: {} as Readonly<Record<number, number>>,
@@ -279,13 +292,28 @@ export function airflowProperties(cfg: AirflowConfig): Partial<ScenarioDef> {
           const fresh = prev === 'success' || prev === 'skipped' ? { confirmed: {}, reported: {}, allowance: {} } : {};
           return { ...st, ...fresh, a: o.a, since: 0, trusted: false, open: {}, mine: [], live: true };
         }
-        if (o?.type === 'Phase' && o.phase === 'loop') return { ...s, since: o.since, trusted: o.trusted };
+        if (o?.type === 'Phase' && o.phase === 'loop') {
+          // Outcomes confirmed earlier but outside what this try read (deleted, or beyond a gap) are lost: their callbacks may fire again.
+          // (An untrusted start after a real clear was reset at Begin; one after a kill past the marker is H6 and grants nothing.)
+          let confirmed: Readonly<Record<number, string>> = s.confirmed;
+          let allowance = s.allowance;
+          for (const [k, c] of Object.entries(s.confirmed)) {
+            const [key, t] = c.split('|');
+            if (!o.trusted || stillStored(q, cfg, key!, Number(k), Number(t), perRound ? o.batches : Infinity)) continue;
+            const { [Number(k)]: _lost, ...rest } = confirmed;
+            confirmed = rest;
+            allowance = { ...allowance, [k]: (allowance[Number(k)] ?? 0) + 1 };
+          }
+          return { ...s, since: o.since, trusted: o.trusted, batches: o.batches, confirmed, allowance };
+        }
         if (o?.type === 'Run' && s.trusted) {
           const c = s.confirmed[o.i];
           if (c !== undefined) {
             const [key, t] = c.split('|');
-            if (Number(t) >= s.since && Number(t) < s.a && stillStored(q, cfg, key!, o.i, Number(t))) {
-              return { fail: `INV-12: try ${s.a} reran index ${o.i}, whose outcome of try ${t} is durable in '${key}' (a contiguous prefix)` };
+            // Durable = confirmed, still stored, and inside the prefix this try read (a gap ends it).
+            if (Number(t) >= s.since && Number(t) < s.a && stillStored(q, cfg, key!, o.i, Number(t), perRound ? s.batches : Infinity)) {
+              const inv = Number(t) === s.a - 1 ? 'INV-13' : 'INV-12';
+              return { fail: `${inv}: try ${s.a} reran index ${o.i}, whose outcome of try ${t} is durable in '${key}' inside the prefix it read` };
             }
           }
         }
@@ -402,7 +430,9 @@ export function airflowProperties(cfg: AirflowConfig): Partial<ScenarioDef> {
   const reachable: Record<string, Predicate> = {
     'task succeeded': (q) => q.context('runner').final === 'success',
   };
-  return { monitors, invariants, eventually, reachable };
+  if (cfg.only === null) return { monitors, invariants, eventually, reachable };
+  const pick = <T>(r: Record<string, T>): Record<string, T> => Object.fromEntries(Object.entries(r).filter(([k]) => cfg.only!.some((n) => k === n)));
+  return { monitors: pick(monitors), invariants: pick(invariants), eventually: pick(eventually), reachable };
 }
 
 /** True when the scripted outcomes and fault switches let every run end in success (LIV-1's premise). */
