@@ -2,119 +2,17 @@
 // Messages are delivered in arrival order (fair across channels), timers fire on
 // real time (scaled), and external actors (live storage adapters) do real I/O whose
 // replies come back as `input` steps. The schedule it records replays in simulation.
-import { Subject, type Observable } from 'rxjs';
+import { Subject } from 'rxjs';
 import { apply, enabled, initialWorld, inputStep, isFailureEvent, tickStep } from './kernel.ts';
-import { ScenarioError, defineScenario, type ActorLogic, type ActorSpec, type Scenario } from './scenario.ts';
+import { ScenarioError, type Scenario } from './scenario.ts';
 import type { Message, RecordedEvent, Step, TraceEvent, World } from './types.ts';
-import { Inspection, type InspectOption, type LiveInspectionEvent } from './live/inspection.ts';
+import { Inspection, type LiveInspectionEvent } from './live/inspection.ts';
+import { withExternals } from './live/externals.ts';
+import type { ExternalSpec, LiveOptions, LiveSystem, RecordedInput } from './live/types.ts';
 
 export type { InspectOption, LiveInspectionEvent, InspectedActorRef } from './live/inspection.ts';
-
-export type Reply = { readonly to: string; readonly msg: Message };
-
-/** Does the work of an external actor: gets each message delivered to it, returns the replies. */
-export type ExternalHandler = (msg: Message, from: string) => Promise<readonly Reply[]> | readonly Reply[];
-
-/** A handler with how many of its calls may run at once (default 1: one at a time, in delivery order, like the model). */
-export interface ExternalSpec {
-  readonly handle: ExternalHandler;
-  readonly concurrency?: number;
-}
-
-/** One input step of a live run, with its payload: replay needs it, the schedule only has the id. */
-export interface RecordedInput {
-  /** Position of the step in the schedule. */
-  readonly index: number;
-  readonly from: string;
-  readonly to: string;
-  readonly msg: Message;
-}
-
-export interface LiveOptions {
-  /** Real milliseconds per virtual millisecond for timers (default 1; 0 fires a timer as soon as no message and no I/O is in flight). */
-  readonly timeScale?: number;
-  /**
-   * Handlers for external actors, by actor id. Naming an actor the scenario models
-   * (a simulated store, say) swaps it for an external one in this run: the model
-   * checked with the simulated store runs live against the real one.
-   */
-  readonly externals?: Readonly<Record<string, ExternalHandler | ExternalSpec>>;
-  /** Deliveries per macrotask before yielding to I/O (default 64). */
-  readonly slice?: number;
-  /** Record context changes on state events (default true). */
-  readonly detail?: boolean;
-  /** Keep every event for `recording()` (default true; turn off for long runs, `events$` still sees them). */
-  readonly record?: boolean;
-  /** An xstate-style inspector (`inspector.inspect` from @statelyai/inspect works). */
-  readonly inspect?: InspectOption;
-  /** Stop at the first machine error or monitor failure (default false: record it in `failures` and go on). */
-  readonly stopOnFailure?: boolean;
-}
-
-/** Everything needed to replay a live run in simulation. */
-export interface LiveRecording {
-  readonly scenario: string;
-  readonly params: Readonly<Record<string, unknown>>;
-  /** Actors that ran as externals (replay swaps them the same way). */
-  readonly externals: readonly string[];
-  readonly schedule: readonly string[];
-  readonly inputs: readonly RecordedInput[];
-  readonly events: readonly RecordedEvent[];
-}
-
-export interface LiveSystem<In extends Message = Message> {
-  readonly scenario: Scenario;
-  readonly events$: Observable<RecordedEvent>;
-  readonly inspection$: Observable<LiveInspectionEvent>;
-  /** Puts a message from outside (`env`) on the channel to `to`. */
-  send(to: string, msg: In): void;
-  /** Resolves when no message is in flight, no timer is pending and no external call is running; rejects if the run failed. */
-  whenQuiescent(): Promise<World>;
-  /** Stops stepping, cancels timers, and resolves once external calls in flight have settled. */
-  stop(): Promise<void>;
-  world(): World;
-  /** The steps taken so far, as ids (replayable with `replay(sc, schedule, { inputs })`). */
-  schedule(): readonly string[];
-  /** Input steps taken so far, with their payloads, in schedule order. */
-  inputs(): readonly RecordedInput[];
-  recording(): LiveRecording;
-  /** Errors that stopped the run: a handler that threw, a kernel error. */
-  readonly errors: readonly Error[];
-  /** Machine errors and monitor failures seen (trace events of kind `error` / `monitor-fail`). */
-  readonly failures: readonly RecordedEvent[];
-}
-
-/** The scenario with the named actors swapped for external ones (those already external stay). */
-export function withExternals(sc: Scenario, ids: readonly string[]): Scenario {
-  const swap = ids.filter((id) => {
-    const i = sc.index.get(id);
-    if (i === undefined) throw new ScenarioError(`live run of '${sc.name}': options.externals names '${id}', which is not an actor; actors: ${sc.ids.join(', ')}`);
-    return sc.actorList[i]!.kind !== 'external';
-  });
-  if (swap.length === 0) return sc;
-  const actors: Record<string, ActorLogic | ActorSpec> = { ...sc.actors };
-  for (const id of swap) {
-    const old = actors[id]!;
-    const parent = typeof old === 'object' && 'logic' in old ? old.parent : undefined;
-    actors[id] = parent === undefined ? { kind: 'external', describe: `live '${id}'` } : { logic: { kind: 'external', describe: `live '${id}'` }, parent };
-  }
-  // Faults belong to the model; a live run takes none, so drop ones naming swapped actors.
-  let faults: Record<string, unknown> | undefined;
-  if (sc.faults) {
-    faults = { ...sc.faults };
-    for (const k of ['crash', 'restart', 'outcomes'] as const) {
-      const list = sc.faults[k];
-      if (list) faults[k] = list.filter((a) => !swap.includes(a));
-    }
-    if (sc.faults.drop) faults.drop = sc.faults.drop.filter(([f, t]) => !swap.includes(f) && !swap.includes(t));
-  }
-  const { compiled: _c, ids: _i, index: _x, actorList: _l, envIndex: _e, budget: _b, crashable: _cr, restartable: _r, ...def } = sc as Scenario & Record<string, unknown>;
-  const keep: Record<string, unknown> = {};
-  for (const k of ['name', 'description', 'start', 'unhandled', 'timers', 'invariants', 'monitors', 'eventually', 'reachable', 'acceptEnd', 'symmetry', 'params'] as const) {
-    if ((def as Record<string, unknown>)[k] !== undefined) keep[k] = (def as Record<string, unknown>)[k];
-  }
-  return defineScenario({ ...(keep as { name: string }), actors, ...(faults ? { faults } : {}) });
-}
+export type { ExternalHandler, ExternalSpec, LiveOptions, LiveRecording, LiveSystem, RecordedInput, Reply } from './live/types.ts';
+export { withExternals } from './live/externals.ts';
 
 export function runLive<In extends Message = Message>(scenario: Scenario, opts: LiveOptions = {}): LiveSystem<In> {
   const timeScale = opts.timeScale ?? 1;

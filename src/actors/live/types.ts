@@ -1,0 +1,80 @@
+// The live runner's public types: handlers of external actors, options, the
+// running system and what a run records.
+import type { Observable } from 'rxjs';
+import type { Scenario } from '../scenario.ts';
+import type { Message, RecordedEvent, World } from '../types.ts';
+import type { InspectOption, LiveInspectionEvent } from './inspection.ts';
+
+export type Reply = { readonly to: string; readonly msg: Message };
+
+/** Does the work of an external actor: gets each message delivered to it, returns the replies. */
+export type ExternalHandler = (msg: Message, from: string) => Promise<readonly Reply[]> | readonly Reply[];
+
+/** A handler with how many of its calls may run at once (default 1: one at a time, in delivery order, like the model). */
+export interface ExternalSpec {
+  readonly handle: ExternalHandler;
+  readonly concurrency?: number;
+}
+
+/** One input step of a live run, with its payload: replay needs it, the schedule only has the id. */
+export interface RecordedInput {
+  /** Position of the step in the schedule. */
+  readonly index: number;
+  readonly from: string;
+  readonly to: string;
+  readonly msg: Message;
+}
+
+export interface LiveOptions {
+  /** Real milliseconds per virtual millisecond for timers (default 1; 0 fires a timer as soon as no message and no I/O is in flight). */
+  readonly timeScale?: number;
+  /**
+   * Handlers for external actors, by actor id. Naming an actor the scenario models
+   * (a simulated store, say) swaps it for an external one in this run: the model
+   * checked with the simulated store runs live against the real one.
+   */
+  readonly externals?: Readonly<Record<string, ExternalHandler | ExternalSpec>>;
+  /** Deliveries per macrotask before yielding to I/O (default 64). */
+  readonly slice?: number;
+  /** Record context changes on state events (default true). */
+  readonly detail?: boolean;
+  /** Keep every event for `recording()` (default true; turn off for long runs, `events$` still sees them). */
+  readonly record?: boolean;
+  /** An xstate-style inspector (`inspector.inspect` from @statelyai/inspect works). */
+  readonly inspect?: InspectOption;
+  /** Stop at the first machine error or monitor failure (default false: record it in `failures` and go on). */
+  readonly stopOnFailure?: boolean;
+}
+
+/** Everything needed to replay a live run in simulation. */
+export interface LiveRecording {
+  readonly scenario: string;
+  readonly params: Readonly<Record<string, unknown>>;
+  /** Actors that ran as externals (replay swaps them the same way). */
+  readonly externals: readonly string[];
+  readonly schedule: readonly string[];
+  readonly inputs: readonly RecordedInput[];
+  readonly events: readonly RecordedEvent[];
+}
+
+export interface LiveSystem<In extends Message = Message> {
+  readonly scenario: Scenario;
+  readonly events$: Observable<RecordedEvent>;
+  readonly inspection$: Observable<LiveInspectionEvent>;
+  /** Puts a message from outside (`env`) on the channel to `to`. */
+  send(to: string, msg: In): void;
+  /** Resolves when no message is in flight, no timer is pending and no external call is running; rejects if the run failed. */
+  whenQuiescent(): Promise<World>;
+  /** Stops stepping, cancels timers, and resolves once external calls in flight have settled. */
+  stop(): Promise<void>;
+  world(): World;
+  /** The steps taken so far, as ids (replayable with `replay(sc, schedule, { inputs })`). */
+  schedule(): readonly string[];
+  /** Input steps taken so far, with their payloads, in schedule order. */
+  inputs(): readonly RecordedInput[];
+  recording(): LiveRecording;
+  /** Errors that stopped the run: a handler that threw, a kernel error. */
+  readonly errors: readonly Error[];
+  /** Machine errors and monitor failures seen (trace events of kind `error` / `monitor-fail`). */
+  readonly failures: readonly RecordedEvent[];
+}
