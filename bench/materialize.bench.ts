@@ -71,6 +71,7 @@ export default async function (argv: string[]): Promise<void> {
     ['slotRelease=walk-end', () => family.build(parseParams(family, { slotRelease: 'walk-end' }))],
     ['walk-end peeks=3', () => family.build(parseParams(family, { slotRelease: 'walk-end', peeks: 3 }))],
     ...(full ? ([['walk-end cap=2 peeks=3', () => family.build(parseParams(family, { slotRelease: 'walk-end', cap: 2, peeks: 3 }))]] as [string, () => ReturnType<typeof buildScenario>][]) : []),
+    ['walk-end workers=2 (no cancel, no compaction)', () => family.build(parseParams(family, { slotRelease: 'walk-end', workers: 2, cancel: false, compaction: false }))],
     ['design=inline peeks=4', () => family.build(parseParams(family, { design: 'inline', peeks: 4 }))],
     ['design=yield peeks=3', () => family.build(parseParams(family, { design: 'yield', peeks: 3 }))],
     ['spec 6 (5 scans, retire)', () => buildScenario(C.capSaturation({ slotRelease: 'retire' }))],

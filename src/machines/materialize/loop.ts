@@ -147,17 +147,22 @@ export function react(c: WorkerCtx, ev: Message): { readonly ctx: WorkerCtx; rea
       arrival(t);
       break;
     case 'WalkResult': {
+      // The oneshot: kept only while its pending entry exists (a cancelled peek's late answer is dropped).
       const r = ev as unknown as WalkResult;
-      t.set({ results: [...c.results, r] });
+      if (c.pending.some((p) => p.kind === 'offload' && p.peek.uuid === r.uuid)) t.set({ results: [...c.results, r] });
       if (r.guard) release(t, r.uuid);
       arrival(t);
       break;
     }
     case 'stash.upload.ok':
-    case 'stash.upload.error':
-      t.set({ stashReplies: [...c.stashReplies, { key: String((ev as any).uuid), ok: ev.type === 'stash.upload.ok', message: (ev as any).message }] });
+    case 'stash.upload.error': {
+      const key = String((ev as any).uuid);
+      if (c.pending.some((p) => p.kind === 'stash' && stashKey(p.peek.uuid, c.w) === key)) {
+        t.set({ stashReplies: [...c.stashReplies, { key, ok: ev.type === 'stash.upload.ok', message: (ev as any).message }] });
+      }
       arrival(t);
       break;
+    }
     case 'stash.cancel.ok':
     case 'stash.cancel.error':
       break;
