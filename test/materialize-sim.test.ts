@@ -24,6 +24,13 @@ describe('E12: a peek queued behind a chain of merge activations', () => {
     inline.forEach((r, i) => expect(r.latency.n).toBe(offload[i]!.latency.n));
     for (let i = 0; i < seeds.length; i++) expect(op90[i]!).toBeGreaterThan(ip90[i]! * 1.1);
     expect(Math.min(...op90)).toBeGreaterThan(Math.max(...ip90));
+    // §3.3: offload - inline ~ the length of the step after a long one (retirement waits for it).
+    for (let i = 0; i < seeds.length; i++) {
+      const gap = op90[i]! - ip90[i]!;
+      const next = inline[i]!.steps.nextAfterLong;
+      expect(gap).toBeGreaterThan(next / 2);
+      expect(gap).toBeLessThan(next * 2);
+    }
     // The cost is retirement waiting for the next step: offload has a retirement delay, inline has none.
     expect(offload[0]!.retirement.max).toBeGreaterThan(100);
     expect(inline[0]!.retirement.n).toBe(0);
