@@ -7,6 +7,7 @@ import { buildScenario, type Setup } from '../src/machines/materialize/scenario.
 import * as C from '../src/machines/materialize/cases.ts';
 import { materializePeeksFamily } from '../src/machines/materialize/family.ts';
 import { parseParams } from '../src/actors/family.ts';
+import { checkDeterminism } from '../src/actors/drive.ts';
 
 async function holds(setup: Setup, maxStates = 400_000) {
   const r = await check(buildScenario(setup), { strategy: 'bfs', maxStates });
@@ -126,6 +127,14 @@ describe('materialize-peeks family (fixture=check)', () => {
       const r = await check(build(raw), { strategy: 'bfs', maxStates: 400_000 });
       if (r.violation) throw new Error(formatViolation(r.violation).slice(0, 4000));
       expect(r.complete).toBe(true);
+    }
+  });
+
+  it('is deterministic: the same seed gives the same trace (machines are pure)', () => {
+    for (const raw of <Record<string, string>[]>[{}, { peeks: '4', workers: '2', slotRelease: 'walk-end' }]) {
+      const rep = checkDeterminism(build(raw), 11);
+      expect(rep.deterministic).toBe(true);
+      expect(rep.events).toBeGreaterThan(20);
     }
   });
 

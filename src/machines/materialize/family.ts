@@ -30,7 +30,7 @@ export const materializePeeksFamily = defineFamily({
   name: 'materialize-peeks',
   description: 'fast-path index peeks walked inline, offloaded to the blocking pool (cap, capped fallback, stash diversion, cancellation), yielding, or both (Materialize #38429)',
   params: {
-    fixture: { type: 'enum', values: ['check', ...FIXTURES], default: 'check', description: 'check: small model for the checker; e1/e11/e12/cap-saturation: simulation fixtures' },
+    fixture: { type: 'enum', values: ['check', ...FIXTURES], default: 'check', description: 'check: small model for the checker; e1/e11/e12/cap-saturation: simulation fixtures (simulate with fixture=check runs e12)' },
     design: { type: 'enum', values: DESIGNS, default: 'offload', description: 'inline (C0), offload (C1), yield (C2), offload-yield (C3); simulate runs all four' },
     slotRelease: { type: 'enum', values: ['walk-end', 'retire'], default: 'retire', description: 'where the slot guard drops: when the blocking walk ends (A) or when the worker retires/cancels the peek (B)' },
     countAt: { type: 'enum', values: ['dispatch', 'outcome'], default: 'dispatch', description: 'when mz_index_peek_walks_total moves' },
