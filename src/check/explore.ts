@@ -14,14 +14,17 @@ interface Node {
   readonly depth: number;
   steps: Step[];
   i: number;
-  readonly sleep: Step[];
+  sleep: Step[];
   /** Non-visible siblings already explored (they join later siblings' sleep sets). */
-  readonly done: Step[];
+  done: Step[];
   readonly parent: Node | undefined;
   readonly via: string | undefined;
   /** Per-actor fingerprint lanes of `world` (successors reuse the untouched ones). */
   lanes: Int32Array | undefined;
 }
+
+/** Released nodes share this (frozen: a push into it would be a bug). */
+const NONE = Object.freeze([]) as unknown as Step[];
 
 function scheduleOf(n: Node | undefined, last?: string): string[] {
   const out: string[] = [];
@@ -127,7 +130,6 @@ abstract class Search implements Explorer {
       const t = n.steps[n.i++]!;
       const from = n.world!;
       const fromLanes = n.lanes;
-      if (n.i >= n.steps.length) this.retire(n);
       const r = apply(sc, from, t, { detail: false });
       s.transitions++;
       s.states++;
@@ -143,6 +145,7 @@ abstract class Search implements Explorer {
         if (!vis) n.done.push(t);
       }
       const child = this.arrive(r.world, n.depth + 1, sleep, n, t.id, from, fromLanes);
+      if (n.i >= n.steps.length) this.retire(n);
       if (s.found) return true;
       if (s.visited.size >= s.maxStates) {
         s.cutBy ??= 'maxStates';
@@ -197,7 +200,9 @@ export class Bfs extends Search {
   protected retire(n: Node): void {
     this.head++;
     // Drop what expansion needed; keep the parent chain for schedules.
-    n.steps = [];
+    n.steps = NONE;
+    n.sleep = NONE;
+    n.done = NONE;
     n.world = undefined;
     n.lanes = undefined;
   }
