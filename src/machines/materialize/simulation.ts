@@ -3,7 +3,9 @@
 // retirement delay, counters by substrate, the step histogram.
 import { simulate, percentile, type CostModel } from '../../actors/simulate.ts';
 import type { ReportTable, SimulationReport } from '../../actors/family.ts';
-import type { RecordedEvent } from '../../actors/types.ts';
+import type { RecordedEvent, World } from '../../actors/types.ts';
+import { queryOf } from '../../actors/query.ts';
+import type { Scenario } from '../../actors/scenario.ts';
 import type { WorkerCtx } from './loop.ts';
 import type { PoolCtx } from './pool.ts';
 import { buildScenario } from './scenario.ts';
@@ -155,6 +157,7 @@ export function runSim(partial: Partial<SimParams>, seed: number): SimResult {
   const t0 = performance.now();
   const run = simulate(sc, costModel(fx.rttMs), { seed, record: false, onEvent, tieBreak: 'first' });
   const wallMs = performance.now() - t0;
+  if (params.properties && !failure) failure = endChecks(sc, run.world);
   const counters = { inline: 0, offloaded: 0, capped: 0 };
   for (let w = 0; w < fx.setup.cfg.workers; w++) {
     const c = (run.world.snaps[sc.index.get(workerId(w))!] as any).context as WorkerCtx;
@@ -181,6 +184,18 @@ export function runSim(partial: Partial<SimParams>, seed: number): SimResult {
     wallMs,
     ...(failure ? { monitorFailure: failure } : {}),
   };
+}
+
+/** At the end of a simulation (quiescent): every invariant and every end-of-run property. */
+function endChecks(sc: Scenario, world: World): string | undefined {
+  const q = queryOf(sc, world);
+  for (const [group, props] of [['invariant', sc.invariants], ['eventually', sc.eventually]] as const) {
+    for (const [name, p] of Object.entries(props ?? {})) {
+      const r = p(q);
+      if (r !== true) return `${group} ${name}: ${r === false ? 'does not hold' : r}`;
+    }
+  }
+  return undefined;
 }
 
 const r1 = (x: number): number => Math.round(x * 10) / 10;
