@@ -3,7 +3,7 @@
 // spreads runs over worker threads and shards without changing which run fails.
 import { describe, expect, it } from 'vitest';
 import { deriveSeed } from '../src/actors/index.ts';
-import { check, estimateK, runOne, type SampleConfig } from '../src/check/index.ts';
+import { check, checkRun, estimateK, runOne, type SampleConfig } from '../src/check/index.ts';
 import { lostUpdate, orderingBug } from './fixtures-check/models.ts';
 
 const MODELS = new URL('./fixtures-check/models.ts', import.meta.url).pathname;
@@ -92,6 +92,20 @@ describe('swarm', () => {
     const r = await check(sc, { strategy: 'swarm', seed: 1, runs: 200, workers: 1, swarmStrategy: 'random' });
     expect(r.options.source).toMatchObject({ family: 'lost-update' });
     expect(r.ok).toBe(false);
+  });
+
+  it('stop() ends a swarm: workers quit and the result says stopped', async () => {
+    const sc = lostUpdate({ cas: true });
+    const run = checkRun(sc, { strategy: 'swarm', seed: 2, runs: 1_000_000, workers: 1, source: { module: MODELS, export: 'lostUpdate', args: [{ cas: true }] } });
+    run.progress$.subscribe((p) => {
+      if ((p.runs ?? 0) > 0) run.stop();
+    });
+    const r = await run.result;
+    expect(r.ok).toBe(true);
+    expect(r.complete).toBe(false);
+    expect(r.cutBy).toBe('stopped');
+    expect(r.stats.runs).toBeGreaterThan(0);
+    expect(r.stats.runs).toBeLessThan(1_000_000);
   });
 
   it('without a source it runs in this thread and says so', async () => {
