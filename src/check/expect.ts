@@ -52,7 +52,7 @@ export function formatViolation(v: Violation): string {
     lines.push(i === 0 ? '  0. (start)' : `  ${i}. ${v.schedule[i - 1]}`);
     for (const e of evs) if (e.kind !== 'timer-set' && e.kind !== 'log') lines.push(`       ${eventLine(e).trimEnd()}`);
   }
-  if (v.passing) lines.push(`nearest passing schedule (one swap away): ${v.passing.join(', ')}`);
+  if (v.passing) lines.push(`nearest passing schedule (one step reordered): ${v.passing.join(', ')}`);
   return lines.join('\n');
 }
 

@@ -5,7 +5,7 @@
 //    halving the chunk size when no chunk can go.
 // 2. Adjacent swaps toward fewer context switches (consecutive steps of different
 //    actors), so the story reads actor by actor.
-// Also finds a nearest passing schedule: one adjacent swap that makes the run pass.
+// Also finds a nearest passing schedule: one conflicting step moved earlier so the run passes.
 import type { Scenario } from '../actors/index.ts';
 import { sameProperty } from './properties.ts';
 import { runSchedule } from './replay.ts';
@@ -95,19 +95,29 @@ export function shrinkSchedule(sc: Scenario, property: PropertyRef, schedule: re
   return cur;
 }
 
-/** A schedule one adjacent swap away from `schedule` that runs to its end without any violation. */
+/**
+ * A passing schedule one reordering away from `schedule`: two adjacent steps swapped,
+ * or one step moved earlier past others to just before a step on the same actor.
+ * Steps on different actors commute in the world (only a monitor can tell their
+ * order), so longer moves are tried only between conflicting steps. Nearer
+ * reorderings (smaller moves, later in the run) are tried first.
+ */
 export function nearestPassing(sc: Scenario, schedule: readonly string[], maxTries = 200): string[] | undefined {
   let tries = 0;
-  for (let i = schedule.length - 2; i >= 0 && tries < maxTries; i--) {
-    if (actorOfStep(schedule[i]!) === actorOfStep(schedule[i + 1]!)) continue;
-    const cand = schedule.slice();
-    [cand[i], cand[i + 1]] = [cand[i + 1]!, cand[i]!];
-    tries++;
-    try {
-      const r = runSchedule(sc, cand, { detail: false, lenient: true });
-      if (!r.property && r.schedule.length === cand.length) return r.schedule;
-    } catch {
-      // a candidate that cannot run is simply not a passing schedule
+  for (let d = 1; d < schedule.length && tries < maxTries; d++) {
+    for (let i = schedule.length - 1 - d; i >= 0 && tries < maxTries; i--) {
+      const j = i + d;
+      // Adjacent swaps are always tried (a monitor sees the order of steps on different
+      // actors); longer moves only between steps on the same actor, which conflict.
+      if (d > 1 && actorOfStep(schedule[i]!) !== actorOfStep(schedule[j]!)) continue;
+      const cand = [...schedule.slice(0, i), schedule[j]!, ...schedule.slice(i, j), ...schedule.slice(j + 1)];
+      tries++;
+      try {
+        const r = runSchedule(sc, cand, { detail: false, lenient: true });
+        if (!r.property && r.schedule.length === cand.length) return r.schedule;
+      } catch {
+        // a candidate that cannot run is simply not a passing schedule
+      }
     }
   }
   return undefined;

@@ -74,7 +74,7 @@ export interface Violation {
   world: World;
   /** The seed of the run that found it (random, pct, swarm): replays alone. */
   seed?: number;
-  /** Nearest passing schedule (one adjacent swap away), if found. */
+  /** Nearest passing schedule (one conflicting step moved earlier), if found. */
   passing?: string[];
 }
 
