@@ -24,6 +24,12 @@ export interface SimulateOptions {
   readonly onEvent?: (e: RecordedEvent, now: number) => void;
   /** Pick which of several steps ready at the same instant goes first (default: seeded random). */
   readonly tieBreak?: 'random' | 'first';
+  /**
+   * Treat a timer firing at an actor like a delivery: it waits until the actor is
+   * free and costs `service(event, actor, owner)` (default false: timers are free
+   * and fire at their due time).
+   */
+  readonly timerService?: boolean;
 }
 
 export interface SimulationRun {
@@ -78,7 +84,8 @@ export function simulate(sc: Scenario, cost: CostModel, opts: SimulateOptions = 
       if (s.kind === 'deliver' && s.outcome === undefined) {
         at = Math.max(ready.get(key(s.from, s.to))?.[0] ?? 0, busyUntil[s.to]!);
       } else if (s.kind === 'timer') {
-        at = world.timers[s.timer]!.due;
+        const t = world.timers[s.timer]!;
+        at = opts.timerService && t.to < n ? Math.max(t.due, busyUntil[t.to]!) : t.due;
       } else continue;
       if (at < bestAt) {
         best = s;
@@ -104,6 +111,13 @@ export function simulate(sc: Scenario, cost: CostModel, opts: SimulateOptions = 
       const c = cost.service?.(msg, sc.ids[best.to]!, actorName(sc, best.from), world) ?? 0;
       doneAt = world.now + c;
       busyUntil[best.to] = doneAt;
+    } else if (best.kind === 'timer' && opts.timerService) {
+      const t = world.timers[best.timer]!;
+      if (t.to < n) {
+        const c = cost.service?.(t.event, sc.ids[t.to]!, actorName(sc, t.owner), world) ?? 0;
+        doneAt = world.now + c;
+        busyUntil[t.to] = doneAt;
+      }
     }
     stepNo++;
     const res = apply(sc, world, best, { detail: false });

@@ -4,8 +4,9 @@ import { pingPongFamily } from './demo/family.ts';
 import { lostUpdateFamily } from './demo/lost-update-family.ts';
 import { amberLoopFamily } from './amber/family.ts';
 import { materializePeeksFamily } from './materialize/family.ts';
+import { airflowFamily } from './airflow/family.ts';
 
-export const families: readonly ScenarioFamily[] = [pingPongFamily, lostUpdateFamily, amberLoopFamily, materializePeeksFamily];
+export const families: readonly ScenarioFamily[] = [pingPongFamily, lostUpdateFamily, amberLoopFamily, materializePeeksFamily, airflowFamily];
 
 export function findFamily(name: string): ScenarioFamily | undefined {
   return families.find((f) => f.name === name);

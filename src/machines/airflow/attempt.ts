@@ -259,10 +259,21 @@ function pull(s: Step): void {
   }
 }
 
-function replay(s: Step, i: number): void {
-  s.emit({ type: 'Replay', a: s.c.a, i });
-  s.set({ co: [...s.c.co, { i, stage: 'push', holdsWrite: false, replay: true }] });
-  s.async(s.req('xcom', `return_value_${i}`, 'push', false, { i, value: { i, t: s.c.a }, bytes: s.cfg.entryBytes }));
+/** Replays index i: its coroutine starts on the loop (a zero-delay timer, its CPU slice), then re-pushes its XCom. */
+function replay(s: Step, i: number, replaceCo = false): void {
+  const co: Co = { i, stage: 'run', holdsWrite: false, replay: true };
+  s.set({ co: replaceCo ? s.c.co.map((x) => (x.i === i ? co : x)) : [...s.c.co, co] });
+  s.out.push({ to: 'self', msg: { type: 'Replay', a: s.c.a, i }, delay: 0, id: runTimer(s.c.a, i) });
+}
+
+export function onReplay(c: TaskCtx, cfg: AirflowConfig, msg: { a: number; i: number }): { c: TaskCtx; out: Out[] } {
+  const x = c.co.find((y) => y.i === msg.i && y.stage === 'run' && y.replay);
+  if (msg.a !== c.a || c.phase !== 'looping' || x === undefined) return { c, out: [] };
+  const s = new Step(c, cfg);
+  s.emit({ type: 'Replay', a: c.a, i: msg.i });
+  updateCo(s, msg.i, { stage: 'push' });
+  s.async(s.req('xcom', `return_value_${msg.i}`, 'push', false, { i: msg.i, value: { i: msg.i, t: c.a }, bytes: cfg.entryBytes }));
+  return { c: s.c, out: s.out };
 }
 
 /** Runs index i's operator: its end is a timer of the process (operator I/O is a pure delay), so a kill cancels it. */
@@ -274,6 +285,7 @@ function run(s: Step, i: number, replaceCo = false): void {
   s.out.push({ to: 'self', msg: { type: 'RunEnd', a: s.c.a, i, o }, delay: s.cfg.opMs, id: runTimer(s.c.a, i) });
 }
 
+/** The timer of index i's operator end (or replay start): a kill or a stop cancels it. */
 const runTimer = (a: number, i: number): string => `run:${a}:${i}`;
 
 function entryOf(o: Outcome, i: number, t: number): Entry {
@@ -411,11 +423,8 @@ function dispatch(s: Step, r: Req, resp: Resp): void {
         settle(s, r.i!);
       } else {
         const e = (resp.value as Entry[] | undefined)?.[0];
-        if (e !== undefined && e.t >= s.c.since && e.s === 'success') {
-          s.emit({ type: 'Replay', a: s.c.a, i: r.i! });
-          updateCo(s, r.i!, { stage: 'push', replay: true });
-          s.async(s.req('xcom', `return_value_${r.i}`, 'push', false, { i: r.i!, value: { i: r.i, t: s.c.a }, bytes: cfg.entryBytes }));
-        } else if (e !== undefined && e.t >= s.c.since && e.s === 'skipped') {
+        if (e !== undefined && e.t >= s.c.since && e.s === 'success') replay(s, r.i!, true);
+        else if (e !== undefined && e.t >= s.c.since && e.s === 'skipped') {
           s.set({ skipped: s.c.skipped + 1 });
           s.emit({ type: 'Skip', a: s.c.a, i: r.i!, replayed: true });
           settle(s, r.i!);

@@ -83,6 +83,8 @@ export interface AirflowConfig {
   readonly deleteKeys: readonly number[];
   readonly deleteBeforeTry: number;
   readonly clear: 'none' | 'keep' | 'discard'; // F12, after a successful attempt
+  /** Shards of the store's rows (1: the storage reducer's state as is; more for long simulations). */
+  readonly storeShards: number;
   /** Build the properties (invariants, monitors); off for long simulations. */
   readonly properties: boolean;
   /** Only these properties (by name, e.g. ['INV-2']); null for all. */
@@ -153,6 +155,7 @@ export const DEFAULT_CONFIG: AirflowConfig = {
   deleteKeys: [],
   deleteBeforeTry: 2,
   clear: 'none',
+  storeShards: 1,
   properties: true,
   only: null,
 };

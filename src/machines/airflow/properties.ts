@@ -4,7 +4,7 @@
 // the task state store's contents. Monitors keep only what later checks need.
 import type { MonitorDef, Predicate, ScenarioDef, TraceEvent, WorldQuery } from '../../actors/index.ts';
 import { scopeRowId, taskStateObjectKey, taskStateValue, type TaskStateState } from '../../storage/task-state.ts';
-import { SCOPE } from './actors.ts';
+import { SCOPE, shardOf, shardsOf } from './api.ts';
 import { MARKER_KEY, batchKey, batchNumber, indexKey, type AirflowConfig, type Entry } from './config.ts';
 
 type Fail = { readonly fail: string };
@@ -20,15 +20,14 @@ const isError = (m: any): boolean => m?.type === 'ErrorResponse' && m.error !== 
 const parsed = new WeakMap<object, Entry[] | undefined>();
 const batchCache = new WeakMap<object, number[]>();
 
-function rowsOf(q: WorldQuery): TaskStateState['rows'] {
-  return (q.context('supervisor').ts as TaskStateState).rows;
+function shards(q: WorldQuery): readonly TaskStateState[] {
+  return shardsOf(q.context('supervisor'));
 }
 
 /** Reads the store: the entries under a key, or undefined when missing (parsed once per stored row). */
 export function storedEntries(q: WorldQuery, cfg: AirflowConfig, key: string): Entry[] | undefined {
-  const rows = rowsOf(q);
   const id = cfg.backend === 'database' ? scopeRowId(SCOPE, key) : taskStateObjectKey('state', SCOPE, key);
-  const row = rows[id];
+  const row = shards(q)[shardOf(key, shards(q).length)]!.rows[id];
   if (row === undefined) return undefined;
   if (parsed.has(row)) return parsed.get(row);
   const v = JSON.parse(row.value);
@@ -39,17 +38,17 @@ export function storedEntries(q: WorldQuery, cfg: AirflowConfig, key: string): E
 
 /** Batch numbers present in the store, sorted (computed once per store state). */
 export function batchKeys(q: WorldQuery): number[] {
-  const rows = rowsOf(q);
-  const hit = batchCache.get(rows);
+  const all = shards(q);
+  const hit = batchCache.get(all);
   if (hit) return hit;
   const ns: number[] = [];
-  for (const id of Object.keys(rows)) {
+  for (const id of all.flatMap((sh) => Object.keys(sh.rows))) {
     const key = id.startsWith('[') ? (JSON.parse(id) as unknown[])[4] : id.slice(id.lastIndexOf('/') + 1);
     const n = batchNumber(String(key));
     if (n >= 0) ns.push(n);
   }
   ns.sort((a, b) => a - b);
-  batchCache.set(rows, ns);
+  batchCache.set(all, ns);
   return ns;
 }
 
@@ -142,7 +141,7 @@ export function airflowProperties(cfg: AirflowConfig): Partial<ScenarioDef> {
     // INV-3: a persisted completed marker only for an attempt that ends SUCCESS or SKIPPED.
     'INV-3': monitor({ marked: 0 }, (s, e, q) => {
       if (e.kind === 'io' && e.actor === 'supervisor' && e.op === 'ts.set' && e.key === MARKER_KEY && (e.outcome === 'ok' || e.outcome === 'ambiguous')) {
-        const text = taskStateValue(q.context('supervisor').ts as TaskStateState, { backend: cfg.backend }, SCOPE, MARKER_KEY);
+        const text = taskStateValue(shards(q)[shardOf(MARKER_KEY, shards(q).length)]!, { backend: cfg.backend }, SCOPE, MARKER_KEY);
         const m = text === undefined ? undefined : JSON.parse(text);
         return m?.completed === true ? { marked: m.try_number as number } : s;
       }

@@ -1,87 +1,10 @@
-// The actors around the task process: the supervisor relaying requests to the
-// API (task state store, XCom table), and the runner (scheduler) deciding retries.
+// The runner (scheduler): starts tries, retries UP_FOR_RETRY while tries remain,
+// reruns after a clear, and lets retention cleanup remove keys between tries.
 import { enqueueActions, setup } from 'xstate';
 import { send } from '../../actors/index.ts';
-import type { Message, ReducerLogic } from '../../actors/index.ts';
-import type { TaskStateState } from '../../storage/task-state.ts';
-import { tsCleanup, tsClear, tsGet, tsSet } from '../../storage/messages.ts';
-import { batchKey, type AirflowConfig, type Entry } from './config.ts';
-import { mset, pmap, type PMap } from './pstore.ts';
-
-/**
- * The supervisor (parent process) with the API server behind it: one synchronous
- * API call per request frame (O2), one response frame back. The call lands in the
- * task state store of src/storage (its `taskStateStore` reducer, wrapped here:
- * `ts.*` requests, values serialised as JSON) or in the XCom table, inside the
- * same step, so each request is two deliveries (frame in, frame out). The
- * supervisor outlives a killed child: a request it already received completes
- * (O6) and its response finds no one, or a later try, which ignores it.
- */
-export interface ApiState {
-  readonly ts: TaskStateState;
-  readonly xcom: XComState;
-}
-
-export function supervisorApi(cfg: AirflowConfig, store: ReducerLogic<TaskStateState>): ReducerLogic<ApiState> {
-  const pad = 'x'.repeat(Math.max(0, cfg.entryBytes - 40));
-  const serialize = (v: unknown): string => JSON.stringify(Array.isArray(v) ? v.map((e: Entry) => ({ i: e.i, s: e.s, t: e.t, r: pad })) : v);
-  const parse = (text: string): unknown => {
-    const v = JSON.parse(text);
-    return Array.isArray(v) ? v.map((e: any): Entry => ({ i: e.i, s: e.s, t: e.t })) : v;
-  };
-  /** The storage request a frame becomes. */
-  const toStore = (m: Message): Message | undefined =>
-    m.type === 'GetTaskStateStore' ? tsGet(SCOPE, m.key as string, `${m.a}:${m.rid}`)
-    : m.type === 'SetTaskStateStore' ? tsSet(SCOPE, m.key as string, serialize(m.value), null, `${m.a}:${m.rid}`)
-    : m.type.startsWith('ts.') ? m
-    : undefined;
-  /** The response frame a storage reply becomes. */
-  const toFrame = (m: Message, a: number, rid: number): Message => {
-    if (m.type === 'ts.get.ok') return m.found ? { type: 'TaskStateStoreResult', a, rid, value: parse(m.value as string) } : { type: 'ErrorResponse', a, rid, error: 'TASK_STORE_NOT_FOUND' };
-    if (m.type.endsWith('.error')) return { type: 'ErrorResponse', a, rid, error: String(m.code) };
-    return { type: 'OKResponse', a, rid };
-  };
-  return {
-    kind: 'reducer',
-    init: () => ({ ts: store.init(undefined), xcom: { a: 0, keys: pmap<number>() } }),
-    faultOutcomes(state, msg, from) {
-      const m = toStore(msg);
-      return m === undefined ? [] : (store.faultOutcomes?.(state.ts, m, from) ?? []);
-    },
-    receive(state, msg, ctx) {
-      if (msg.type === 'SetXCom') {
-        const a = msg.a as number;
-        const keys = a > state.xcom.a ? pmap<number>() : state.xcom.keys;
-        return {
-          state: { ts: state.ts, xcom: { a: Math.max(a, state.xcom.a), keys: mset(keys, msg.key as string, a) } },
-          send: [{ to: ctx.from, msg: { type: 'OKResponse', a, rid: msg.rid } }],
-          events: [{ kind: 'io', actor: ctx.self, op: 'xcom.set', key: msg.key as string, outcome: 'ok' }],
-        };
-      }
-      const m = toStore(msg);
-      if (m === undefined) return { state, unhandled: true };
-      const r = store.receive(state.ts, m, ctx);
-      if (r.unhandled) return { state, unhandled: true };
-      const reply = r.send?.[0]?.msg;
-      const fromTask = !msg.type.startsWith('ts.');
-      const send = reply === undefined ? [] : [{ to: ctx.from, msg: fromTask ? toFrame(reply, msg.a as number, msg.rid as number) : reply }];
-      return { state: r.state === state.ts ? state : { ts: r.state, xcom: state.xcom }, send, events: r.events ?? [] };
-    },
-  };
-}
-
-/** The task instance's scope in the task state store: the parent TI (checkpoint keys are unsuffixed). */
-export const SCOPE = { dagId: 'dag', runId: 'run', taskId: 'iterable', mapIndex: -1 } as const;
-
-/**
- * The XCom table (return_value_<i> per index, with the try that pushed it). The
- * runner deletes a TI's XComs before each try; here a push of a newer try drops
- * the older ones, which is the same for every reader and costs no extra step.
- */
-export interface XComState {
-  readonly a: number;
-  readonly keys: PMap<number>;
-}
+import { tsCleanup, tsClear } from '../../storage/messages.ts';
+import { SCOPE } from './api.ts';
+import { batchKey, type AirflowConfig } from './config.ts';
 
 export interface RunnerCtx {
   /** The try last started (0 before the first). */

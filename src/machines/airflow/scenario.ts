@@ -5,7 +5,8 @@ import { defineScenario, type ActorLogic, type ActorSpec, type Scenario } from '
 import { taskStateStore } from '../../storage/task-state.ts';
 import type { TaskStateFault } from '../../storage/messages.ts';
 import { batchNumber, configOf, type AirflowConfig } from './config.ts';
-import { runnerMachine, supervisorApi } from './actors.ts';
+import { supervisorApi } from './api.ts';
+import { runnerMachine } from './runner.ts';
 import { taskProcessMachine } from './task-process.ts';
 import { airflowProperties } from './properties.ts';
 

@@ -5,11 +5,12 @@
 import { enqueueActions, setup } from 'xstate';
 import { send } from '../../actors/index.ts';
 import type { AirflowConfig, Outcome } from './config.ts';
-import { initialTask, onResponse, onRunEnd, onSigTerm, onStart, type Out, type Phase, type TaskCtx } from './attempt.ts';
+import { initialTask, onReplay, onResponse, onRunEnd, onSigTerm, onStart, type Out, type Phase, type TaskCtx } from './attempt.ts';
 
 type TaskEvent =
   | { type: 'Start'; a: number; afterClear?: boolean }
   | { type: 'RunEnd'; a: number; i: number; o: Outcome }
+  | { type: 'Replay'; a: number; i: number }
   | { type: 'SigTerm'; a: number; kind: 'sigterm' | 'timeout' }
   | { type: 'TaskStateStoreResult'; a: number; rid: number; value: unknown }
   | { type: 'OKResponse'; a: number; rid: number }
@@ -43,6 +44,7 @@ export function taskProcessMachine(cfg: AirflowConfig) {
     on: {
       Start: { actions: commit((c, e) => onStart(c, cfg, e.a, e.afterClear === true)) },
       RunEnd: { actions: commit((c, e) => onRunEnd(c, cfg, e)) },
+      Replay: { actions: commit((c, e) => onReplay(c, cfg, e)) },
       SigTerm: { actions: commit((c, e) => onSigTerm(c, cfg, e)) },
       TaskStateStoreResult: { actions: respond },
       OKResponse: { actions: respond },
