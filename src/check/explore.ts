@@ -38,11 +38,15 @@ abstract class Search implements Explorer {
   protected readonly sc: Scenario;
   private started = false;
 
+  /** Evaluate invariants on revisited worlds too (see `step`). */
+  private readonly checkRevisits: boolean;
+
   constructor(
     protected readonly s: Session,
     protected readonly por: PorContext,
   ) {
     this.sc = s.sc;
+    this.checkRevisits = s.hasher.symmetric || s.opts.inspect?.violation !== undefined;
   }
 
   protected abstract push(n: Node): void;
@@ -59,9 +63,8 @@ abstract class Search implements Explorer {
   }
 
   /** Records a new or revisited state; returns the node to expand, if any. */
-  private arrive(world: World, depth: number, sleep: Step[], parent: Node | undefined, via: string | undefined, base?: World, baseLanes?: Int32Array): Node | undefined {
+  private arrive(world: World, fresh: boolean, depth: number, sleep: Step[], parent: Node | undefined, via: string | undefined): Node | undefined {
     const s = this.s;
-    const fresh = s.visit(world, base, baseLanes);
     const lanes = s.hasher.lastLanes;
     if (!fresh) {
       if (!this.por.enabled) return undefined;
@@ -103,12 +106,10 @@ abstract class Search implements Explorer {
       this.started = true;
       const init = initialWorld(sc, { detail: false });
       s.states++;
+      const fresh = s.visit(init.world);
       const v = stepViolation(sc, init.world, init.events);
-      if (v && this.report(v, [])) {
-        s.visit(init.world);
-        return true;
-      }
-      const root = this.arrive(init.world, 0, [], undefined, undefined);
+      if (v && this.report(v, [])) return true;
+      const root = this.arrive(init.world, fresh, 0, [], undefined, undefined);
       if (s.found) return true;
       if (root) this.push(root);
     }
@@ -133,18 +134,21 @@ abstract class Search implements Explorer {
       const r = apply(sc, from, t, { detail: false });
       s.transitions++;
       s.states++;
-      const v = stepViolation(sc, r.world, r.events);
-      if (v && this.report(v, scheduleOf(n, t.id))) {
-        s.visit(r.world);
-        return true;
-      }
+      // Invariants read only the world, so a world met again (same fingerprint) passed
+      // them on its first visit: check them on new worlds only (two thirds of the
+      // successors on protocol models are revisits). Not under symmetry (a permuted
+      // world need not satisfy an invariant that is not symmetric) nor when an
+      // inspector collects every violation.
+      const fresh = s.visit(r.world, from, fromLanes);
+      const v = stepViolation(sc, r.world, r.events, fresh || this.checkRevisits);
+      if (v && this.report(v, scheduleOf(n, t.id))) return true;
       let sleep: Step[] = [];
       if (this.por.enabled) {
         const vis = visible(this.por, r.events);
         sleep = nextSleep(n.sleep, n.done, t, vis);
         if (!vis) n.done.push(t);
       }
-      const child = this.arrive(r.world, n.depth + 1, sleep, n, t.id, from, fromLanes);
+      const child = this.arrive(r.world, fresh, n.depth + 1, sleep, n, t.id);
       if (n.i >= n.steps.length) this.retire(n);
       if (s.found) return true;
       if (s.visited.size >= s.maxStates) {

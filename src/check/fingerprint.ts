@@ -18,6 +18,8 @@ export class WorldHasher {
   private readonly perms: { hasher: Hasher; slot: Int32Array }[];
   ha = 0;
   hb = 0;
+  /** True when worlds are canonicalised over symmetry permutations. */
+  readonly symmetric: boolean;
 
   constructor(sc: Scenario, symmetry: boolean) {
     const n = sc.ids.length;
@@ -43,6 +45,7 @@ export class WorldHasher {
         return { hasher: rename.size === 0 ? new Hasher() : new Hasher(rename), slot };
       });
     }
+    this.symmetric = this.perms.length > 1;
   }
 
   /** Per-actor lanes of the last world hashed without symmetry (reused for its successors). */

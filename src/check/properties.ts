@@ -31,8 +31,11 @@ function call(kind: string, name: string, p: (q: any) => boolean | string, q: un
   }
 }
 
-/** A violation caused by the events of one step, or the world after it (not counting quiescence). */
-export function stepViolation(sc: Scenario, w: World, events: readonly TraceEvent[]): PropertyRef | undefined {
+/**
+ * A violation caused by the events of one step, or the world after it (not counting
+ * quiescence). `invariants: false` skips the invariants (a world already checked).
+ */
+export function stepViolation(sc: Scenario, w: World, events: readonly TraceEvent[], invariants = true): PropertyRef | undefined {
   for (const e of events) {
     if (e.kind === 'error') return { name: e.actor, kind: 'error', message: `actor '${e.actor}' failed: ${e.message}` };
     if (e.kind === 'unhandled' && ((e as { policy?: string }).policy ?? sc.unhandled ?? 'error') !== 'trace') {
@@ -40,7 +43,7 @@ export function stepViolation(sc: Scenario, w: World, events: readonly TraceEven
     }
   }
   if (w.failure) return { name: w.failure.monitor, kind: 'monitor', message: w.failure.message };
-  return invariantViolation(sc, w);
+  return invariants ? invariantViolation(sc, w) : undefined;
 }
 
 export function invariantViolation(sc: Scenario, w: World): PropertyRef | undefined {
