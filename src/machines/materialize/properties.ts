@@ -80,6 +80,8 @@ export function monitors(): Record<string, MonitorDef> {
     // 1: the offloaded (or inline) walk answers exactly what the inline walk answers over the same batches.
     'offloaded-equals-inline': {
       init: null,
+      // Declared so partial-order reduction can run: every other event returns `s` unchanged below.
+      watches: (ev) => emitted(ev)?.type === 'WalkAnswer',
       observe(s, ev) {
         const m = emitted(ev);
         if (!m || m.type !== 'WalkAnswer') return s;
@@ -93,6 +95,10 @@ export function monitors(): Record<string, MonitorDef> {
     // 4 and 2: gates passed at the instant the cursors were taken; placement matches its reason. 11: only between steps.
     'dispatch-gates-and-placement': {
       init: null,
+      watches: (ev) => {
+        const t = emitted(ev)?.type;
+        return t === 'Dispatch' || t === 'Retire' || t === 'Rejected';
+      },
       observe(s, ev) {
         const m = emitted(ev);
         if (!m) return s;
@@ -112,6 +118,11 @@ export function monitors(): Record<string, MonitorDef> {
     // 6: a diverting walk's slot is held until its upload ends. 7: a diversion ends in Stashed, Error or Canceled.
     'stash-slot-and-answer': {
       init: { uploading: {}, diverted: {} } as MonState,
+      watches: (ev) => {
+        if (ev.kind === 'send') return ev.msg.type === 'WorkerResponse';
+        const t = emitted(ev)?.type;
+        return t === 'StashUploadStart' || t === 'StashUploadEnd' || t === 'Canceled' || t === 'SlotRelease';
+      },
       observe(s: MonState, ev) {
         if (ev.kind === 'send' && ev.msg.type === 'WorkerResponse') {
           const k = key(ev.msg);
