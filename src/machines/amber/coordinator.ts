@@ -121,11 +121,12 @@ export function coordinatorStep(plan: Plan, opts: CoordinatorOptions, c: Coordin
   return { ctx: c, out };
 }
 
+/** The coordinator; `input` seeds its context (a materialized start: cursor at the Loop End region). */
 export function coordinatorMachine(plan: Plan, opts: CoordinatorOptions) {
-  return phaseMachine<CoordinatorContext, undefined>(
+  return phaseMachine<CoordinatorContext, CoordinatorContext | undefined>(
     'coordinator',
     ['idle', 'creating', 'running', 'done', 'failed'],
-    () => ({ phase: 'idle', cursor: 0, jumpTo: null, pendingCreates: 0, running: {}, attempts: {}, execs: {}, jumps: {}, errors: [] }),
+    (seed) => seed ?? { phase: 'idle', cursor: 0, jumpTo: null, pendingCreates: 0, running: {}, attempts: {}, execs: {}, jumps: {}, errors: [] },
     (ctx, ev) => coordinatorStep(plan, opts, ctx, ev),
   );
 }

@@ -4,13 +4,14 @@
 import { defineFamily, type ParamValues } from '../../actors/family.ts';
 import { simulateDesigns } from './cost.ts';
 import { DESIGNS, type Design } from './operators.ts';
-import { DEFAULT_PARAMS, amberScenario, type AmberParams } from './scenario.ts';
+import { DEFAULT_PARAMS, STARTS, amberScenario, type AmberParams } from './scenario.ts';
 import { TOPOLOGIES, type Topology } from './topology.ts';
 
 const b = (description: string, def: boolean) => ({ type: 'bool' as const, default: def, description });
 
 export function paramsOf(p: ParamValues): AmberParams {
   return {
+    start: p.start as AmberParams['start'],
     design: p.design as Design,
     topology: p.topology as Topology,
     rows: Number(p.rows),
@@ -42,6 +43,13 @@ export const amberLoopFamily = defineFamily({
   name: 'amber-loop',
   description: 'Texera Amber loops (PR #6971): the loop table read at consume races the worker\'s own reader (403, no EndChannel, hang); reading at EndChannel fixes it',
   params: {
+    start: {
+      type: 'enum',
+      values: STARTS,
+      default: 'materialized',
+      description:
+        "materialized: begin when the first Loop End region is scheduled, the earlier regions' outputs in the store (derived by exploring every run of those regions; used only when they all meet in one world with no fault or violation on the way, else from scratch); scratch: begin before StartWorkflow",
+    },
     design: { type: 'enum', values: DESIGNS, default: d.design, description: 'table-in-state (D0, before the PR), read-at-consume (D1, first commit), read-at-endchannel (D2, final)' },
     topology: { type: 'enum', values: TOPOLOGIES, default: d.topology, description: 'single, nested (rows x rows), jvm-chain, nested-jvm-chain, fan-in' },
     rows: { type: 'int', min: 1, max: 50, default: d.rows, description: 'rows of the input table (iterations of a per-row loop)' },
@@ -70,13 +78,16 @@ export const amberLoopFamily = defineFamily({
   checkDefaults: (p) => ({ strategy: 'bfs', maxStates: p.topology === 'nested' || p.topology === 'nested-jvm-chain' ? 2_000_000 : 500_000, maxDepth: 5_000 }),
   hint: (p, violated) => {
     if (violated && p.design !== 'read-at-endchannel') {
-      const extra = Object.entries(p)
-        .filter(([k, v]) => k !== 'design' && v !== (DEFAULT_PARAMS as unknown as Record<string, unknown>)[k])
-        .map(([k, v]) => ` --param ${k}=${String(v)}`)
-        .join('');
-      const fix = `the PR's final design (read at EndChannel) passes with the same faults: npx interleave check amber-loop --param design=read-at-endchannel${extra}`;
-      if (p.design !== 'read-at-consume' || p.designChecks) return fix;
-      return `${fix}\nthe cause, at the first consume (I2: main-loop read while the reader streams): npx interleave check amber-loop --param designChecks=true --param overlapFault=false`;
+      const given = (skip: string) =>
+        Object.entries(p)
+          .filter(([k, v]) => k !== skip && v !== amberLoopFamily.params[k]?.default)
+          .map(([k, v]) => ` --param ${k}=${String(v)}`)
+          .join('');
+      const extra = given('design');
+      const lines = [`the PR's final design (read at EndChannel) passes with the same faults: npx interleave check amber-loop --param design=read-at-endchannel${extra}`];
+      if (p.design === 'read-at-consume' && !p.designChecks) lines.push('the cause, at the first consume (I2: main-loop read while the reader streams): npx interleave check amber-loop --param designChecks=true --param overlapFault=false');
+      if (p.start === 'materialized') lines.push(`the same check from StartWorkflow (the earlier regions' steps too): npx interleave check amber-loop --param start=scratch${given('start')}`);
+      return lines.join('\n');
     }
     if (!violated && p.design === 'read-at-endchannel') return 'the first commit (read at consume) hangs under the same faults: npx interleave check amber-loop';
     return undefined;

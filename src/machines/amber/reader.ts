@@ -36,13 +36,20 @@ type ReaderEvent =
   | { type: 'Fetched'; uri: string; key: string; batch: Batch }
   | { type: 'FetchFailed'; uri: string; key: string; status: string; error: string };
 
-export function readerMachine() {
+export type ReaderState = 'idle' | 'opening' | 'pinning' | 'fetching' | 'done' | 'failed';
+
+/**
+ * The reader. A materialized start boots an earlier region's reader in the state
+ * and with the context it ended with (`initial`, `input.ctx`); `done` and `failed`
+ * have no entry actions, so booting there replays nothing.
+ */
+export function readerMachine(initial: ReaderState = 'idle') {
   return setup({
-    types: {} as { context: ReaderContext; input: { id: string; worker: string; store: string }; events: ReaderEvent },
+    types: {} as { context: ReaderContext; input: { id: string; worker: string; store: string; ctx?: ReaderContext }; events: ReaderEvent },
   }).createMachine({
     id: 'reader',
-    context: ({ input }) => ({ id: input.id, worker: input.worker, store: input.store, exec: 0, base: '', streaming: false, pin: null, error: null }),
-    initial: 'idle',
+    context: ({ input }) => input.ctx ?? { id: input.id, worker: input.worker, store: input.store, exec: 0, base: '', streaming: false, pin: null, error: null },
+    initial,
     on: {
       Run: {
         target: '.opening',

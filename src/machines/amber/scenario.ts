@@ -2,15 +2,25 @@
 // worker per operator, one materialization reader per (input port, storage URI),
 // the store, and the properties I1–I13.
 import { defineScenario, type Scenario } from '../../actors/index.ts';
-import { coordinatorMachine } from './coordinator.ts';
+import { coordinatorMachine, type CoordinatorContext } from './coordinator.ts';
+import { deriveStart, type StartSeed } from './materialized.ts';
 import type { Design } from './operators.ts';
 import { amberProperties } from './properties.ts';
-import { readerMachine } from './reader.ts';
+import { readerMachine, type ReaderState } from './reader.ts';
 import { storeLogic } from './store.ts';
 import { buildWorkflow, type Topology, type Workflow } from './topology.ts';
 import { COORDINATOR, STORE, workerMachine } from './worker.ts';
 
+export type Start = 'materialized' | 'scratch';
+export const STARTS: readonly Start[] = ['materialized', 'scratch'];
+
 export interface AmberParams {
+  /**
+   * `scratch`: the world before StartWorkflow. `materialized`: the world when the first
+   * Loop End region is scheduled, derived from every run of the earlier regions
+   * (materialized.ts); from scratch when those runs do not all meet there.
+   */
+  readonly start: Start;
   readonly design: Design;
   readonly topology: Topology;
   readonly rows: number;
@@ -43,7 +53,9 @@ export interface AmberParams {
   readonly payloadBytes: number;
 }
 
+/** Direct callers (live runs, simulations, benches) run the whole workflow; the family's checks default to `materialized`. */
 export const DEFAULT_PARAMS: AmberParams = {
+  start: 'scratch',
   design: 'read-at-consume',
   topology: 'single',
   rows: 3,
@@ -99,33 +111,83 @@ export function workflowOf(p: AmberParams): Workflow {
   });
 }
 
+/** How a scenario starts: the seed it boots from, or why it starts from scratch. */
+export type StartInfo = { readonly kind: 'materialized'; readonly seed: StartSeed } | { readonly kind: 'scratch'; readonly reason?: string };
+
+const startInfo = new WeakMap<Scenario, StartInfo>();
+const seeds = new Map<string, ReturnType<typeof deriveStart>>();
+
+/** The start a scenario built by `amberScenario` boots from. */
+export function startOf(sc: Scenario): StartInfo {
+  return startInfo.get(sc) ?? { kind: 'scratch' };
+}
+
+/** Schedule level of the first Loop End region. */
+export function loopEndLevel(wf: Workflow): number {
+  const les = new Set(wf.ops.filter((o) => o.kind === 'loopEnd').map((o) => o.id));
+  return wf.plan.levels.findIndex((l) => l.some((op) => les.has(op)));
+}
+
 export function amberScenario(partial: Partial<AmberParams> = {}): Scenario {
   const p: AmberParams = { ...DEFAULT_PARAMS, ...partial };
   const wf = workflowOf(p);
+  const scratch = build(p, wf);
+  if (p.start === 'scratch') {
+    startInfo.set(scratch, { kind: 'scratch' });
+    return scratch;
+  }
+  // Derived once per parameter set (the derivation is deterministic).
+  const key = JSON.stringify(p);
+  let d = seeds.get(key);
+  if (!d) seeds.set(key, (d = deriveStart(scratch, loopEndLevel(wf))));
+  if (!d.ok) {
+    startInfo.set(scratch, { kind: 'scratch', reason: d.reason });
+    return scratch;
+  }
+  const sc = build(p, wf, d.seed);
+  startInfo.set(sc, { kind: 'materialized', seed: d.seed });
+  return sc;
+}
+
+function build(p: AmberParams, wf: Workflow, seed?: StartSeed): Scenario {
+  const input = (id: string) => seed?.contexts[id];
   const actors: Record<string, any> = {
-    [COORDINATOR]: coordinatorMachine(wf.plan, { endWorkerRace: p.endWorkerRace, endWorkerAttempts: p.endWorkerAttempts, retryMs: 200 }),
-    [STORE]: storeLogic({
-      missingKey: p.missingKey,
-      overlapFault: p.overlapFault,
-      recreateFault: p.recreateFault,
-      deletedInput: p.deletedInput ? p.deletedInputKind : 'none',
-      backEdgeWriteError: p.backEdgeWriteError,
-      maxCellBytes: p.maxCellBytes,
-    }),
+    [COORDINATOR]: {
+      logic: coordinatorMachine(wf.plan, { endWorkerRace: p.endWorkerRace, endWorkerAttempts: p.endWorkerAttempts, retryMs: 200 }),
+      input: input(COORDINATOR) as CoordinatorContext | undefined,
+    },
+    [STORE]: {
+      logic: storeLogic({
+        missingKey: p.missingKey,
+        overlapFault: p.overlapFault,
+        recreateFault: p.recreateFault,
+        deletedInput: p.deletedInput ? p.deletedInputKind : 'none',
+        backEdgeWriteError: p.backEdgeWriteError,
+        maxCellBytes: p.maxCellBytes,
+      }),
+      input: input(STORE),
+    },
   };
   const wopts = { design: p.design, holdOrder: p.holdOrder, endWorkerRace: p.endWorkerRace };
-  for (const op of wf.ops) actors[op.id] = workerMachine(op, wopts);
-  const reader = readerMachine();
-  for (const r of wf.readers) actors[r.id] = { logic: reader, input: { id: r.id, worker: r.worker, store: STORE } };
+  for (const op of wf.ops) actors[op.id] = { logic: workerMachine(op, wopts), input: input(op.id) };
+  const readers = new Map<ReaderState, ReturnType<typeof readerMachine>>();
+  const reader = (st: ReaderState) => readers.get(st) ?? readers.set(st, readerMachine(st)).get(st)!;
+  for (const r of wf.readers) {
+    const st = (seed?.states[r.id] ?? 'idle') as ReaderState;
+    actors[r.id] = { logic: reader(st), input: { id: r.id, worker: r.worker, store: STORE, ...(seed ? { ctx: input(r.id) } : {}) } };
+  }
   const faulty = p.overlapFault || p.recreateFault;
   const props = amberProperties(p, wf);
+  const monitors = seed && props.monitors ? Object.fromEntries(Object.entries(props.monitors).map(([n, m]) => [n, { ...m, init: seed.monitors[n] }])) : props.monitors;
+  const where = seed ? `, from the ${wf.plan.levels[loopEndLevel(wf)]!.join('+')} region's scheduling (earlier regions materialized: ${seed.prefix.schedule.length} steps, every one of their ${seed.explored} worlds explored)` : '';
   return defineScenario({
     name: 'amber-loop',
-    description: `Amber loop (${p.topology}, ${p.rows} rows) with design ${p.design}`,
+    description: `Amber loop (${p.topology}, ${p.rows} rows) with design ${p.design}${where}`,
     actors,
-    start: [{ to: COORDINATOR, msg: { type: 'StartWorkflow' } }],
+    start: seed ? seed.start : [{ to: COORDINATOR, msg: { type: 'StartWorkflow' } }],
     faults: { budget: faulty ? p.faultBudget : 0, outcomes: [STORE] },
     ...props,
+    monitors,
     params: { ...p },
   });
 }

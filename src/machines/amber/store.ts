@@ -110,7 +110,8 @@ export function storeLogic(cfg: StoreConfig): ReducerLogic<StoreState> {
   const tooBigError = (r: StateRow) => `state cell of ${r.content.length} bytes exceeds MAX_CELL_BYTES=${cfg.maxCellBytes}`;
   return {
     kind: 'reducer',
-    init: () => emptyStore(),
+    // A materialized start seeds the store with the documents the earlier regions left.
+    init: (seed?: unknown) => (seed as StoreState | undefined) ?? emptyStore(),
     faultOutcomes(s, msg) {
       if (msg.type !== 'Fetch') return [];
       const m = msg as unknown as Extract<StoreRequest, { type: 'Fetch' }>;

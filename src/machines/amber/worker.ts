@@ -151,11 +151,12 @@ function route(m: M, row: StateRow): void {
 }
 
 
+/** One worker; `input` seeds its context (a materialized start: an earlier region's worker, already ended). */
 export function workerMachine(op: OpSpec, opts: WorkerOptions) {
-  return phaseMachine<WorkerContext, undefined>(
+  return phaseMachine<WorkerContext, WorkerContext | undefined>(
     `worker:${op.id}`,
     ['idle', 'running', 'held', 'completed', 'terminated'],
-    () => freshWorker(op),
+    (seed) => seed ?? freshWorker(op),
     (ctx, ev) => workerStep(op, opts, ctx, ev),
   );
 }
