@@ -7,12 +7,16 @@ import { drive, randomChooser, replay } from '../src/actors/index.ts';
 import { check, expectHolds } from '../src/check/index.ts';
 import { amberLoopFamily } from '../src/machines/amber/family.ts';
 import { DESIGNS } from '../src/machines/amber/operators.ts';
-import { amberScenario } from '../src/machines/amber/scenario.ts';
+import { amberScenario, startOf } from '../src/machines/amber/scenario.ts';
 import { parseParams } from '../src/actors/family.ts';
 
 describe('read-at-consume (D1)', () => {
-  it('violates I2 at the first consume (bfs, shortest counterexample ends on the StateFrame delivery)', async () => {
-    const r = await check(amberScenario({ design: 'read-at-consume', overlapFault: false, designChecks: true }), { strategy: 'bfs' });
+  // From the materialized start (the family default) and from scratch: the same violation, the scratch one longer by the earlier regions.
+  it.each([
+    ['materialized', 10, 20],
+    ['scratch', 40, 60],
+  ] as const)('violates I2 at the first consume from start=%s (bfs, shortest counterexample ends on the StateFrame delivery)', async (start, maxSteps, maxStates) => {
+    const r = await check(amberScenario({ start, design: 'read-at-consume', overlapFault: false, designChecks: true }), { strategy: 'bfs' });
     expect(r.ok).toBe(false);
     const v = r.violation!;
     expect(v.property.name).toMatch(/^I2 /);
@@ -21,11 +25,16 @@ describe('read-at-consume (D1)', () => {
     expect(v.schedule.at(-1)).toBe('deliver:LE.r0->LE:StateFrame');
     // Nothing earlier in the run consumed anything: it is the first consume.
     expect(v.schedule.filter((s) => s === 'deliver:LE.r0->LE:StateFrame')).toHaveLength(1);
-    expect(r.stats.distinctStates).toBeLessThan(200);
+    expect(v.schedule.length).toBeLessThanOrEqual(maxSteps);
+    expect(r.stats.distinctStates).toBeLessThan(maxStates);
   });
 
-  it('with F_overlap, bfs reports the hang: reader 403, no EndChannel, no PortCompleted', async () => {
-    const sc = amberScenario(); // the family defaults: D1, overlapFault on
+  // materialized: the LE region only (18 steps); scratch: Src and LS regions first (48).
+  it.each([
+    ['materialized', 20, 100],
+    ['scratch', 50, 300],
+  ] as const)('with F_overlap, bfs reports the hang from start=%s: reader 403, no EndChannel, no PortCompleted', async (start, maxSteps, maxStates) => {
+    const sc = amberScenario({ start }); // D1, overlapFault on
     const r = await check(sc, { strategy: 'bfs' });
     expect(r.ok).toBe(false);
     const v = r.violation!;
@@ -34,10 +43,10 @@ describe('read-at-consume (D1)', () => {
     expect(v.property.message).toContain('exited without EndChannel');
     expect(v.property.message).toContain('no error reached the coordinator');
     expect(v.schedule).toContain('deliver:LE.r0->store:Fetch!403');
-    // A shrunk counterexample of a few dozen steps: three regions (Src, LS, LE) up to LE's first fetch.
+    // The shortest counterexample: the LE region (plus the Src and LS regions from scratch) up to the reader's failed fetch.
     expect(v.schedule.length).toBeLessThanOrEqual(v.originalLength);
-    expect(v.schedule.length).toBeLessThanOrEqual(50);
-    expect(r.stats.distinctStates).toBeLessThan(300);
+    expect(v.schedule.length).toBeLessThanOrEqual(maxSteps);
+    expect(r.stats.distinctStates).toBeLessThan(maxStates);
     // The trace shows the symptom CI saw: after the 403 the reader sends nothing; LE never sends PortCompleted.
     const k = v.trace.findIndex((e) => e.kind === 'io' && e.outcome === '403');
     expect(k).toBeGreaterThan(0);
@@ -50,12 +59,15 @@ describe('read-at-consume (D1)', () => {
     expect(again.schedule).toEqual(v.schedule);
   });
 
-  it('pct finds the hang within a few runs and shrinks it', async () => {
-    const r = await check(amberScenario(), { strategy: 'pct', seed: 7, runs: 500 });
+  it.each([
+    ['materialized', 20],
+    ['scratch', 60],
+  ] as const)('pct finds the hang within a few runs from start=%s and shrinks it', async (start, maxSteps) => {
+    const r = await check(amberScenario({ start }), { strategy: 'pct', seed: 7, runs: 500 });
     expect(r.ok).toBe(false);
     expect(r.violation!.property.message).toMatch(/hang: reader LE\.r0 failed/);
     expect(r.stats.runs).toBeLessThanOrEqual(50);
-    expect(r.violation!.schedule.length).toBeLessThanOrEqual(60);
+    expect(r.violation!.schedule.length).toBeLessThanOrEqual(maxSteps);
   });
 });
 
@@ -123,14 +135,24 @@ describe('F_recreate mid-stream', () => {
 });
 
 describe('family', () => {
-  it('defaults show the race and hint at the fixed design', async () => {
+  it('defaults show the race from the materialized start and hint at the fixed design and at the scratch start', async () => {
     const p = parseParams(amberLoopFamily, {});
     expect(p.design).toBe('read-at-consume');
     expect(p.overlapFault).toBe(true);
     expect(p.topology).toBe('single');
-    const r = await check(amberLoopFamily.build(p), { strategy: 'bfs' });
+    expect(p.start).toBe('materialized');
+    const sc = amberLoopFamily.build(p);
+    expect(startOf(sc).kind).toBe('materialized');
+    const r = await check(sc, { strategy: 'bfs' });
     expect(r.ok).toBe(false);
-    expect(amberLoopFamily.hint!(p, true)).toContain('npx interleave check amber-loop --param design=read-at-endchannel');
+    expect(r.violation!.schedule.length).toBeLessThanOrEqual(20);
+    const hint = amberLoopFamily.hint!(p, true)!;
+    // The fix's command repeats only parameters the user changed (not the default start).
+    expect(hint).toContain('npx interleave check amber-loop --param design=read-at-endchannel\n');
+    expect(hint).toContain('npx interleave check amber-loop --param start=scratch');
+    const q = parseParams(amberLoopFamily, { start: 'scratch', rows: '2' });
+    expect(amberLoopFamily.hint!(q, true)).toContain('--param design=read-at-endchannel --param start=scratch --param rows=2');
+    expect(amberLoopFamily.hint!(q, true)).not.toContain('the same check from StartWorkflow');
   });
 
   it('rejects unknown parameters and bad values by name', () => {
