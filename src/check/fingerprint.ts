@@ -61,7 +61,7 @@ export class WorldHasher {
       const p = this.perms[0]!;
       const lanes = this.actorLanes(w, p.hasher, p.slot, base, baseLanes);
       this.lastLanes = lanes;
-      this.combine(w, p.hasher, p.slot, lanes);
+      this.combine(w, p.hasher, p.slot, lanes, base, baseLanes);
       return;
     }
     this.lastLanes = undefined;
@@ -87,11 +87,13 @@ export class WorldHasher {
 
   /**
    * Hash of each actor's part under a renaming (actor `i` is stored at slot
-   * `slot[i]`): snapshot, status and inbox, with channel senders renamed.
+   * `slot[i]`): snapshot, status and inbox, with channel senders renamed. Two
+   * more pairs after the actors' hold the timers' and the monitors' parts
+   * (filled by `combine`).
    */
   private actorLanes(w: World, h: Hasher, slot: Int32Array, base?: World, baseLanes?: Int32Array): Int32Array {
     const n = w.snaps.length;
-    const out = new Int32Array(n * 2);
+    const out = new Int32Array(n * 2 + 4);
     for (let i = 0; i < n; i++) {
       if (base && baseLanes && base.snaps[i] === w.snaps[i] && base.inbox[i] === w.inbox[i] && base.status[i] === w.status[i]) {
         out[i * 2] = baseLanes[i * 2]!;
@@ -123,8 +125,12 @@ export class WorldHasher {
     return out;
   }
 
-  /** Actors (an unordered sum: a renaming permutes them), clock, timers, faults, monitors. */
-  private combine(w: World, h: Hasher, slot: Int32Array, lanes: Int32Array): void {
+  /**
+   * Actors (an unordered sum: a renaming permutes them), clock, timers, faults,
+   * monitors. Timers and monitors reuse the base world's parts when they are the
+   * same arrays (most steps set no timer and move no monitor).
+   */
+  private combine(w: World, h: Hasher, slot: Int32Array, lanes: Int32Array, base?: World, baseLanes?: Int32Array): void {
     const n = w.snaps.length;
     let sa = 0,
       sb = 0;
@@ -137,22 +143,36 @@ export class WorldHasher {
     // Timers: a set (their order follows from their content).
     let ta = 0,
       tb = 0;
-    for (const t of w.timers) {
-      let x = mixA(mixA(mixA(0x3c6ef372, slot[t.owner] ?? t.owner), slot[t.to] ?? t.to), t.due),
-        y = mixB(mixB(mixB(0x3c6ef372, slot[t.owner] ?? t.owner), slot[t.to] ?? t.to), t.due);
-      h.hash(t.id.startsWith('anon:') ? 'anon' : t.id);
-      x = mixA(x, h.ha);
-      y = mixB(y, h.hb);
-      h.hash(t.event);
-      x = mixA(mixA(x, h.ha), h.hb);
-      y = mixB(mixB(y, h.hb), h.ha);
-      ta = (ta + finA(x)) | 0;
-      tb = (tb + finB(y)) | 0;
+    const t2 = n * 2 + 2;
+    if (base && baseLanes && base.timers === w.timers) {
+      ta = baseLanes[t2]!;
+      tb = baseLanes[t2 + 1]!;
+    } else {
+      for (const t of w.timers) {
+        let x = mixA(mixA(mixA(0x3c6ef372, slot[t.owner] ?? t.owner), slot[t.to] ?? t.to), t.due),
+          y = mixB(mixB(mixB(0x3c6ef372, slot[t.owner] ?? t.owner), slot[t.to] ?? t.to), t.due);
+        h.hash(t.id.startsWith('anon:') ? 'anon' : t.id);
+        x = mixA(x, h.ha);
+        y = mixB(y, h.hb);
+        h.hash(t.event);
+        x = mixA(mixA(x, h.ha), h.hb);
+        y = mixB(mixB(y, h.hb), h.ha);
+        ta = (ta + finA(x)) | 0;
+        tb = (tb + finB(y)) | 0;
+      }
     }
+    lanes[t2] = ta;
+    lanes[t2 + 1] = tb;
     a = mixA(mixA(mixA(a, ta), w.timers.length), w.faults);
     b = mixB(mixB(mixB(b, tb), w.timers.length), w.faults);
     if (w.monitors.length > 0) {
-      h.hash(w.monitors);
+      const m2 = n * 2;
+      if (base && baseLanes && base.monitors === w.monitors) {
+        h.ha = baseLanes[m2]! >>> 0;
+        h.hb = baseLanes[m2 + 1]! >>> 0;
+      } else h.hash(w.monitors);
+      lanes[m2] = h.ha;
+      lanes[m2 + 1] = h.hb;
       a = mixA(mixA(a, h.ha), h.hb);
       b = mixB(mixB(b, h.hb), h.ha);
     }
