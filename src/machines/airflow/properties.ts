@@ -4,7 +4,7 @@
 // the task state store's contents. Monitors keep only what later checks need.
 import type { MonitorDef, Predicate, ScenarioDef, TraceEvent, WorldQuery } from '../../actors/index.ts';
 import { scopeRowId, taskStateObjectKey, taskStateValue, type TaskStateState } from '../../storage/task-state.ts';
-import { SCOPE, shardOf, shardsOf } from './api.ts';
+import { SCOPE, shardOf, shardsOf, type ApiState } from './api.ts';
 import { MARKER_KEY, batchKey, batchNumber, indexKey, type AirflowConfig, type Entry } from './config.ts';
 
 type Fail = { readonly fail: string };
@@ -27,7 +27,8 @@ function shards(q: WorldQuery): readonly TaskStateState[] {
 /** Reads the store: the entries under a key, or undefined when missing (parsed once per stored row). */
 export function storedEntries(q: WorldQuery, cfg: AirflowConfig, key: string): Entry[] | undefined {
   const id = cfg.backend === 'database' ? scopeRowId(SCOPE, key) : taskStateObjectKey('state', SCOPE, key);
-  const row = shards(q)[shardOf(key, shards(q).length)]!.rows[id];
+  const api = q.context('supervisor') as ApiState;
+  const row = (api.shards === null ? api.ts : api.shards[shardOf(key, api.shards.length)]!).rows[id];
   if (row === undefined) return undefined;
   if (parsed.has(row)) return parsed.get(row);
   const v = JSON.parse(row.value);
@@ -38,9 +39,11 @@ export function storedEntries(q: WorldQuery, cfg: AirflowConfig, key: string): E
 
 /** Batch numbers present in the store, sorted (computed once per store state). */
 export function batchKeys(q: WorldQuery): number[] {
-  const all = shards(q);
-  const hit = batchCache.get(all);
+  const api = q.context('supervisor') as ApiState;
+  const id: object = api.shards ?? api.ts;
+  const hit = batchCache.get(id);
   if (hit) return hit;
+  const all = shardsOf(api);
   const ns: number[] = [];
   for (const id of all.flatMap((sh) => Object.keys(sh.rows))) {
     const key = id.startsWith('[') ? (JSON.parse(id) as unknown[])[4] : id.slice(id.lastIndexOf('/') + 1);
@@ -48,7 +51,7 @@ export function batchKeys(q: WorldQuery): number[] {
     if (n >= 0) ns.push(n);
   }
   ns.sort((a, b) => a - b);
-  batchCache.set(all, ns);
+  batchCache.set(id, ns);
   return ns;
 }
 
@@ -265,20 +268,21 @@ export function airflowProperties(cfg: AirflowConfig): Partial<ScenarioDef> {
       {
         a: 0, since: 0, trusted: false, batches: 0, open: {} as Open,
         confirmed: {} as Readonly<Record<number, string>>, // i -> "key|t" of its confirmed success/skip
-        reported: {} as Readonly<Record<number, number>>, // success callbacks so far
-        allowance: {} as Readonly<Record<number, number>>,
+        // Success callbacks still allowed per index: 1 + tries that ended non-durable - callbacks so far
+        // (absent = 1). One number, not two counts, so equal allowances are equal states.
+        slack: {} as Readonly<Record<number, number>>,
         mine: [] as readonly number[], // indices reported success in this attempt
         live: false,
       },
       (s, e, q) => {
         const endAttempt = (st: typeof s): typeof s => {
-          let allowance = st.allowance;
+          let slack = st.slack;
           for (const i of st.mine) {
             const c = st.confirmed[i];
             const durable = c !== undefined && Number(c.split('|')[1]) === st.a && stillStored(q, cfg, c.split('|')[0]!, i, st.a);
-            if (!durable) allowance = { ...allowance, [i]: (allowance[i] ?? 0) + 1 };
+            if (!durable) slack = { ...slack, [i]: (slack[i] ?? 1) + 1 };
           }
-          return { ...st, allowance, mine: [], open: {}, live: false };
+          return { ...st, slack, mine: [], open: {}, live: false };
         };
         if (killed(e)) return endAttempt(s);
         const o = out(e);
@@ -288,22 +292,22 @@ export function airflowProperties(cfg: AirflowConfig): Partial<ScenarioDef> {
           const st = s.live ? endAttempt(s) : s;
           // A clear of a successful run starts afresh: its callbacks may fire again.
           const prev = q.context('runner').history[o.a - 2];
-          const fresh = prev === 'success' || prev === 'skipped' ? { confirmed: {}, reported: {}, allowance: {} } : {};
+          const fresh = prev === 'success' || prev === 'skipped' ? { confirmed: {}, slack: {} } : {};
           return { ...st, ...fresh, a: o.a, since: 0, trusted: false, open: {}, mine: [], live: true };
         }
         if (o?.type === 'Phase' && o.phase === 'loop') {
           // Outcomes confirmed earlier but outside what this try read (deleted, or beyond a gap) are lost: their callbacks may fire again.
           // (An untrusted start after a real clear was reset at Begin; one after a kill past the marker is H6 and grants nothing.)
           let confirmed: Readonly<Record<number, string>> = s.confirmed;
-          let allowance = s.allowance;
+          let slack = s.slack;
           for (const [k, c] of Object.entries(s.confirmed)) {
             const [key, t] = c.split('|');
             if (!o.trusted || stillStored(q, cfg, key!, Number(k), Number(t), perRound ? o.batches : Infinity)) continue;
             const { [Number(k)]: _lost, ...rest } = confirmed;
             confirmed = rest;
-            allowance = { ...allowance, [k]: (allowance[Number(k)] ?? 0) + 1 };
+            slack = { ...slack, [k]: (slack[Number(k)] ?? 1) + 1 };
           }
-          return { ...s, since: o.since, trusted: o.trusted, batches: o.batches, confirmed, allowance };
+          return { ...s, since: o.since, trusted: o.trusted, batches: o.batches, confirmed, slack };
         }
         if (o?.type === 'Run' && s.trusted) {
           const c = s.confirmed[o.i];
@@ -317,9 +321,9 @@ export function airflowProperties(cfg: AirflowConfig): Partial<ScenarioDef> {
           }
         }
         if (o?.type === 'Report' && o.cb === 'success') {
-          const n = (s.reported[o.i] ?? 0) + 1;
-          if (n > 1 + (s.allowance[o.i] ?? 0)) return { fail: `INV-14: success callback of index ${o.i} fired ${n} times, allowed ${1 + (s.allowance[o.i] ?? 0)}` };
-          return { ...s, reported: { ...s.reported, [o.i]: n }, mine: addSorted(s.mine, o.i) };
+          const left = s.slack[o.i] ?? 1;
+          if (left < 1) return { fail: `INV-14: success callback of index ${o.i} fired more often than 1 + the tries in which it ended non-durable` };
+          return { ...s, slack: { ...s.slack, [o.i]: left - 1 }, mine: addSorted(s.mine, o.i) };
         }
         const r = resp(e);
         if (r && r.type === 'OKResponse' && isWrite(opened(s.open, r))) {
