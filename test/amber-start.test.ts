@@ -132,7 +132,10 @@ describe('where an earlier region can fail or take a fault, the start stays scra
     const st = startOf(sc);
     expect(st.kind).toBe('scratch');
     expect(st.kind === 'scratch' && st.reason).toMatch(why);
-    expect(sc.description).not.toContain('scheduling');
+    expect(sc.description).toContain('from scratch (start=materialized does not apply: a ');
+    // The CLI's hint line says so too.
+    const fp = parseParams(amberLoopFamily, Object.fromEntries(Object.entries(p).map(([k, v]) => [k, String(v)])));
+    expect(amberLoopFamily.hint!(fp, true)).toMatch(/^checked from StartWorkflow: start=materialized does not apply here \(a /);
   });
 });
 

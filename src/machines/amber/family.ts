@@ -4,7 +4,7 @@
 import { defineFamily, type ParamValues } from '../../actors/family.ts';
 import { simulateDesigns } from './cost.ts';
 import { DESIGNS, type Design } from './operators.ts';
-import { DEFAULT_PARAMS, STARTS, amberScenario, type AmberParams } from './scenario.ts';
+import { DEFAULT_PARAMS, STARTS, amberScenario, startOf, type AmberParams } from './scenario.ts';
 import { TOPOLOGIES, type Topology } from './topology.ts';
 
 const b = (description: string, def: boolean) => ({ type: 'bool' as const, default: def, description });
@@ -77,6 +77,11 @@ export const amberLoopFamily = defineFamily({
   simulate: (p, { seed }) => simulateDesigns(paramsOf(p), seed),
   checkDefaults: (p) => ({ strategy: 'bfs', maxStates: p.topology === 'nested' || p.topology === 'nested-jvm-chain' ? 2_000_000 : 500_000, maxDepth: 5_000 }),
   hint: (p, violated) => {
+    const lines: string[] = [];
+    // Say when the materialized start did not apply (the check then ran from StartWorkflow).
+    const st = p.start === 'materialized' ? startOf(amberScenario(paramsOf(p))) : undefined;
+    const fellBack = st?.kind === 'scratch';
+    if (st?.kind === 'scratch') lines.push(`checked from StartWorkflow: start=materialized does not apply here (${st.reason})`);
     if (violated && p.design !== 'read-at-endchannel') {
       const given = (skip: string) =>
         Object.entries(p)
@@ -84,12 +89,10 @@ export const amberLoopFamily = defineFamily({
           .map(([k, v]) => ` --param ${k}=${String(v)}`)
           .join('');
       const extra = given('design');
-      const lines = [`the PR's final design (read at EndChannel) passes with the same faults: npx interleave check amber-loop --param design=read-at-endchannel${extra}`];
+      lines.push(`the PR's final design (read at EndChannel) passes with the same faults: npx interleave check amber-loop --param design=read-at-endchannel${extra}`);
       if (p.design === 'read-at-consume' && !p.designChecks) lines.push('the cause, at the first consume (I2: main-loop read while the reader streams): npx interleave check amber-loop --param designChecks=true --param overlapFault=false');
-      if (p.start === 'materialized') lines.push(`the same check from StartWorkflow (the earlier regions' steps too): npx interleave check amber-loop --param start=scratch${given('start')}`);
-      return lines.join('\n');
-    }
-    if (!violated && p.design === 'read-at-endchannel') return 'the first commit (read at consume) hangs under the same faults: npx interleave check amber-loop';
-    return undefined;
+      if (p.start === 'materialized' && !fellBack) lines.push(`the same check from StartWorkflow (the earlier regions' steps too): npx interleave check amber-loop --param start=scratch${given('start')}`);
+    } else if (!violated && p.design === 'read-at-endchannel') lines.push('the first commit (read at consume) hangs under the same faults: npx interleave check amber-loop');
+    return lines.length > 0 ? lines.join('\n') : undefined;
   },
 });

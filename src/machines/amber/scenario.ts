@@ -141,15 +141,16 @@ export function amberScenario(partial: Partial<AmberParams> = {}): Scenario {
   let d = seeds.get(key);
   if (!d) seeds.set(key, (d = deriveStart(scratch, loopEndLevel(wf))));
   if (!d.ok) {
-    startInfo.set(scratch, { kind: 'scratch', reason: d.reason });
-    return scratch;
+    const sc = build(p, wf, undefined, d.reason);
+    startInfo.set(sc, { kind: 'scratch', reason: d.reason });
+    return sc;
   }
   const sc = build(p, wf, d.seed);
   startInfo.set(sc, { kind: 'materialized', seed: d.seed });
   return sc;
 }
 
-function build(p: AmberParams, wf: Workflow, seed?: StartSeed): Scenario {
+function build(p: AmberParams, wf: Workflow, seed?: StartSeed, noSeed?: string): Scenario {
   const input = (id: string) => seed?.contexts[id];
   const actors: Record<string, any> = {
     [COORDINATOR]: {
@@ -179,7 +180,11 @@ function build(p: AmberParams, wf: Workflow, seed?: StartSeed): Scenario {
   const faulty = p.overlapFault || p.recreateFault;
   const props = amberProperties(p, wf);
   const monitors = seed && props.monitors ? Object.fromEntries(Object.entries(props.monitors).map(([n, m]) => [n, { ...m, init: seed.monitors[n] }])) : props.monitors;
-  const where = seed ? `, from the ${wf.plan.levels[loopEndLevel(wf)]!.join('+')} region's scheduling (earlier regions materialized: ${seed.prefix.schedule.length} steps, every one of their ${seed.explored} worlds explored)` : '';
+  const where = seed
+    ? `, from the ${wf.plan.levels[loopEndLevel(wf)]!.join('+')} region's scheduling (earlier regions materialized: ${seed.prefix.schedule.length} steps, every one of their ${seed.explored} worlds explored)`
+    : noSeed
+      ? `, from scratch (start=materialized does not apply: ${noSeed})`
+      : '';
   return defineScenario({
     name: 'amber-loop',
     description: `Amber loop (${p.topology}, ${p.rows} rows) with design ${p.design}${where}`,
