@@ -213,7 +213,7 @@ export function airflowProperties(cfg: AirflowConfig): Partial<ScenarioDef> {
       return open === s.open ? s : { ...s, open };
     }),
     // INV-9: batches read in order 0, 1, 2.. stopping at the first missing; B + 2 reads when trusted.
-    'INV-9': monitor({ a: 0, next: 0, stopped: false, reads: 0, open: {} as Open }, (s, e) => {
+    'INV-9': monitor({ a: 0, next: 0, stopped: false, reads: 0, open: {} as Open }, (s, e, q) => {
       if (!perRound) return s;
       const o = out(e);
       if (o?.type === 'Begin') return { a: o.a, next: 0, stopped: false, reads: 0, open: {} };
@@ -232,6 +232,10 @@ export function airflowProperties(cfg: AirflowConfig): Partial<ScenarioDef> {
       }
       if (o?.type === 'Phase' && o.phase === 'loop' && o.trusted && s.reads !== s.next + 2) {
         return { fail: `INV-9: try ${s.a} made ${s.reads} startup reads for ${s.next} batches (expected ${s.next + 2})` };
+      }
+      // INV-4's second half: after the startup read the writer appends at the first missing key.
+      if (o?.type === 'Phase' && o.phase === 'loop' && o.trusted && q.context('task').w.nextN !== s.next) {
+        return { fail: `INV-4: try ${s.a} writes from batch ${q.context('task').w.nextN} after reading ${s.next} batches` };
       }
       const open = openAfter(s.open, e);
       return open === s.open ? s : { ...s, open };
