@@ -62,9 +62,10 @@ describe('replay', () => {
     const v = r.violation!;
     expect(v.property.kind).toBe('monitor');
     expect(v.passing).toBeDefined();
-    expect(v.passing).toHaveLength(v.schedule.length);
-    expect(v.passing).not.toEqual(v.schedule);
-    expect([...v.passing!].sort()).toEqual([...v.schedule].sort());
+    // The counterexample reordered (diverging before its end), then carried on to quiescence.
+    const firstDiff = v.passing!.findIndex((id, i) => id !== v.schedule[i]);
+    expect(firstDiff).toBeGreaterThanOrEqual(0);
+    expect(firstDiff).toBeLessThan(v.schedule.length);
     expect(replaySchedule(sc, v.passing!).violation).toBeUndefined();
     const file = toTraceFile(sc, v, { params: {}, options: r.options, seed: r.seed });
     expect(file.passing?.schedule).toEqual(v.passing);
@@ -75,7 +76,7 @@ describe('replay', () => {
     const r = await check(sc, { strategy: 'bfs' });
     const v = r.violation!;
     expect(v.passing).toBeDefined();
-    expect([...v.passing!].sort()).toEqual([...v.schedule].sort());
+    expect([...v.passing!.slice(0, v.schedule.length)].sort()).toEqual([...v.schedule].sort());
     // No adjacent swap fixes a lost update: the write has to move before the other client's read.
     const moved = v.passing!.findIndex((id, i) => id !== v.schedule[i]);
     const from = v.schedule.indexOf(v.passing![moved]!);

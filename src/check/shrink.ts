@@ -6,8 +6,8 @@
 // 2. Adjacent swaps toward fewer context switches (consecutive steps of different
 //    actors), so the story reads actor by actor.
 // Also finds a nearest passing schedule: one conflicting step moved earlier so the run passes.
-import type { Scenario } from '../actors/index.ts';
-import { sameProperty } from './properties.ts';
+import { apply, enabled, isFault, type Scenario } from '../actors/index.ts';
+import { endViolation, sameProperty, stepViolation } from './properties.ts';
 import { runSchedule } from './replay.ts';
 import type { PropertyRef } from './types.ts';
 
@@ -100,25 +100,75 @@ export function shrinkSchedule(sc: Scenario, property: PropertyRef, schedule: re
  * or one step moved earlier past others to just before a step on the same actor.
  * Steps on different actors commute in the world (only a monitor can tell their
  * order), so longer moves are tried only between conflicting steps. Nearer
- * reorderings (smaller moves, later in the run) are tried first.
+ * reorderings (smaller moves, later in the run) are tried first. A moved fault
+ * outcome (`…!403`) that the new order does not offer becomes the normal delivery:
+ * that a fault is impossible in the other order is often the whole point. When no
+ * reordering passes, the same interleaving without one fault outcome is tried.
  */
 export function nearestPassing(sc: Scenario, schedule: readonly string[], maxTries = 200): string[] | undefined {
   let tries = 0;
+  const passes = (cand: string[]): string[] | undefined => {
+    tries++;
+    try {
+      return runsClean(sc, cand);
+    } catch {
+      // a candidate that cannot run is simply not a passing schedule
+      return undefined;
+    }
+  };
   for (let d = 1; d < schedule.length && tries < maxTries; d++) {
     for (let i = schedule.length - 1 - d; i >= 0 && tries < maxTries; i--) {
       const j = i + d;
       // Adjacent swaps are always tried (a monitor sees the order of steps on different
       // actors); longer moves only between steps on the same actor, which conflict.
       if (d > 1 && actorOfStep(schedule[i]!) !== actorOfStep(schedule[j]!)) continue;
-      const cand = [...schedule.slice(0, i), schedule[j]!, ...schedule.slice(i, j), ...schedule.slice(j + 1)];
-      tries++;
-      try {
-        const r = runSchedule(sc, cand, { detail: false, lenient: true });
-        if (!r.property && r.schedule.length === cand.length) return r.schedule;
-      } catch {
-        // a candidate that cannot run is simply not a passing schedule
-      }
+      const moved = schedule[j]!;
+      const cand = [...schedule.slice(0, i), moved, ...schedule.slice(i, j), ...schedule.slice(j + 1)];
+      const found = passes(cand) ?? (isFaultOutcome(moved) ? passes(cand.map((id, k) => (k === i ? withoutOutcome(id) : id))) : undefined);
+      if (found) return found;
     }
   }
+  // No reordering passes: the same interleaving with one fault outcome turned into the
+  // normal delivery shows which fault the failure needs.
+  for (let i = schedule.length - 1; i >= 0 && tries < maxTries; i--) {
+    if (!isFaultOutcome(schedule[i]!)) continue;
+    const found = passes(schedule.map((id, k) => (k === i ? withoutOutcome(id) : id)));
+    if (found) return found;
+  }
   return undefined;
+}
+
+/**
+ * Runs `cand` (skipping at most two steps the changed order no longer enables: a
+ * reply that now reads differently), then carries on to quiescence with normal
+ * steps, preferring the candidate's own. The whole schedule if nothing fails on the
+ * way or at the end.
+ */
+function runsClean(sc: Scenario, cand: readonly string[]): string[] | undefined {
+  const r = runSchedule(sc, cand, { detail: false, lenient: true });
+  if (r.property || cand.length - r.schedule.length > 2) return undefined;
+  const taken = [...r.schedule];
+  const rest = cand.filter((id) => !taken.includes(id));
+  let w = r.world;
+  for (let n = 0; n < 4 * cand.length + 50; n++) {
+    const steps = enabled(sc, w);
+    const end = endViolation(sc, w, steps);
+    if (end) return undefined;
+    const normal = steps.filter((x) => !isFault(x) && x.kind !== 'restart');
+    if (normal.length === 0) return taken;
+    const step = normal.find((x) => rest.includes(x.id)) ?? normal[0]!;
+    const res = apply(sc, w, step, { detail: false });
+    w = res.world;
+    taken.push(step.id);
+    if (stepViolation(sc, w, res.events)) return undefined;
+  }
+  return undefined;
+}
+
+function isFaultOutcome(id: string): boolean {
+  return id.startsWith('deliver:') && id.includes('!');
+}
+
+function withoutOutcome(id: string): string {
+  return id.slice(0, id.lastIndexOf('!'));
 }
