@@ -89,10 +89,16 @@ export const amberLoopFamily = defineFamily({
           .map(([k, v]) => ` --param ${k}=${String(v)}`)
           .join('');
       const extra = given('design');
-      lines.push(`the PR's final design (read at EndChannel) passes with the same faults: npx interleave check amber-loop --param design=read-at-endchannel${extra}`);
+      // Only F_overlap is this PR's race; the other switches break every design alike.
+      const ownRaceOnly = !p.recreateFault && !p.deletedInput && !p.updateError && !p.backEdgeWriteError && !p.missingConfig && !p.largeTable;
+      lines.push(
+        ownRaceOnly
+          ? `the PR's final design (read at EndChannel) passes with the same faults: npx interleave check amber-loop --param design=read-at-endchannel${extra}`
+          : `compare the PR's final design (read at EndChannel) under the same switches (faults other than overlapFault break every design): npx interleave check amber-loop --param design=read-at-endchannel${extra}`,
+      );
       if (p.design === 'read-at-consume' && !p.designChecks) lines.push('the cause, at the first consume (I2: main-loop read while the reader streams): npx interleave check amber-loop --param designChecks=true --param overlapFault=false');
       if (p.start === 'materialized' && !fellBack) lines.push(`the same check from StartWorkflow (the earlier regions' steps too): npx interleave check amber-loop --param start=scratch${given('start')}`);
-    } else if (!violated && p.design === 'read-at-endchannel') lines.push('the first commit (read at consume) hangs under the same faults: npx interleave check amber-loop');
+    } else if (!violated && p.design === 'read-at-endchannel' && p.overlapFault) lines.push('the first commit (read at consume) hangs under the same faults: npx interleave check amber-loop');
     return lines.length > 0 ? lines.join('\n') : undefined;
   },
 });
