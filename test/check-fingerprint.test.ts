@@ -4,7 +4,7 @@ import { tableFromArrays, tableFromIPC, tableToIPC } from 'apache-arrow';
 import { describe, expect, it } from 'vitest';
 import { apply, enabled, initialWorld, rng, type Scenario, type World } from '../src/actors/index.ts';
 import { Hasher, VisitedSet, WorldHasher, check, fpHex } from '../src/check/index.ts';
-import { lostUpdate, tokenRing } from './fixtures-check/models.ts';
+import { lostUpdate, machineRing, randomSystem, retryModel, tokenRing } from './fixtures-check/models.ts';
 
 function h(v: unknown): string {
   const x = new Hasher();
@@ -124,5 +124,56 @@ describe('visited set', () => {
       expect(r.stats.distinctStates).toBeGreaterThan(1000);
       expect(r.stats.bytesPerState).toBeLessThanOrEqual(16);
     }
+  });
+});
+
+describe('incremental fingerprints', () => {
+  it('a record hashed from a known one (recordDelta) equals the record hashed afresh', () => {
+    const r = rng(7);
+    const value = (): unknown => r.pick([1, 2, 'x', 'y', undefined, null, [1, 2], { a: 1 }, { a: [1, { b: 'z' }] }, 0.5]);
+    let checked = 0;
+    for (let t = 0; t < 500; t++) {
+      const prev: Record<string, unknown> = {};
+      for (let k = 0; k < r.int(8); k++) prev[`k${r.int(10)}`] = value();
+      const next: Record<string, unknown> = { ...prev };
+      for (let k = 0; k < r.int(4); k++) {
+        const key = `k${r.int(10)}`;
+        if (r.int(3) === 0) delete next[key];
+        else next[key] = value();
+      }
+      const hp = new Hasher();
+      hp.recordSums(prev);
+      const hn = new Hasher();
+      hn.recordDelta(prev, next, hp.sa, hp.sb, hp.sn);
+      hn.recordHash(hn.sa, hn.sb, hn.sn);
+      expect(`${hn.ha}:${hn.hb}`).toBe(h(next));
+      checked++;
+    }
+    expect(checked).toBe(500);
+  });
+
+  it("a world hashed from its parent's lanes equals the world hashed afresh, along random walks", () => {
+    const models: Scenario[] = [lostUpdate({ clients: 3 }), machineRing(4, 1, 2), retryModel(2), randomSystem(3, true), randomSystem(8)];
+    let worlds = 0;
+    for (const sc of models) {
+      const inc = new WorldHasher(sc, false);
+      const r = rng(5);
+      for (let run = 0; run < 20; run++) {
+        let w = initialWorld(sc, { detail: false }).world;
+        inc.world(w);
+        let lanes = inc.lastLanes;
+        for (let d = 0; d < 60; d++) {
+          const steps = enabled(sc, w);
+          if (steps.length === 0) break;
+          const next = apply(sc, w, r.pick(steps), { detail: false }).world;
+          inc.world(next, w, lanes);
+          lanes = inc.lastLanes;
+          expect(fpHex({ a: inc.ha, b: inc.hb })).toBe(fpHex(new WorldHasher(sc, false).fp(next)));
+          worlds++;
+          w = next;
+        }
+      }
+    }
+    expect(worlds).toBeGreaterThan(1000);
   });
 });

@@ -9,6 +9,37 @@ import { Hasher, finA, finB, mixA, mixB, type Fp } from './hash.ts';
 
 export { Hasher, type Fp } from './hash.ts';
 
+// Per-actor ints in a world's lanes: the actor's part (snapshot, status, inbox),
+// its snapshot's hash, and the sums of its record (`sn` = -1: not a plain record).
+const A_LANE = 0;
+const A_SNAP = 2;
+const A_SUMS = 4;
+const LANE = 7;
+
+const NO_RECORD = 0,
+  PLAIN = 1,
+  SNAPSHOT = 2;
+
+function isPlainRecord(o: unknown): boolean {
+  if (typeof o !== 'object' || o === null) return false;
+  const proto = Object.getPrototypeOf(o);
+  return (proto === Object.prototype || proto === null) && !('machine' in o);
+}
+
+/**
+ * Which record a snapshot's hash is built on, as `Hasher.hash` hashes it: a plain
+ * object (a reducer's state) is a record itself; an xstate snapshot (plain object
+ * with `machine`, `value`, `context`) hashes its plain-object context as a record.
+ */
+function recordKind(s: unknown): number {
+  if (isPlainRecord(s)) return PLAIN;
+  if (typeof s !== 'object' || s === null || Array.isArray(s)) return NO_RECORD;
+  const proto = Object.getPrototypeOf(s);
+  if (proto !== Object.prototype && proto !== null) return NO_RECORD;
+  const r = s as Record<string, unknown>;
+  return 'machine' in r && 'value' in r && 'context' in r && isPlainRecord(r.context) ? SNAPSHOT : NO_RECORD;
+}
+
 /**
  * Fingerprints worlds of one scenario. With symmetry groups, the fingerprint is the
  * minimum over the permutations of each group of the hash of the world with the
@@ -87,22 +118,31 @@ export class WorldHasher {
 
   /**
    * Hash of each actor's part under a renaming (actor `i` is stored at slot
-   * `slot[i]`): snapshot, status and inbox, with channel senders renamed. Two
-   * more pairs after the actors' hold the timers' and the monitors' parts
-   * (filled by `combine`).
+   * `slot[i]`): snapshot, status and inbox, with channel senders renamed.
+   *
+   * Layout: `LANE` ints per actor (see `A_*`), then the timers' and the monitors'
+   * parts (filled by `combine`). An actor whose snapshot is the base world's reuses
+   * the snapshot's hash; one whose record (xstate context or reducer state) is new
+   * hashes only the entries that differ from the base record's (`recordDelta`).
    */
   private actorLanes(w: World, h: Hasher, slot: Int32Array, base?: World, baseLanes?: Int32Array): Int32Array {
     const n = w.snaps.length;
-    const out = new Int32Array(n * 2 + 4);
+    const out = new Int32Array(n * LANE + 4);
     for (let i = 0; i < n; i++) {
-      if (base && baseLanes && base.snaps[i] === w.snaps[i] && base.inbox[i] === w.inbox[i] && base.status[i] === w.status[i]) {
-        out[i * 2] = baseLanes[i * 2]!;
-        out[i * 2 + 1] = baseLanes[i * 2 + 1]!;
+      const o = i * LANE;
+      const s = w.snaps[i];
+      const same = base !== undefined && baseLanes !== undefined && base.snaps[i] === s;
+      if (same && base.inbox[i] === w.inbox[i] && base.status[i] === w.status[i]) {
+        for (let k = 0; k < LANE; k++) out[o + k] = baseLanes[o + k]!;
         continue;
       }
+      if (same) {
+        for (let k = A_SNAP; k < LANE; k++) out[o + k] = baseLanes[o + k]!;
+        h.ha = baseLanes[o + A_SNAP]! >>> 0;
+        h.hb = baseLanes[o + A_SNAP + 1]! >>> 0;
+      } else this.snapshot(h, s, out, o, base?.snaps[i], baseLanes);
       let a = mixA(0x5bd1e995, slot[i]!),
         b = mixB(0x5bd1e995, slot[i]!);
-      h.hash(w.snaps[i]);
       a = mixA(mixA(a, h.ha), h.hb);
       b = mixB(mixB(b, h.hb), h.ha);
       const st = w.status[i]!;
@@ -119,10 +159,43 @@ export class WorldHasher {
       }
       a = mixA(mixA(a, ca), w.inbox[i]!.length);
       b = mixB(mixB(b, cb), w.inbox[i]!.length);
-      out[i * 2] = finA(a);
-      out[i * 2 + 1] = finB(b);
+      out[o + A_LANE] = finA(a);
+      out[o + A_LANE + 1] = finB(b);
     }
     return out;
+  }
+
+  /**
+   * Hashes snapshot `s` (exactly as `Hasher.hash(s)` would) into `h.ha`/`h.hb` and
+   * records its hash and record sums at `out[o..]`. With the previous snapshot of
+   * the same actor and its sums in `baseLanes`, only the changed entries are hashed.
+   */
+  private snapshot(h: Hasher, s: unknown, out: Int32Array, o: number, prev: unknown, baseLanes: Int32Array | undefined): void {
+    const kind = recordKind(s);
+    if (kind === NO_RECORD) {
+      h.hash(s);
+      out[o + A_SUMS + 2] = -1;
+    } else {
+      const rec = (kind === SNAPSHOT ? (s as { context: Record<string, unknown> }).context : s) as Record<string, unknown>;
+      if (baseLanes !== undefined && baseLanes[o + A_SUMS + 2]! >= 0 && recordKind(prev) === kind) {
+        const prec = (kind === SNAPSHOT ? (prev as { context: Record<string, unknown> }).context : prev) as Record<string, unknown>;
+        if (prec === rec) {
+          h.sa = baseLanes[o + A_SUMS]!;
+          h.sb = baseLanes[o + A_SUMS + 1]!;
+          h.sn = baseLanes[o + A_SUMS + 2]!;
+        } else h.recordDelta(prec, rec, baseLanes[o + A_SUMS]!, baseLanes[o + A_SUMS + 1]!, baseLanes[o + A_SUMS + 2]!);
+      } else h.recordSums(rec);
+      out[o + A_SUMS] = h.sa;
+      out[o + A_SUMS + 1] = h.sb;
+      out[o + A_SUMS + 2] = h.sn;
+      h.recordHash(h.sa, h.sb, h.sn);
+      if (kind === SNAPSHOT) {
+        const snap = s as { value: unknown; status: unknown };
+        h.snapshot(snap.value, snap.status, h.ha, h.hb);
+      }
+    }
+    out[o + A_SNAP] = h.ha;
+    out[o + A_SNAP + 1] = h.hb;
   }
 
   /**
@@ -135,15 +208,15 @@ export class WorldHasher {
     let sa = 0,
       sb = 0;
     for (let i = 0; i < n; i++) {
-      sa = (sa + lanes[i * 2]!) | 0;
-      sb = (sb + lanes[i * 2 + 1]!) | 0;
+      sa = (sa + lanes[i * LANE + A_LANE]!) | 0;
+      sb = (sb + lanes[i * LANE + A_LANE + 1]!) | 0;
     }
     let a = mixA(mixA(0x1234567, sa), w.now),
       b = mixB(mixB(0x1234567, sb), w.now);
     // Timers: a set (their order follows from their content).
     let ta = 0,
       tb = 0;
-    const t2 = n * 2 + 2;
+    const t2 = n * LANE + 2;
     if (base && baseLanes && base.timers === w.timers) {
       ta = baseLanes[t2]!;
       tb = baseLanes[t2 + 1]!;
@@ -166,7 +239,7 @@ export class WorldHasher {
     a = mixA(mixA(mixA(a, ta), w.timers.length), w.faults);
     b = mixB(mixB(mixB(b, tb), w.timers.length), w.faults);
     if (w.monitors.length > 0) {
-      const m2 = n * 2;
+      const m2 = n * LANE;
       if (base && baseLanes && base.monitors === w.monitors) {
         h.ha = baseLanes[m2]! >>> 0;
         h.hb = baseLanes[m2 + 1]! >>> 0;

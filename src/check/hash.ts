@@ -218,17 +218,8 @@ export class Hasher {
     const r = o as Record<string, any>;
     if ('machine' in r && 'value' in r && 'context' in r) {
       // An xstate snapshot: never hash `machine` or `_nodes`.
-      let a = T_SNAP,
-        b = T_SNAP;
-      this.hash(r.value);
-      a = mixA(mixA(a, this.ha), this.hb);
-      b = mixB(mixB(b, this.hb), this.ha);
-      this.hash(r.status);
-      a = mixA(a, this.ha);
-      b = mixB(b, this.hb);
       this.hash(r.context);
-      this.ha = finA(mixA(mixA(a, this.ha), this.hb));
-      this.hb = finB(mixB(mixB(b, this.hb), this.ha));
+      this.snapshot(r.value, r.status, this.ha, this.hb);
       return;
     }
     if (isArrowTable(r)) return this.table(r);
@@ -238,6 +229,33 @@ export class Hasher {
 
   /** `pairs` for a plain object, without allocating entries. */
   private record(r: Record<string, unknown>): void {
+    this.recordSums(r);
+    this.recordHash(this.sa, this.sb, this.sn);
+  }
+
+  // Incremental hashing of records. A record's hash is a function of the sums of
+  // its (key, value) terms (`sa`, `sb`, mod 2^32) and their count (`sn`), so the
+  // hash of a record that differs from a known one in a few keys costs only those
+  // keys (fingerprint.ts uses it for an actor's next context).
+
+  /** Sums of the last `recordSums` / `recordDelta`. */
+  sa = 0;
+  sb = 0;
+  sn = 0;
+
+  /** Sets `ha`/`hb` to the term of (k, x) in a record's sums. */
+  private term(k: string, x: unknown): void {
+    this.hash(k);
+    const a0 = mixA(T_OBJ, this.ha),
+      b0 = mixB(T_OBJ, this.hb);
+    this.hash(x);
+    const a = finA(mixA(mixA(a0, this.ha), this.hb));
+    this.hb = finB(mixB(mixB(b0, this.hb), this.ha));
+    this.ha = a;
+  }
+
+  /** Sets `sa`/`sb`/`sn` to the sums of a record's own defined entries. */
+  recordSums(r: Record<string, unknown>): void {
     let sa = 0,
       sb = 0,
       n = 0;
@@ -245,18 +263,72 @@ export class Hasher {
       if (!Object.prototype.hasOwnProperty.call(r, k)) continue;
       const x = r[k];
       if (x === undefined) continue;
-      this.hash(k);
-      let a = mixA(T_OBJ, this.ha),
-        b = mixB(T_OBJ, this.hb);
-      this.hash(x);
-      a = finA(mixA(mixA(a, this.ha), this.hb));
-      b = finB(mixB(mixB(b, this.hb), this.ha));
-      sa = (sa + a) | 0;
-      sb = (sb + b) | 0;
+      this.term(k, x);
+      sa = (sa + this.ha) | 0;
+      sb = (sb + this.hb) | 0;
       n++;
     }
+    this.sa = sa;
+    this.sb = sb;
+    this.sn = n;
+  }
+
+  /**
+   * Sets `sa`/`sb`/`sn` to the sums of `next`, given `prev` and its sums: only the
+   * entries whose value is not the same (===) in both are hashed.
+   */
+  recordDelta(prev: Record<string, unknown>, next: Record<string, unknown>, sa: number, sb: number, n: number): void {
+    const own = Object.prototype.hasOwnProperty;
+    for (const k in next) {
+      if (!own.call(next, k)) continue;
+      const x = next[k];
+      const y = own.call(prev, k) ? prev[k] : undefined;
+      if (x === y) continue;
+      if (y !== undefined) {
+        this.term(k, y);
+        sa = (sa - this.ha) | 0;
+        sb = (sb - this.hb) | 0;
+        n--;
+      }
+      if (x !== undefined) {
+        this.term(k, x);
+        sa = (sa + this.ha) | 0;
+        sb = (sb + this.hb) | 0;
+        n++;
+      }
+    }
+    for (const k in prev) {
+      if (!own.call(prev, k) || own.call(next, k)) continue;
+      const y = prev[k];
+      if (y === undefined) continue;
+      this.term(k, y);
+      sa = (sa - this.ha) | 0;
+      sb = (sb - this.hb) | 0;
+      n--;
+    }
+    this.sa = sa;
+    this.sb = sb;
+    this.sn = n;
+  }
+
+  /** Sets `ha`/`hb` to the hash of a record with these sums. */
+  recordHash(sa: number, sb: number, n: number): void {
     this.ha = finA(mixA(sa, n ^ T_OBJ));
     this.hb = finB(mixB(sb, n + T_OBJ));
+  }
+
+  /** Sets `ha`/`hb` to the hash of an xstate snapshot whose context hashes to (ca, cb). */
+  snapshot(value: unknown, status: unknown, ca: number, cb: number): void {
+    let a = T_SNAP,
+      b = T_SNAP;
+    this.hash(value);
+    a = mixA(mixA(a, this.ha), this.hb);
+    b = mixB(mixB(b, this.hb), this.ha);
+    this.hash(status);
+    a = mixA(a, this.ha);
+    b = mixB(b, this.hb);
+    this.ha = finA(mixA(mixA(a, ca), cb));
+    this.hb = finB(mixB(mixB(b, cb), this.ha));
   }
 
   /**
