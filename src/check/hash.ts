@@ -119,9 +119,16 @@ export class Hasher {
   }
 
   private readonly strCache = new Map<string, Fp>();
+  /** Characters of the strings in `strCache` (bounds its memory). */
+  private strChars = 0;
 
+  /**
+   * Strings are cached by value: a Map lookup costs the engine's own string hash,
+   * computed once per string object, so long strings met again (payloads, keys
+   * held in contexts) are not rehashed char by char.
+   */
   private str(s: string): void {
-    if (s.length <= 48) {
+    if (s.length <= 4096) {
       const c = this.strCache.get(s);
       if (c !== undefined) {
         this.ha = c.a;
@@ -129,7 +136,10 @@ export class Hasher {
         return;
       }
       this.strRaw(s);
-      if (this.strCache.size < 1 << 16) this.strCache.set(s, { a: this.ha, b: this.hb });
+      if (this.strCache.size < 1 << 16 && this.strChars < 1 << 24) {
+        this.strChars += s.length;
+        this.strCache.set(s, { a: this.ha, b: this.hb });
+      }
       return;
     }
     this.strRaw(s);
