@@ -65,7 +65,6 @@ abstract class Search implements Explorer {
   /** Records a new or revisited state; returns the node to expand, if any. */
   private arrive(world: World, fresh: boolean, depth: number, sleep: Step[], parent: Node | undefined, via: string | undefined): Node | undefined {
     const s = this.s;
-    const lanes = s.hasher.lastLanes;
     if (!fresh) {
       if (!this.por.enabled) return undefined;
       const m = s.visited.mark();
@@ -79,7 +78,7 @@ abstract class Search implements Explorer {
       const steps = wokenSteps(m, all, sleep);
       if (steps.length === 0) return undefined;
       s.visited.setMark(m & markOf(sleep, all));
-      return { world, depth, steps, i: 0, sleep, done: [], parent, via, lanes };
+      return { world, depth, steps, i: 0, sleep, done: [], parent, via, lanes: s.hasher.lastLanes };
     }
     s.reach.see(world);
     if (depth > s.maxDepth) s.maxDepth = depth;
@@ -96,7 +95,7 @@ abstract class Search implements Explorer {
     }
     const steps = sleep.length === 0 ? all : all.filter((t) => !inSet(t, sleep));
     if (steps.length === 0) return undefined;
-    return { world, depth, steps, i: 0, sleep, done: [], parent, via, lanes };
+    return { world, depth, steps, i: 0, sleep, done: [], parent, via, lanes: s.hasher.lastLanes };
   }
 
   step(until: number): boolean {

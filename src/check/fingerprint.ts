@@ -79,8 +79,18 @@ export class WorldHasher {
     this.symmetric = this.perms.length > 1;
   }
 
-  /** Per-actor lanes of the last world hashed without symmetry (reused for its successors). */
-  lastLanes: Int32Array | undefined;
+  /**
+   * Lanes are computed into one scratch array (most worlds are revisits or leaves,
+   * whose lanes nobody keeps); `lastLanes` copies them for a world that will have
+   * successors.
+   */
+  private scratch: Int32Array | undefined;
+  private scratchValid = false;
+
+  /** Per-actor lanes of the last world hashed without symmetry (a copy: reused for its successors). */
+  get lastLanes(): Int32Array | undefined {
+    return this.scratchValid ? this.scratch!.slice() : undefined;
+  }
 
   /**
    * Sets `ha`/`hb` to the world's fingerprint. Given the world it was derived from
@@ -91,11 +101,11 @@ export class WorldHasher {
     if (this.perms.length === 1) {
       const p = this.perms[0]!;
       const lanes = this.actorLanes(w, p.hasher, p.slot, base, baseLanes);
-      this.lastLanes = lanes;
       this.combine(w, p.hasher, p.slot, lanes, base, baseLanes);
+      this.scratchValid = true;
       return;
     }
-    this.lastLanes = undefined;
+    this.scratchValid = false;
     let ba = 0,
       bb = 0,
       first = true;
@@ -125,9 +135,12 @@ export class WorldHasher {
    * the snapshot's hash; one whose record (xstate context or reducer state) is new
    * hashes only the entries that differ from the base record's (`recordDelta`).
    */
-  private actorLanes(w: World, h: Hasher, slot: Int32Array, base?: World, baseLanes?: Int32Array): Int32Array {
+  private actorLanes(w: World, h: Hasher, slot: Int32Array, base?: World, given?: Int32Array): Int32Array {
     const n = w.snaps.length;
-    const out = new Int32Array(n * LANE + 4);
+    const baseLanes = given !== undefined && given === this.scratch ? given.slice() : given;
+    let out = this.scratch;
+    if (out === undefined || out.length !== n * LANE + 4) out = this.scratch = new Int32Array(n * LANE + 4);
+    this.scratchValid = false;
     for (let i = 0; i < n; i++) {
       const o = i * LANE;
       const s = w.snaps[i];
