@@ -89,7 +89,7 @@ export class WorldHasher {
 
   /** Per-actor lanes of the last world hashed without symmetry (a copy: reused for its successors). */
   get lastLanes(): Int32Array | undefined {
-    return this.scratchValid ? this.scratch!.slice() : undefined;
+    return this.scratchValid ? new Int32Array(this.scratch!) : undefined;
   }
 
   /**
@@ -137,7 +137,7 @@ export class WorldHasher {
    */
   private actorLanes(w: World, h: Hasher, slot: Int32Array, base?: World, given?: Int32Array): Int32Array {
     const n = w.snaps.length;
-    const baseLanes = given !== undefined && given === this.scratch ? given.slice() : given;
+    const baseLanes = given !== undefined && given === this.scratch ? new Int32Array(given) : given;
     let out = this.scratch;
     if (out === undefined || out.length !== n * LANE + 4) out = this.scratch = new Int32Array(n * LANE + 4);
     this.scratchValid = false;
