@@ -1,0 +1,57 @@
+// The trace vocabulary the airflow monitors read: the task process's outputs, its
+// request frames to the supervisor, the responses delivered back, kills, and the
+// requests still open. Monitors keep only what later checks need.
+import type { MonitorDef, TraceEvent, WorldQuery } from '../../actors/index.ts';
+
+type Fail = { readonly fail: string };
+type Obs<S> = (s: S, e: TraceEvent, q: WorldQuery) => S | Fail;
+
+export const out = (e: TraceEvent): any => (e.kind === 'output' && e.from === 'task' ? e.msg : undefined);
+export const req = (e: TraceEvent): any => (e.kind === 'send' && e.from === 'task' && e.to === 'supervisor' ? e.msg : undefined);
+export const resp = (e: TraceEvent): any => (e.kind === 'deliver' && e.from === 'supervisor' && e.to === 'task' ? e.msg : undefined);
+export const killed = (e: TraceEvent): boolean => e.kind === 'fault' && e.fault === 'crash' && e.actor === 'task';
+export const isWrite = (m: any): boolean => m?.type === 'SetTaskStateStore' && (m.role === 'round' || m.role === 'rest' || m.role === 'ckpt');
+export const isError = (m: any): boolean => m?.type === 'ErrorResponse' && m.error !== 'TASK_STORE_NOT_FOUND';
+
+/** `xs` with `x` added, kept sorted: monitor sets must not depend on the order events came in. */
+export function addSorted(xs: readonly number[], x: number): readonly number[] {
+  if (xs.includes(x)) return xs;
+  return [...xs, x].sort((p, q) => p - q);
+}
+
+/**
+ * The events any of these monitors reacts to (for the checker's partial-order
+ * reduction): the task's outputs and frames, responses to it, kills, and writes
+ * landing in the store. Reads and XCom pushes served by the supervisor are not.
+ */
+function watches(e: TraceEvent): boolean {
+  if (e.kind === 'output' || e.kind === 'fault') return true;
+  if (e.kind === 'send') return e.from === 'task';
+  if (e.kind === 'deliver') return e.to === 'task';
+  if (e.kind === 'io') return e.op === 'ts.set';
+  return false;
+}
+
+export function monitor<S>(init: S, observe: Obs<S>): MonitorDef<S> & { watches(e: TraceEvent): boolean } {
+  return { init, observe, watches };
+}
+
+// Requests of the live attempt whose response has not been consumed: rid -> request.
+export type Open = Readonly<Record<number, any>>;
+
+/** The open requests after one event: a request opens, the response that answers it closes. */
+export function openAfter(open: Open, e: TraceEvent): Open {
+  const m = req(e);
+  if (m) return { ...open, [m.rid]: m };
+  const r = resp(e);
+  if (r && opened(open, r) !== undefined) {
+    const { [r.rid]: _done, ...rest } = open;
+    return rest;
+  }
+  return open;
+}
+
+/** The open request a response answers (same try: request ids restart with each try). */
+export function opened(open: Open, r: any): any {
+  return open[r.rid]?.a === r.a ? open[r.rid] : undefined;
+}
