@@ -3,7 +3,7 @@
 import type { Predicate, WorldQuery } from '../../actors/scenario.ts';
 import type { ClientCtx } from './client.ts';
 import { config, lookup, rows, scan } from './config.ts';
-import type { WorkerCtx } from './loop.ts';
+import type { WorkerCtx } from './worker-ctx.ts';
 import type { PoolCtx } from './pool.ts';
 import type { Setup } from './scenario.ts';
 import { arrangement, compactionError } from './trace.ts';

@@ -3,7 +3,7 @@
 import type { MonitorDef, Predicate, WorldQuery } from '../../actors/scenario.ts';
 import type { Message, TraceEvent } from '../../actors/types.ts';
 import type { ClientCtx } from './client.ts';
-import type { WorkerCtx } from './loop.ts';
+import type { WorkerCtx } from './worker-ctx.ts';
 import type { PoolCtx } from './pool.ts';
 import { referenceAnswer, sameResponse } from './walk.ts';
 import { CLIENT, POOL, workerId, type PeekResponse, type PeekSpec, type Snapshot, type StashConfig } from './types.ts';

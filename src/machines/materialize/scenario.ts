@@ -6,7 +6,7 @@ import type { Message } from '../../actors/types.ts';
 import { peekStash } from '../../storage/stash.ts';
 import type { StashOptions } from '../../storage/messages.ts';
 import { clientMachine, type ClientInput } from './client.ts';
-import type { WorkerCtx } from './loop.ts';
+import type { WorkerCtx } from './worker-ctx.ts';
 import { poolMachine } from './pool.ts';
 import { eventually, invariants, monitors } from './properties.ts';
 import { workerMachine } from './worker.ts';

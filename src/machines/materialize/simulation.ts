@@ -6,7 +6,7 @@ import type { ReportTable, SimulationReport } from '../../actors/family.ts';
 import type { RecordedEvent, World } from '../../actors/types.ts';
 import { queryOf } from '../../actors/query.ts';
 import type { Scenario } from '../../actors/scenario.ts';
-import type { WorkerCtx } from './loop.ts';
+import type { WorkerCtx } from './worker-ctx.ts';
 import type { PoolCtx } from './pool.ts';
 import { buildScenario } from './scenario.ts';
 import { SIM_DEFAULTS, SPAWN_MS, WAKE_MS, simFixture, type SimParams } from './fixtures.ts';

@@ -2,7 +2,8 @@
 // loop itself (loop.ts) is a pure function the one `react` action runs.
 import { setup } from 'xstate';
 import { reactWith } from './effects.ts';
-import { initWorker, react, type WorkerCtx, type WorkerInput } from './loop.ts';
+import { react } from './loop.ts';
+import { initWorker, type WorkerCtx, type WorkerInput } from './worker-ctx.ts';
 
 const EVENTS = [
   'PeekCmd', 'CancelPeekCmd', 'AllowCompaction', 'SetCap', 'InsertCycle', 'WalkResult',
