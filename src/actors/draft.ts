@@ -4,6 +4,7 @@
 // (bench/runtime.bench.ts).
 import { ScenarioError, actorName, type Scenario } from './scenario.ts';
 import type { ActorStatus, Channel, Message, Timer, TraceEvent, World } from './types.ts';
+import type { StepMemo } from './step-memo.ts';
 
 /** The shared empty inbox (no channel has messages). */
 export const EMPTY: readonly Channel[] = Object.freeze([]);
@@ -18,6 +19,8 @@ export class Draft {
   faults: number;
   anon: number;
   readonly events: TraceEvent[] = [];
+  /** Machine step results to reuse (the checker's exhaustive search sets one). */
+  memo: StepMemo | undefined = undefined;
 
   constructor(
     readonly sc: Scenario,

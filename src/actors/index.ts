@@ -2,6 +2,7 @@
 export * from './types.ts';
 export * from './scenario.ts';
 export { initialWorld, enabled, apply, inputStep, tickStep, isFault, isQuiescent, isFailureEvent, type ApplyOptions, type ApplyResult } from './kernel.ts';
+export { StepMemo } from './step-memo.ts';
 export { queryOf } from './query.ts';
 export { rng, rngFromState, deriveSeed, type Rng } from './prng.ts';
 export { send } from './dsl.ts';

@@ -8,6 +8,7 @@ import { ScenarioError, actorName, type CompiledActor, type Scenario } from './s
 import { queryOf } from './query.ts';
 import { Draft, EMPTY, addTimer, cancelTimer } from './draft.ts';
 import { timerStepId } from './steps.ts';
+import type { StepMemo } from './step-memo.ts';
 import type { ActorStatus, Message, Step, TraceEvent, World } from './types.ts';
 
 export { enabled, isFault, isQuiescent, inputStep, tickStep } from './steps.ts';
@@ -15,6 +16,8 @@ export { enabled, isFault, isQuiescent, inputStep, tickStep } from './steps.ts';
 export interface ApplyOptions {
   /** Record context changes on `state` events (costs a shallow diff per step). Default true. */
   readonly detail?: boolean;
+  /** Reuse machine step results for (snapshot, message) pairs already stepped (see step-memo.ts). */
+  readonly memo?: StepMemo;
 }
 
 export interface ApplyResult {
@@ -193,15 +196,18 @@ function receive(d: Draft, from: number, to: number, msg: Message, outcome: stri
     return;
   }
   const prev = d.snap(to) as AnyMachineSnapshot;
-  let res;
-  try {
-    res = actor.stepper.step(prev, msg);
-  } catch (e) {
-    const bad = modelError(actor, e);
-    if (bad) throw bad;
-    d.setStat(to, 'error');
-    d.events.push({ kind: 'error', actor: actor.id, message: `on '${msg.type}' in state '${snapshotStateText(prev)}': ${errText(e)}` });
-    return;
+  let res = d.memo?.get(to, prev, msg);
+  if (res === undefined) {
+    try {
+      res = actor.stepper.step(prev, msg);
+    } catch (e) {
+      const bad = modelError(actor, e);
+      if (bad) throw bad;
+      d.setStat(to, 'error');
+      d.events.push({ kind: 'error', actor: actor.id, message: `on '${msg.type}' in state '${snapshotStateText(prev)}': ${errText(e)}` });
+      return;
+    }
+    d.memo?.set(to, prev, msg, res);
   }
   if (res.unhandled) {
     const state = snapshotStateText(prev);
@@ -309,6 +315,7 @@ export function initialWorld(sc: Scenario, opts: ApplyOptions = {}): ApplyResult
 /** Applies one step. The step must be one `enabled` returned for this world (or an `input`). */
 export function apply(sc: Scenario, w: World, step: Step, opts: ApplyOptions = {}): ApplyResult {
   const d = new Draft(sc, w, opts.detail ?? true);
+  d.memo = opts.memo;
   switch (step.kind) {
     case 'deliver': {
       const msg = d.dequeue(step.from, step.to);
