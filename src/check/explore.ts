@@ -2,7 +2,7 @@
 // `apply`, with state dedupe by fingerprint and sleep-set reduction (por.ts).
 // Breadth-first finds a shortest counterexample first. Both explore with
 // `apply(..., { detail: false })`; the counterexample trace is replayed with detail.
-import { apply, enabled, initialWorld, isQuiescent, type Scenario, type Step, type World } from '../actors/index.ts';
+import { StepMemo, apply, enabled, initialWorld, isQuiescent, type Scenario, type Step, type World } from '../actors/index.ts';
 import { inSet, markOf, nextSleep, visible, wokenSteps, type PorContext } from './por.ts';
 import { endViolation, stepViolation } from './properties.ts';
 import type { Explorer, Session } from './session.ts';
@@ -37,6 +37,8 @@ function scheduleOf(n: Node | undefined, last?: string): string[] {
 abstract class Search implements Explorer {
   protected readonly sc: Scenario;
   private started = false;
+  /** The same (snapshot, message) pair recurs across interleavings: step it once. */
+  private readonly memo = new StepMemo();
 
   /** Evaluate invariants on revisited worlds too (see `step`). */
   private readonly checkRevisits: boolean;
@@ -130,7 +132,7 @@ abstract class Search implements Explorer {
       const t = n.steps[n.i++]!;
       const from = n.world!;
       const fromLanes = n.lanes;
-      const r = apply(sc, from, t, { detail: false });
+      const r = apply(sc, from, t, { detail: false, memo: this.memo });
       s.transitions++;
       s.states++;
       // Invariants read only the world, so a world met again (same fingerprint) passed
