@@ -30,7 +30,7 @@ export interface Calibration {
  */
 export const CALIBRATION_C: Calibration = {
   name: 'C',
-  note: 'calibration C: DES, lock held until the requester resumes on the loop; s = 2 ms per request; loop CPU 3.217 ms per executed, 2.210 ms per replayed index',
+  note: 'DES, lock held until the requester resumes on the loop; s = 2 ms per request; loop CPU 3.217 ms per executed, 2.210 ms per replayed index',
   base: { GetTaskStateStore: 2, SetTaskStateStore: 2, SetXCom: 2 },
   perByte: 0,
   cpuExec: 3.217,
