@@ -1,7 +1,5 @@
 // Command line of examples/amber-loop.js: the model-checked Amber loop machines,
 // run live; the store's data files (Arrow IPC) and state rows live in a directory.
-import { writeFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
 import { tableFromIPC } from 'apache-arrow';
 import type { ReducerLogic } from '../../src/actors/index.ts';
 import { runLive } from '../../src/actors/live.ts';
@@ -9,28 +7,20 @@ import { amberScenario } from '../../src/machines/amber/scenario.ts';
 import type { StoreState } from '../../src/machines/amber/store.ts';
 import { DESIGNS, type Design } from '../../src/machines/amber/operators.ts';
 import { amberFsStore } from './fs-store.ts';
+import { parseFlags, untilDone, usageError, writeTrace } from '../cli.ts';
 
 const USAGE = `usage: node examples/amber-loop.js [--rows N] [--dir DIR] [--design ${DESIGNS.join('|')}] [--record trace.json] [--quiet]`;
 
 export async function main(argv: string[]): Promise<number> {
-  let a;
-  try {
-    a = parseArgs({
-      args: argv,
-      options: {
-        rows: { type: 'string', default: '5' },
-        dir: { type: 'string', default: './amber-data' },
-        design: { type: 'string', default: 'read-at-endchannel' },
-        record: { type: 'string' },
-        quiet: { type: 'boolean', default: false },
-        help: { type: 'boolean', default: false },
-      },
-    }).values;
-  } catch (e) {
-    console.error(`${(e as Error).message}\n${USAGE}`);
-    return 2;
-  }
-  if (a.help) return (console.log(USAGE), 0);
+  const a = parseFlags(argv, {
+    rows: { type: 'string', default: '5' },
+    dir: { type: 'string', default: './amber-data' },
+    design: { type: 'string', default: 'read-at-endchannel' },
+    record: { type: 'string' },
+    quiet: { type: 'boolean', default: false },
+    help: { type: 'boolean', default: false },
+  }, USAGE);
+  if (typeof a === 'number') return a;
   const rows = Number(a.rows);
   if (!Number.isInteger(rows) || rows < 1 || rows > 50) return usage(`--rows must be an integer from 1 to 50, got '${a.rows}'`);
   if (!DESIGNS.includes(a.design as Design)) return usage(`--design must be one of ${DESIGNS.join(', ')}, got '${a.design}'`);
@@ -51,13 +41,7 @@ export async function main(argv: string[]): Promise<number> {
     error: () => {},
   });
   say(`Amber loop over a ${rows}-row Arrow table, design ${a.design}, store in ${a.dir}`);
-  try {
-    await live.whenQuiescent();
-  } catch (e) {
-    console.error(`failed: ${(e as Error).message}`);
-    await live.stop();
-    return 1;
-  }
+  if (!(await untilDone(live.whenQuiescent(), () => live.stop()))) return 1;
   await live.stop();
   const ms = performance.now() - t0;
   if (live.failures.length) {
@@ -80,16 +64,9 @@ export async function main(argv: string[]): Promise<number> {
     }
     say(`  ${key}  ${what}`);
   }
-  if (a.record) {
-    const { liveTraceFile } = await import('../../src/check/from-trace.ts');
-    writeFileSync(a.record, JSON.stringify(liveTraceFile(live.recording())));
-    say(`recorded ${live.schedule().length} steps to ${a.record} (replay: interleave replay ${a.record})`);
-  }
+  if (a.record) say(`recorded ${await writeTrace(a.record, live)} steps to ${a.record} (replay: interleave replay ${a.record})`);
   say(`\ndone in ${ms.toFixed(0)} ms, ${live.schedule().length} steps`);
   return 0;
 }
 
-function usage(msg: string): number {
-  console.error(`${msg}\n${USAGE}`);
-  return 2;
-}
+const usage = (msg: string): number => usageError(msg, USAGE);

@@ -1,36 +1,23 @@
 // Command line of examples/iterable-task.js.
-import { writeFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
 import { startIterableTask } from './live.ts';
 import { startAirflowTask } from './airflow.ts';
+import { parseFlags, untilDone, usageError, writeTrace } from '../cli.ts';
 
 const USAGE = `usage: node examples/iterable-task.js --items N --db FILE [--concurrency W] [--per-index] [--machines airflow|minimal] [--work-ms MS] [--record trace.json] [--quiet]`;
 
 export async function main(argv: string[]): Promise<number> {
-  let a;
-  try {
-    a = parseArgs({
-      args: argv,
-      options: {
-        items: { type: 'string', default: '5000' },
-        db: { type: 'string', default: './state.db' },
-        concurrency: { type: 'string', default: '16' },
-        'per-index': { type: 'boolean', default: false },
-        machines: { type: 'string', default: 'airflow' },
-        'work-ms': { type: 'string', default: '0' },
-        record: { type: 'string' },
-        quiet: { type: 'boolean', default: false },
-        help: { type: 'boolean', default: false },
-      },
-    }).values;
-  } catch (e) {
-    console.error(`${(e as Error).message}\n${USAGE}`);
-    return 2;
-  }
-  if (a.help) {
-    console.log(USAGE);
-    return 0;
-  }
+  const a = parseFlags(argv, {
+    items: { type: 'string', default: '5000' },
+    db: { type: 'string', default: './state.db' },
+    concurrency: { type: 'string', default: '16' },
+    'per-index': { type: 'boolean', default: false },
+    machines: { type: 'string', default: 'airflow' },
+    'work-ms': { type: 'string', default: '0' },
+    record: { type: 'string' },
+    quiet: { type: 'boolean', default: false },
+    help: { type: 'boolean', default: false },
+  }, USAGE);
+  if (typeof a === 'number') return a;
   const n = Number(a.items);
   const w = Number(a.concurrency);
   const workMs = Number(a['work-ms']);
@@ -63,14 +50,9 @@ async function airflow(a: Args, n: number, w: number, say: (s: string) => void):
     },
     error: () => {},
   });
-  let state: string;
-  try {
-    state = await task.finished;
-  } catch (e) {
-    console.error(`failed: ${(e as Error).message}`);
-    await task.close();
-    return 1;
-  }
+  const done = await untilDone(task.finished, () => task.close());
+  if (!done) return 1;
+  const state = done.value;
   await record(a, task.system);
   await task.close();
   const s = (performance.now() - t0) / 1000;
@@ -79,11 +61,7 @@ async function airflow(a: Args, n: number, w: number, say: (s: string) => void):
 }
 
 async function record(a: Args, system: import('../../src/actors/live.ts').LiveSystem): Promise<void> {
-  if (!a.record) return;
-  // Loaded only when asked for: the checker is not needed to run the task.
-  const { liveTraceFile } = await import('../../src/check/from-trace.ts');
-  writeFileSync(a.record, JSON.stringify(liveTraceFile(system.recording())));
-  console.log(`recorded ${system.schedule().length} steps to ${a.record}`);
+  if (a.record) console.log(`recorded ${await writeTrace(a.record, system)} steps to ${a.record}`);
 }
 
 /** The example's own minimal machine (examples/iterable-task/machine.ts), live. */
@@ -100,14 +78,9 @@ async function minimal(a: Args, n: number, w: number, workMs: number, say: (s: s
     },
     error: () => {},
   });
-  let end;
-  try {
-    end = await task.finished;
-  } catch (e) {
-    console.error(`failed: ${(e as Error).message}`);
-    await task.close();
-    return 1;
-  }
+  const done = await untilDone(task.finished, () => task.close());
+  if (!done) return 1;
+  const end = done.value;
   const s = (performance.now() - t0) / 1000;
   await record(a, task.system);
   await task.close();
@@ -120,7 +93,4 @@ async function minimal(a: Args, n: number, w: number, workMs: number, say: (s: s
   return 0;
 }
 
-function usage(msg: string): number {
-  console.error(`${msg}\n${USAGE}`);
-  return 2;
-}
+const usage = (msg: string): number => usageError(msg, USAGE);
