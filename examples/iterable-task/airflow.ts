@@ -12,11 +12,12 @@
 // The indexed tasks run in the task process (the model's operator delay, opMs).
 import Database from 'better-sqlite3';
 import type { Message } from '../../src/actors/index.ts';
-import { runLive, type ExternalHandler, type LiveSystem } from '../../src/actors/live.ts';
+import { runLive, type ExternalHandler } from '../../src/actors/live.ts';
 import { buildAirflow } from '../../src/machines/airflow/scenario.ts';
 import { SCOPE } from '../../src/machines/airflow/actors.ts';
 import type { Design } from '../../src/machines/airflow/config.ts';
 import { SqliteTaskStateStore } from '../../src/storage/live/sqlite-task-state.ts';
+import { countAttempt, type TaskRun } from './live.ts';
 
 export { SCOPE as AIRFLOW_SCOPE };
 
@@ -30,14 +31,8 @@ export interface AirflowTaskOptions {
   readonly record?: boolean;
 }
 
-export interface AirflowTask {
-  readonly system: LiveSystem;
-  readonly attempt: number;
-  /** Resolves with the try's end state (`success`, `up_for_retry`, ...). */
-  readonly finished: Promise<string>;
-  readonly writes: () => number;
-  close(): Promise<void>;
-}
+/** `finished` resolves with the try's end state (`success`, `up_for_retry`, ...). */
+export type AirflowTask = TaskRun<string>;
 
 /** The supervisor's relay, live: frames in, one SQLite call each, frames out. */
 function supervisor(store: SqliteTaskStateStore, db: Database.Database, counted: { writes: number }): ExternalHandler {
@@ -69,9 +64,8 @@ export function startAirflowTask(o: AirflowTaskOptions): AirflowTask {
   const db = new Database(o.db);
   db.pragma('journal_mode = WAL');
   db.pragma('busy_timeout = 5000');
-  db.exec('CREATE TABLE IF NOT EXISTS attempts (attempt INTEGER PRIMARY KEY AUTOINCREMENT, started TEXT NOT NULL)');
+  const attempt = countAttempt(db);
   db.exec('CREATE TABLE IF NOT EXISTS runs (idx INTEGER NOT NULL, attempt INTEGER NOT NULL)');
-  const attempt = Number(db.prepare('INSERT INTO attempts (started) VALUES (?)').run(new Date().toISOString()).lastInsertRowid);
   const logRun = db.prepare('INSERT INTO runs (idx, attempt) VALUES (?, ?)');
   const store = new SqliteTaskStateStore(o.db);
   const counted = { writes: 0 };

@@ -52,20 +52,30 @@ export interface LiveTaskOptions extends TaskInput {
   readonly live?: LiveOptions;
 }
 
-export interface LiveTask {
+/** One started try of the task, with either model: its live system, its try number, its end. */
+export interface TaskRun<End> {
   readonly system: LiveSystem;
+  /** The try number: this process start, counted durably in the file. */
   readonly attempt: number;
-  /** Resolves with the task's last output (`complete`, `already-complete` or `failed`). */
-  readonly finished: Promise<Message>;
+  readonly finished: Promise<End>;
+  /** State-store writes acknowledged so far. */
   readonly writes: () => number;
   close(): Promise<void>;
+}
+
+/** `finished` resolves with the task's last output (`complete`, `already-complete` or `failed`). */
+export type LiveTask = TaskRun<Message>;
+
+/** Counts a process start in the file's `attempts` table: the try number (1 on a fresh file). */
+export function countAttempt(db: Db): number {
+  db.exec('CREATE TABLE IF NOT EXISTS attempts (attempt INTEGER PRIMARY KEY AUTOINCREMENT, started TEXT NOT NULL)');
+  return Number(db.prepare('INSERT INTO attempts (started) VALUES (?)').run(new Date().toISOString()).lastInsertRowid);
 }
 
 /** Starts one attempt of the task on the SQLite file `db`. */
 export function startIterableTask(o: LiveTaskOptions): LiveTask {
   const db = open(o.db);
-  db.exec('CREATE TABLE IF NOT EXISTS attempts (attempt INTEGER PRIMARY KEY AUTOINCREMENT, started TEXT NOT NULL)');
-  const attempt = Number(db.prepare('INSERT INTO attempts (started) VALUES (?)').run(new Date().toISOString()).lastInsertRowid);
+  const attempt = countAttempt(db);
   const store = sqliteTaskState(o.db);
   const work = o.logRuns === false ? (async (msg: Message, from: string) => [{ to: from, msg: { type: 'ran', index: msg.index, value: outcomeOf(msg.index as number) } }]) : worker(db, attempt, o.workMs ?? 0);
   const sc = iterableTaskScenario({ n: o.n, w: o.w, ...(o.perIndex ? { perIndex: true } : {}), ...(o.progressEvery ? { progressEvery: o.progressEvery } : {}) });
