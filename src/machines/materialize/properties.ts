@@ -8,7 +8,14 @@ import type { PoolCtx } from './pool.ts';
 import { referenceAnswer, sameResponse } from './walk.ts';
 import { CLIENT, POOL, workerId, type PeekResponse, type PeekSpec, type Snapshot, type StashConfig } from './types.ts';
 
-const workersOf = (q: WorldQuery, n: number): WorkerCtx[] => Array.from({ length: n }, (_, i) => q.context(workerId(i)) as WorkerCtx);
+// The checker evaluates these on every new world: the per-worker checks are
+// module-level functions and `workersOf` a plain loop, so an evaluation creates no
+// closures (under tsx each one created also pays for its name being set).
+function workersOf(q: WorldQuery, n: number): WorkerCtx[] {
+  const out: WorkerCtx[] = new Array(n);
+  for (let i = 0; i < n; i++) out[i] = q.context(workerId(i)) as WorkerCtx;
+  return out;
+}
 
 function firstBad(ws: readonly WorkerCtx[], f: (c: WorkerCtx) => string | undefined): true | string {
   for (const c of ws) {
@@ -18,33 +25,46 @@ function firstBad(ws: readonly WorkerCtx[], f: (c: WorkerCtx) => string | undefi
   return true;
 }
 
+// 2: the substrate counters partition the walks, under the chosen counting point.
+function countersPartitionWalks(c: WorkerCtx): string | undefined {
+  const sum = c.counters.inline + c.counters.offloaded + c.counters.capped;
+  const want = c.cfg.countAt === 'dispatch' ? c.walks.started : c.walks.outcomes;
+  return sum === want ? undefined : `inline ${c.counters.inline} + offloaded ${c.counters.offloaded} + capped ${c.counters.capped} = ${sum}, but ${want} walks ${c.cfg.countAt === 'dispatch' ? 'were dispatched' : 'reached an outcome'}`;
+}
+
+// 3: in-flight never exceeds the cap in force at the last claim; the ledger agrees.
+function inFlightWithinCap(c: WorkerCtx): string | undefined {
+  return c.inFlight > c.capAtLastClaim ? `in_flight ${c.inFlight} > cap at last claim ${c.capAtLastClaim}` : c.inFlight !== c.held.length || c.inFlight < 0 ? `in_flight ${c.inFlight} but ${c.held.length} slots held` : undefined;
+}
+
+// 5: every claim is released exactly once (a second drop is a ledger fault).
+function slotReleasedOnce(c: WorkerCtx): string | undefined {
+  return c.slotFaults > 0 ? `${c.slotFaults} release(s) of a slot that was not held` : undefined;
+}
+
+const ascending = (a: number, b: number): number => a - b;
+
+// 10: a pending peek that is not offloaded holds since <= t; no orphaned holds.
+function holdsMatchPending(c: WorkerCtx): string | undefined {
+  const want: number[] = [];
+  for (const p of c.pending) if (p.kind !== 'offload') want.push(p.peek.t);
+  want.sort(ascending);
+  const have = c.trace.holds;
+  let differ = want.length !== have.length;
+  for (let i = 0; !differ && i < want.length; i++) differ = want[i] !== have[i];
+  if (differ) return `holds [${have.join(',')}] but pending peeks need [${want.join(',')}]`;
+  const since = Math.max(c.trace.oksSince, c.trace.errsSince);
+  const low = want[0];
+  return low !== undefined && since > low ? `since ${since} passed the hold of a pending peek at ${low}` : undefined;
+}
+
 /** Invariants over the world, checked after every step. */
 export function invariants(workers: number, opts: { resourceForm: boolean }): Record<string, Predicate> {
   const inv: Record<string, Predicate> = {
-    // 2: the substrate counters partition the walks, under the chosen counting point.
-    'counters-partition-walks': (q) =>
-      firstBad(workersOf(q, workers), (c) => {
-        const sum = c.counters.inline + c.counters.offloaded + c.counters.capped;
-        const want = c.cfg.countAt === 'dispatch' ? c.walks.started : c.walks.outcomes;
-        return sum === want ? undefined : `inline ${c.counters.inline} + offloaded ${c.counters.offloaded} + capped ${c.counters.capped} = ${sum}, but ${want} walks ${c.cfg.countAt === 'dispatch' ? 'were dispatched' : 'reached an outcome'}`;
-      }),
-    // 3: in-flight never exceeds the cap in force at the last claim; the ledger agrees.
-    'in-flight-within-cap': (q) =>
-      firstBad(workersOf(q, workers), (c) =>
-        c.inFlight > c.capAtLastClaim ? `in_flight ${c.inFlight} > cap at last claim ${c.capAtLastClaim}` : c.inFlight !== c.held.length || c.inFlight < 0 ? `in_flight ${c.inFlight} but ${c.held.length} slots held` : undefined,
-      ),
-    // 5: every claim is released exactly once (a second drop is a ledger fault).
-    'slot-released-once': (q) => firstBad(workersOf(q, workers), (c) => (c.slotFaults > 0 ? `${c.slotFaults} release(s) of a slot that was not held` : undefined)),
-    // 10: a pending peek that is not offloaded holds since <= t; no orphaned holds.
-    'holds-match-pending': (q) =>
-      firstBad(workersOf(q, workers), (c) => {
-        const want = c.pending.filter((p) => p.kind !== 'offload').map((p) => p.peek.t).sort((a, b) => a - b);
-        const have = c.trace.holds;
-        if (want.length !== have.length || want.some((t, i) => t !== have[i])) return `holds [${have.join(',')}] but pending peeks need [${want.join(',')}]`;
-        const since = Math.max(c.trace.oksSince, c.trace.errsSince);
-        const low = want[0];
-        return low !== undefined && since > low ? `since ${since} passed the hold of a pending peek at ${low}` : undefined;
-      }),
+    'counters-partition-walks': (q) => firstBad(workersOf(q, workers), countersPartitionWalks),
+    'in-flight-within-cap': (q) => firstBad(workersOf(q, workers), inFlightWithinCap),
+    'slot-released-once': (q) => firstBad(workersOf(q, workers), slotReleasedOnce),
+    'holds-match-pending': (q) => firstBad(workersOf(q, workers), holdsMatchPending),
     // 8: exactly one response per (worker, peek); nothing for unknown peeks.
     'one-response-per-worker': (q) => {
       const c = q.context(CLIENT) as ClientCtx;
@@ -55,7 +75,8 @@ export function invariants(workers: number, opts: { resourceForm: boolean }): Re
     // 3, resource form: blocking walks running per worker within the cap (expected to fail under retire + cancel).
     inv['running-blocking-within-cap'] = (q) => {
       const p = q.context(POOL) as PoolCtx;
-      return firstBad(workersOf(q, workers), (c) => (p.running[c.w]! > c.capAtLastClaim ? `${p.running[c.w]} blocking walks running, cap ${c.capAtLastClaim}` : undefined));
+      for (const c of workersOf(q, workers)) if (p.running[c.w]! > c.capAtLastClaim) return `w${c.w}: ${p.running[c.w]} blocking walks running, cap ${c.capAtLastClaim}`;
+      return true;
     };
   }
   return inv;
