@@ -4,8 +4,7 @@
 // from a list issued at start, an open-loop schedule of arrival timers, and an
 // optional closed loop (E1's concurrent scans: the next one goes out when the
 // previous one is answered).
-import { setup } from 'xstate';
-import { reactWith, type Fx } from './effects.ts';
+import { coreMachine, type Fx } from './effects.ts';
 import { workerId, type PeekResponse, type PeekSpec, type Row } from './types.ts';
 import type { Message } from '../../actors/types.ts';
 
@@ -132,11 +131,4 @@ export function clientReact(c: ClientCtx, ev: Message): { ctx: ClientCtx; fx: Fx
   }
 }
 
-export const clientMachine = setup({
-  types: {} as { context: ClientCtx; input: ClientInput; events: { type: string; [k: string]: unknown } },
-  actions: { react: reactWith(clientReact) },
-}).createMachine({
-  id: 'client',
-  context: ({ input }) => initClient(input),
-  on: Object.fromEntries(['Start', 'Arrival', 'Issue', 'Cancel', 'WorkerResponse'].map((e) => [e, { actions: 'react' }])),
-});
+export const clientMachine = coreMachine('client', clientReact, initClient, ['Start', 'Arrival', 'Issue', 'Cancel', 'WorkerResponse']);

@@ -1,6 +1,6 @@
 // Effects as data: the pure cores (loop.ts, pool.ts, client.ts) return what to
 // send, emit and schedule; one xstate action turns them into xstate actions.
-import { enqueueActions } from 'xstate';
+import { enqueueActions, setup, type MachineContext } from 'xstate';
 import { send } from '../../actors/dsl.ts';
 import type { Message } from '../../actors/types.ts';
 
@@ -22,5 +22,17 @@ export function reactWith<C>(core: Core<C>): any {
       else if (f.kind === 'emit') enqueue.emit(f.msg as any);
       else enqueue.raise(f.msg as any, { delay: f.delay, id: f.id });
     }
+  });
+}
+
+/** A machine with no states of its own over a pure core: each listed event runs the core (the pool, the client). */
+export function coreMachine<C extends MachineContext, I>(id: string, core: Core<C>, init: (input: I) => C, events: readonly string[]) {
+  return setup({
+    types: {} as { context: C; input: I; events: { type: string; [k: string]: unknown } },
+    actions: { react: reactWith(core) },
+  }).createMachine({
+    id,
+    context: ({ input }) => init(input),
+    on: Object.fromEntries(events.map((e) => [e, { actions: 'react' }])),
   });
 }

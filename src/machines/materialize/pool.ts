@@ -3,8 +3,7 @@
 // timer, so walks on the pool run concurrently with each other and with the
 // workers. A started closure cannot be aborted: a cancelled C1 walk runs to its
 // end and its send fails; a C3 walk notices at its next slice boundary.
-import { setup } from 'xstate';
-import { reactWith, type Fx } from './effects.ts';
+import { coreMachine, type Fx } from './effects.ts';
 import { stashContent, walk, walkMs, walkPositions } from './walk.ts';
 import { STASH, stashKey, workerId, type PeekResponse, type PeekSpec, type SlotRelease, type Snapshot, type SpawnWalk, type StashConfig } from './types.ts';
 import type { Message } from '../../actors/types.ts';
@@ -125,11 +124,4 @@ function finish(c: PoolCtx, key: string, pw: PoolWalk, fx: Fx[]): { ctx: PoolCtx
   return { ctx: { ...c, running: bump(c.running, pw.w, -1), walks }, fx };
 }
 
-export const poolMachine = setup({
-  types: {} as { context: PoolCtx; input: PoolInput; events: { type: string; [k: string]: unknown } },
-  actions: { react: reactWith(poolReact) },
-}).createMachine({
-  id: 'pool',
-  context: ({ input }) => initPool(input),
-  on: Object.fromEntries(['SpawnWalk', 'SliceDone', 'stash.upload.ok', 'stash.upload.error', 'AbandonWalk'].map((e) => [e, { actions: 'react' }])),
-});
+export const poolMachine = coreMachine('pool', poolReact, initPool, ['SpawnWalk', 'SliceDone', 'stash.upload.ok', 'stash.upload.error', 'AbandonWalk']);
