@@ -1,5 +1,6 @@
 // The checker's step memo (apply's `memo` option) reuses a machine's step for a
-// (snapshot, message) pair met again; worlds and events must be the same as without it.
+// (snapshot, message) pair met again, and a reducer's for the same state, message,
+// sender, outcome and time; worlds and events must be the same as without it.
 import { describe, expect, it } from 'vitest';
 import { StepMemo, apply, enabled, initialWorld, rng, type Scenario, type World } from '../src/actors/index.ts';
 import { WorldHasher, fpHex } from '../src/check/index.ts';
@@ -8,9 +9,15 @@ import { lostUpdate, machineRing, retryModel } from './fixtures-check/models.ts'
 /** Counts the hits of a memo. */
 class CountingMemo extends StepMemo {
   hits = 0;
-  override get(actor: number, snapshot: object, msg: unknown) {
-    const r = super.get(actor, snapshot, msg);
+  reducerHits = 0;
+  override get<R>(actor: number, snapshot: object, msg: unknown): R | undefined {
+    const r = super.get<R>(actor, snapshot, msg);
     if (r) this.hits++;
+    return r;
+  }
+  override getReduced<R>(actor: number, state: object, msg: unknown, from: number, outcome: string | undefined, now: number): R | undefined {
+    const r = super.getReduced<R>(actor, state, msg, from, outcome, now);
+    if (r) this.reducerHits++;
     return r;
   }
 }
@@ -18,6 +25,7 @@ class CountingMemo extends StepMemo {
 describe('step memo', () => {
   it('gives the same worlds and events as stepping afresh, along random walks that revisit pairs', () => {
     const models: Scenario[] = [lostUpdate({ clients: 3 }), machineRing(4, 1, 2), retryModel(2)];
+    let reducerHits = 0;
     for (const sc of models) {
       const memo = new CountingMemo(64);
       const hasher = new WorldHasher(sc, false);
@@ -44,7 +52,10 @@ describe('step memo', () => {
       }
       expect(steps).toBeGreaterThan(100);
       expect({ model: sc.name, hits: memo.hits > 0 }).toEqual({ model: sc.name, hits: true });
+      reducerHits += memo.reducerHits;
     }
+    // The lost-update store is a reducer: its results are reused too.
+    expect(reducerHits).toBeGreaterThan(0);
   });
 
   it('a small limit clears the memo and it still gives the same results', () => {

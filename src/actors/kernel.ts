@@ -3,8 +3,8 @@
 // `enabled` and the step constructors live in steps.ts, the per-step world copy
 // in draft.ts; this module interprets what actors do.
 import type { AnyMachineSnapshot } from 'xstate';
-import { UnsupportedFeatureError, XS, isAddressStub, snapshotStateText, type CollectedAction } from './xstate-adapter.ts';
-import { ScenarioError, actorName, type CompiledActor, type Scenario } from './scenario.ts';
+import { UnsupportedFeatureError, XS, isAddressStub, snapshotStateText, type CollectedAction, type StepResult } from './xstate-adapter.ts';
+import { ScenarioError, actorName, type CompiledActor, type ReducerResult, type Scenario } from './scenario.ts';
 import { queryOf } from './query.ts';
 import { Draft, EMPTY, addTimer, cancelTimer } from './draft.ts';
 import { timerStepId } from './steps.ts';
@@ -176,15 +176,20 @@ function receive(d: Draft, from: number, to: number, msg: Message, outcome: stri
   }
   if (actor.kind === 'external') return;
   if (actor.kind === 'reducer') {
-    let r;
-    try {
-      r = actor.logic.receive(d.snap(to), msg, { self: actor.id, from: actorName(sc, from), outcome, now: d.now });
-    } catch (e) {
-      const bad = modelError(actor, e);
-      if (bad) throw bad;
-      d.setStat(to, 'error');
-      d.events.push({ kind: 'error', actor: actor.id, message: `receive('${msg.type}') threw: ${errText(e)}` });
-      return;
+    const state = d.snap(to);
+    const key = d.memo !== undefined && typeof state === 'object' && state !== null ? state : undefined;
+    let r = key && d.memo!.getReduced<ReducerResult<unknown>>(to, key, msg, from, outcome, d.now);
+    if (!r) {
+      try {
+        r = actor.logic.receive(state, msg, { self: actor.id, from: actorName(sc, from), outcome, now: d.now });
+      } catch (e) {
+        const bad = modelError(actor, e);
+        if (bad) throw bad;
+        d.setStat(to, 'error');
+        d.events.push({ kind: 'error', actor: actor.id, message: `receive('${msg.type}') threw: ${errText(e)}` });
+        return;
+      }
+      if (key) d.memo!.setReduced(to, key, msg, from, outcome, d.now, r);
     }
     if (r.unhandled) {
       d.events.push(unhandledEvent(d, actor, from, msg, 'reducer'));
@@ -196,7 +201,7 @@ function receive(d: Draft, from: number, to: number, msg: Message, outcome: stri
     return;
   }
   const prev = d.snap(to) as AnyMachineSnapshot;
-  let res = d.memo?.get(to, prev, msg);
+  let res = d.memo?.get<StepResult>(to, prev, msg);
   if (res === undefined) {
     try {
       res = actor.stepper.step(prev, msg);

@@ -1,40 +1,62 @@
-// Reuse of machine steps within one exploration. Machines are pure, so the same
-// snapshot object receiving the same message object steps to the same result; a
-// model checker delivers the same (snapshot, message) pair in many interleavings
-// (about half of its machine steps on the protocol models). Opt-in through
-// `apply(..., { memo })`; only the checker's exhaustive search passes one.
-import type { StepResult } from './xstate-adapter.ts';
+// Reuse of actor steps within one exploration. Machines and reducers are pure, so
+// the same snapshot (or reducer state) object receiving the same message object
+// (from the same sender, with the same outcome, at the same time for a reducer)
+// steps to the same result; a model checker delivers the same pair in many
+// interleavings (about half of its machine steps on the protocol models). Opt-in
+// through `apply(..., { memo })`; only the checker's exhaustive search passes one.
 
 interface Entry {
   readonly actor: number;
   readonly msg: unknown;
-  readonly res: StepResult;
+  /** Reducers only (a machine's step reads none of these): sender, outcome, clock. */
+  readonly from: number;
+  readonly outcome: string | undefined;
+  readonly now: number;
+  readonly res: unknown;
 }
 
 /**
- * Step results by (actor, snapshot, message) identity. Strong references, so it is
- * bounded: cleared whenever it holds `limit` snapshots (results otherwise keep
- * every snapshot they lead to alive).
+ * Step results by (actor, state, message, ...) identity. Strong references, so it
+ * is bounded: cleared whenever it holds `limit` states (results otherwise keep
+ * every state they lead to alive).
  */
 export class StepMemo {
   private map = new Map<object, Entry[]>();
 
   constructor(private readonly limit = 1 << 16) {}
 
-  get(actor: number, snapshot: object, msg: unknown): StepResult | undefined {
-    const es = this.map.get(snapshot);
+  /** A machine's step result for this snapshot and message, if stepped before. */
+  get<R>(actor: number, snapshot: object, msg: unknown): R | undefined {
+    return this.find(actor, snapshot, msg, -1, undefined, 0) as R | undefined;
+  }
+
+  set(actor: number, snapshot: object, msg: unknown, res: unknown): void {
+    this.add({ actor, msg, from: -1, outcome: undefined, now: 0, res }, snapshot);
+  }
+
+  /** A reducer's result for this state, message, sender, outcome and time, if computed before. */
+  getReduced<R>(actor: number, state: object, msg: unknown, from: number, outcome: string | undefined, now: number): R | undefined {
+    return this.find(actor, state, msg, from, outcome, now) as R | undefined;
+  }
+
+  setReduced(actor: number, state: object, msg: unknown, from: number, outcome: string | undefined, now: number, res: unknown): void {
+    this.add({ actor, msg, from, outcome, now, res }, state);
+  }
+
+  private find(actor: number, key: object, msg: unknown, from: number, outcome: string | undefined, now: number): unknown {
+    const es = this.map.get(key);
     if (es === undefined) return undefined;
-    for (const e of es) if (e.msg === msg && e.actor === actor) return e.res;
+    for (const e of es) if (e.msg === msg && e.actor === actor && e.from === from && e.outcome === outcome && e.now === now) return e.res;
     return undefined;
   }
 
-  set(actor: number, snapshot: object, msg: unknown, res: StepResult): void {
-    const es = this.map.get(snapshot);
+  private add(e: Entry, key: object): void {
+    const es = this.map.get(key);
     if (es !== undefined) {
-      es.push({ actor, msg, res });
+      es.push(e);
       return;
     }
     if (this.map.size >= this.limit) this.map = new Map();
-    this.map.set(snapshot, [{ actor, msg, res }]);
+    this.map.set(key, [e]);
   }
 }
