@@ -89,7 +89,10 @@ export class WorldHasher {
 
   /** Per-actor lanes of the last world hashed without symmetry (a copy: reused for its successors). */
   get lastLanes(): Int32Array | undefined {
-    return this.scratchValid ? new Int32Array(this.scratch!) : undefined;
+    if (!this.scratchValid) return undefined;
+    const copy = new Int32Array(this.scratch!.length);
+    copy.set(this.scratch!);
+    return copy;
   }
 
   /**
