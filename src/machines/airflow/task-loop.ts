@@ -37,20 +37,34 @@ export function pull(s: Step): void {
     s.set({ next: i + 1 });
     const e = effective(s.c, i);
     if (e?.s === 'success') replay(s, i);
-    else if (e?.s === 'skipped') {
-      s.set({ skipped: s.c.skipped + 1 });
-      s.emit({ type: 'Skip', a: s.c.a, i, replayed: true });
-    } else if (cfg.design === 'per-index' && cfg.oldReads === 'in-coroutine' && s.c.trusted) {
+    else if (e?.s === 'skipped') skipReplayed(s, i);
+    else if (cfg.design === 'per-index' && cfg.oldReads === 'in-coroutine' && s.c.trusted) {
       s.set({ co: [...s.c.co, { i, stage: 'read', holdsWrite: false, replay: false }] });
       s.async(s.req('get', indexKey(i), 'index-read', false, { i }));
     } else run(s, i);
   }
 }
 
+/** Index i's coroutine starts, or takes over the one its in-coroutine read held (`replace`). */
+function startCo(s: Step, co: Co, replace: boolean): void {
+  s.set({ co: replace ? s.c.co.map((x) => (x.i === co.i ? co : x)) : [...s.c.co, co] });
+}
+
+/** Index i's fresh checkpoint says skipped: it counts as skipped and does not run. */
+function skipReplayed(s: Step, i: number): void {
+  s.set({ skipped: s.c.skipped + 1 });
+  s.emit({ type: 'Skip', a: s.c.a, i, replayed: true });
+}
+
+/** Index i pushes its XCom `return_value_<i>` (after a success, or re-pushed on a replay). */
+function pushXCom(s: Step, i: number): void {
+  updateCo(s, i, { stage: 'push' });
+  s.async(s.req('xcom', `return_value_${i}`, 'push', false, { i, value: { i, t: s.c.a }, bytes: s.cfg.entryBytes }));
+}
+
 /** Replays index i: its coroutine starts on the loop (a zero-delay timer, its CPU slice), then re-pushes its XCom. */
 function replay(s: Step, i: number, replaceCo = false): void {
-  const co: Co = { i, stage: 'run', holdsWrite: false, replay: true };
-  s.set({ co: replaceCo ? s.c.co.map((x) => (x.i === i ? co : x)) : [...s.c.co, co] });
+  startCo(s, { i, stage: 'run', holdsWrite: false, replay: true }, replaceCo);
   s.out.push({ to: 'self', msg: { type: 'Replay', a: s.c.a, i }, delay: 0, id: runTimer(s.c.a, i) });
 }
 
@@ -59,15 +73,13 @@ export function onReplay(c: TaskCtx, cfg: AirflowConfig, msg: { a: number; i: nu
   if (msg.a !== c.a || c.phase !== 'looping' || x === undefined) return { c, out: [] };
   const s = new Step(c, cfg);
   s.emit({ type: 'Replay', a: c.a, i: msg.i });
-  updateCo(s, msg.i, { stage: 'push' });
-  s.async(s.req('xcom', `return_value_${msg.i}`, 'push', false, { i: msg.i, value: { i: msg.i, t: c.a }, bytes: cfg.entryBytes }));
+  pushXCom(s, msg.i);
   return { c: s.c, out: s.out };
 }
 
 /** Runs index i's operator: its end is a timer of the process (operator I/O is a pure delay), so a kill cancels it. */
 function run(s: Step, i: number, replaceCo = false): void {
-  const co: Co = { i, stage: 'run', holdsWrite: false, replay: false };
-  s.set({ co: replaceCo ? s.c.co.map((x) => (x.i === i ? co : x)) : [...s.c.co, co] });
+  startCo(s, { i, stage: 'run', holdsWrite: false, replay: false }, replaceCo);
   const o = outcomeOf(s.cfg, s.c.a, i);
   s.emit({ type: 'Run', a: s.c.a, i });
   s.out.push({ to: 'self', msg: { type: 'RunEnd', a: s.c.a, i, o }, delay: s.cfg.opMs, id: runTimer(s.c.a, i) });
@@ -137,10 +149,8 @@ export function onRunEnd(c: TaskCtx, cfg: AirflowConfig, msg: { a: number; i: nu
   } else {
     if (cfg.recordFirst || msg.o !== 's') recordEntry(s, e);
     report(s, msg.i, msg.o);
-    if (msg.o === 's') {
-      updateCo(s, msg.i, { stage: 'push' });
-      s.async(s.req('xcom', `return_value_${msg.i}`, 'push', false, { i: msg.i, value: { i: msg.i, t: c.a }, bytes: cfg.entryBytes }));
-    } else settle(s, msg.i);
+    if (msg.o === 's') pushXCom(s, msg.i);
+    else settle(s, msg.i);
   }
   pull(s);
   maybeClose(s);
@@ -183,8 +193,7 @@ export function onLoopResp(s: Step, r: Req, resp: Resp): void {
         const e = (resp.value as Entry[] | undefined)?.[0];
         if (e !== undefined && e.t >= s.c.since && e.s === 'success') replay(s, r.i!, true);
         else if (e !== undefined && e.t >= s.c.since && e.s === 'skipped') {
-          s.set({ skipped: s.c.skipped + 1 });
-          s.emit({ type: 'Skip', a: s.c.a, i: r.i!, replayed: true });
+          skipReplayed(s, r.i!);
           settle(s, r.i!);
         } else run(s, r.i!, true);
       }
@@ -198,10 +207,8 @@ export function onLoopResp(s: Step, r: Req, resp: Resp): void {
         settle(s, r.i!);
       } else {
         report(s, r.i!, x.o!);
-        if (x.o === 's') {
-          updateCo(s, r.i!, { stage: 'push' });
-          s.async(s.req('xcom', `return_value_${r.i}`, 'push', false, { i: r.i!, value: { i: r.i, t: s.c.a }, bytes: cfg.entryBytes }));
-        } else settle(s, r.i!);
+        if (x.o === 's') pushXCom(s, r.i!);
+        else settle(s, r.i!);
       }
       break;
     }
