@@ -8,15 +8,22 @@ import { buildScenario } from './scenario.ts';
 import { simulateReport } from './simulation.ts';
 import { DESIGNS, type CmdVisibility, type CountAt, type Design, type SlotRelease } from './types.ts';
 
+/** The design and its three switches, as both the checker's and the simulator's fixtures take them. */
+function designSwitches(p: ParamValues): { design: Design; slotRelease: SlotRelease; countAt: CountAt; cmdVisibility: CmdVisibility } {
+  return {
+    design: p.design as Design,
+    slotRelease: p.slotRelease as SlotRelease,
+    countAt: p.countAt as CountAt,
+    cmdVisibility: p.cmdVisibility as CmdVisibility,
+  };
+}
+
 function simParams(p: ParamValues): SimParams {
   const fixture = (p.fixture === 'check' ? 'e12' : p.fixture) as Fixture;
   return {
     ...SIM_DEFAULTS,
     fixture,
-    design: p.design as Design,
-    slotRelease: p.slotRelease as SlotRelease,
-    countAt: p.countAt as CountAt,
-    cmdVisibility: p.cmdVisibility as CmdVisibility,
+    ...designSwitches(p),
     cap: Number(p.cap),
     workers: Number(p.workers),
     rate: Number(p.rate),
@@ -52,10 +59,7 @@ export const materializePeeksFamily = defineFamily({
     if (p.fixture !== 'check') return buildScenario(simFixture(simParams(p), 1).setup);
     return buildScenario(
       checkFixture({
-        design: p.design as Design,
-        slotRelease: p.slotRelease as SlotRelease,
-        countAt: p.countAt as CountAt,
-        cmdVisibility: p.cmdVisibility as CmdVisibility,
+        ...designSwitches(p),
         workers: Number(p.workers) || 1,
         peeks: Number(p.peeks),
         cap: Number(p.cap) || 1,
