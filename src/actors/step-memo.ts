@@ -23,7 +23,7 @@ interface Entry {
 export class StepMemo {
   private map = new Map<object, Entry[]>();
 
-  constructor(private readonly limit = 1 << 16) {}
+  constructor(private readonly limit = 1 << 14) {}
 
   /** A machine's step result for this snapshot and message, if stepped before. */
   get<R>(actor: number, snapshot: object, msg: unknown): R | undefined {
