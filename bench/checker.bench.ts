@@ -194,7 +194,7 @@ async function throughput(quick: boolean): Promise<void> {
     ['model', 'public transition()/s', 'cached-scope step/s', 'kernel apply/s', 'distinct/s POR off', 'distinct/s POR on', 'transitions / distinct', 'best / public', 'best / cached'],
     ratioRows,
     'Rates over (snapshot, event) pairs sampled from random walks of the same model. public transition() = xstate\'s pure transition function;\ncached-scope step = MachineStepper.step, the kernel\'s fast path; kernel apply = the whole step (world update, actions, monitors).\n' +
-      'transitions / distinct (of the faster run): steps a check computes per distinct state; even with no cost besides the steps, best / cached\ncannot exceed about its inverse (lower still where reducers and monitors add to each step).',
+      'transitions / distinct (of the faster run): steps a check computes per distinct state. Were every step computed afresh, best / cached\ncould not exceed about its inverse; dfs/bfs reuse a step for a (snapshot, message) pair met before (src/actors/step-memo.ts), so it can.',
   );
 }
 
