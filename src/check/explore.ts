@@ -5,6 +5,7 @@
 import { StepMemo, apply, enabled, initialWorld, isQuiescent, type Scenario, type Step, type World } from '../actors/index.ts';
 import { inSet, markOf, nextSleep, visible, wokenSteps, type PorContext } from './por.ts';
 import { endViolation, stepViolation } from './properties.ts';
+import type { Lanes } from './fingerprint.ts';
 import type { Explorer, Session } from './session.ts';
 import type { PropertyRef } from './types.ts';
 
@@ -20,7 +21,7 @@ interface Node {
   readonly parent: Node | undefined;
   readonly via: string | undefined;
   /** Per-actor fingerprint lanes of `world` (successors reuse the untouched ones). */
-  lanes: Int32Array | undefined;
+  lanes: Lanes | undefined;
 }
 
 /** Released nodes share this (frozen: a push into it would be a bug). */

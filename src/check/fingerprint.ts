@@ -9,6 +9,12 @@ import { Hasher, finA, finB, mixA, mixB, type Fp } from './hash.ts';
 
 export { Hasher, type Fp } from './hash.ts';
 
+/**
+ * A world's per-actor hash parts, kept by the search for its successors (see
+ * `WorldHasher.world`). Int32 values in a plain array.
+ */
+export type Lanes = readonly number[];
+
 // Per-actor ints in a world's lanes: the actor's part (snapshot, status, inbox),
 // its snapshot's hash, and the sums of its record (`sn` = -1: not a plain record).
 const A_LANE = 0;
@@ -84,15 +90,13 @@ export class WorldHasher {
    * whose lanes nobody keeps); `lastLanes` copies them for a world that will have
    * successors.
    */
-  private scratch: Int32Array | undefined;
+  private scratch: number[] | undefined;
   private scratchValid = false;
 
   /** Per-actor lanes of the last world hashed without symmetry (a copy: reused for its successors). */
-  get lastLanes(): Int32Array | undefined {
-    if (!this.scratchValid) return undefined;
-    const copy = new Int32Array(this.scratch!.length);
-    copy.set(this.scratch!);
-    return copy;
+  get lastLanes(): Lanes | undefined {
+    // A plain array: copying one is several times cheaper than allocating a typed array.
+    return this.scratchValid ? this.scratch!.slice() : undefined;
   }
 
   /**
@@ -100,7 +104,7 @@ export class WorldHasher {
    * and that world's `lastLanes`, actors whose snapshot, status and inbox are the
    * same objects reuse their lanes, so a step costs only the actors it touched.
    */
-  world(w: World, base?: World, baseLanes?: Int32Array): void {
+  world(w: World, base?: World, baseLanes?: Lanes): void {
     if (this.perms.length === 1) {
       const p = this.perms[0]!;
       const lanes = this.actorLanes(w, p.hasher, p.slot, base, baseLanes);
@@ -138,11 +142,11 @@ export class WorldHasher {
    * the snapshot's hash; one whose record (xstate context or reducer state) is new
    * hashes only the entries that differ from the base record's (`recordDelta`).
    */
-  private actorLanes(w: World, h: Hasher, slot: Int32Array, base?: World, given?: Int32Array): Int32Array {
+  private actorLanes(w: World, h: Hasher, slot: Int32Array, base?: World, given?: Lanes): number[] {
     const n = w.snaps.length;
-    const baseLanes = given !== undefined && given === this.scratch ? new Int32Array(given) : given;
+    const baseLanes = given !== undefined && given === this.scratch ? given.slice() : given;
     let out = this.scratch;
-    if (out === undefined || out.length !== n * LANE + 4) out = this.scratch = new Int32Array(n * LANE + 4);
+    if (out === undefined || out.length !== n * LANE + 4) out = this.scratch = new Array<number>(n * LANE + 4).fill(0);
     this.scratchValid = false;
     for (let i = 0; i < n; i++) {
       const o = i * LANE;
@@ -186,7 +190,7 @@ export class WorldHasher {
    * records its hash and record sums at `out[o..]`. With the previous snapshot of
    * the same actor and its sums in `baseLanes`, only the changed entries are hashed.
    */
-  private snapshot(h: Hasher, s: unknown, out: Int32Array, o: number, prev: unknown, baseLanes: Int32Array | undefined): void {
+  private snapshot(h: Hasher, s: unknown, out: number[], o: number, prev: unknown, baseLanes: Lanes | undefined): void {
     const kind = recordKind(s);
     if (kind === NO_RECORD) {
       h.hash(s);
@@ -219,7 +223,7 @@ export class WorldHasher {
    * monitors. Timers and monitors reuse the base world's parts when they are the
    * same arrays (most steps set no timer and move no monitor).
    */
-  private combine(w: World, h: Hasher, slot: Int32Array, lanes: Int32Array, base?: World, baseLanes?: Int32Array): void {
+  private combine(w: World, h: Hasher, slot: Int32Array, lanes: number[], base?: World, baseLanes?: Lanes): void {
     const n = w.snaps.length;
     let sa = 0,
       sb = 0;

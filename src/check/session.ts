@@ -1,7 +1,7 @@
 // What every strategy shares: counters, budgets, the visited set and fingerprints,
 // reachability, and cooperative yielding (so progress$ emits and stop() works).
 import type { Scenario, World } from '../actors/index.ts';
-import { WorldHasher } from './fingerprint.ts';
+import { WorldHasher, type Lanes } from './fingerprint.ts';
 import { Reachability } from './properties.ts';
 import { VisitedSet } from './visited.ts';
 import type { CheckOptions, CutBy, Progress, PropertyRef } from './types.ts';
@@ -51,7 +51,7 @@ export class Session {
   }
 
   /** Adds the world's fingerprint to the visited set; true when new. */
-  visit(w: World, base?: World, baseLanes?: Int32Array): boolean {
+  visit(w: World, base?: World, baseLanes?: Lanes): boolean {
     this.hasher.world(w, base, baseLanes);
     return this.visited.add(this.hasher.ha, this.hasher.hb);
   }
