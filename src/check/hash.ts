@@ -166,9 +166,9 @@ export class Hasher {
     let a = tag ^ u8.length,
       b = tag + u8.length;
     const n4 = u8.length & ~3;
-    const dv = new DataView(u8.buffer, u8.byteOffset, u8.byteLength);
+    // Little-endian words read by hand (a DataView per call costs more than the hashing of small buffers).
     for (let i = 0; i < n4; i += 4) {
-      const k = dv.getUint32(i, true);
+      const k = u8[i]! | (u8[i + 1]! << 8) | (u8[i + 2]! << 16) | (u8[i + 3]! << 24);
       a = mixA(a, k);
       b = mixB(b, k);
     }
@@ -221,7 +221,7 @@ export class Hasher {
     const proto = Object.getPrototypeOf(o);
     // Fast path: plain data (contexts, messages) that is not an xstate snapshot.
     if ((proto === Object.prototype || proto === null) && !('machine' in o)) return this.record(o as Record<string, unknown>);
-    if (ArrayBuffer.isView(o)) return this.bytes(new Uint8Array(o.buffer, o.byteOffset, o.byteLength), T_BYTES);
+    if (ArrayBuffer.isView(o)) return this.bytes(o instanceof Uint8Array ? o : new Uint8Array(o.buffer, o.byteOffset, o.byteLength), T_BYTES);
     if (o instanceof Map) return this.pairs(T_MAP, o.entries());
     if (o instanceof Set) return this.pairs(T_SET, [...o].map((x) => [x, true] as const));
     if (o instanceof Date) return this.seq(T_DATE, [o.getTime()]);
