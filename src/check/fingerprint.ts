@@ -21,6 +21,7 @@ const A_LANE = 0;
 const A_SNAP = 2;
 const A_SUMS = 4;
 const LANE = 7;
+const SNAP_CACHE_LIMIT = 1 << 14;
 
 const NO_RECORD = 0,
   PLAIN = 1,
@@ -83,6 +84,7 @@ export class WorldHasher {
       });
     }
     this.symmetric = this.perms.length > 1;
+    this.snapCache = this.symmetric ? undefined : new Map();
   }
 
   /**
@@ -91,6 +93,12 @@ export class WorldHasher {
    * successors.
    */
   private scratch: number[] | undefined;
+  /**
+   * Snapshot objects already hashed (without symmetry): their hash and record sums.
+   * The step memo hands the same next snapshot to every world where a pair recurs,
+   * so most changed actors' snapshots were hashed before. Bounded like the memo.
+   */
+  private readonly snapCache: Map<object, number[]> | undefined;
   private scratchValid = false;
 
   /** Per-actor lanes of the last world hashed without symmetry (a copy: reused for its successors). */
@@ -191,6 +199,24 @@ export class WorldHasher {
    * the same actor and its sums in `baseLanes`, only the changed entries are hashed.
    */
   private snapshot(h: Hasher, s: unknown, out: number[], o: number, prev: unknown, baseLanes: Lanes | undefined): void {
+    const cache = this.snapCache;
+    if (cache !== undefined && typeof s === 'object' && s !== null) {
+      const c = cache.get(s);
+      if (c !== undefined) {
+        for (let k = 0; k < LANE - A_SNAP; k++) out[o + A_SNAP + k] = c[k]!;
+        h.ha = c[0]! >>> 0;
+        h.hb = c[1]! >>> 0;
+        return;
+      }
+      this.snapshotFresh(h, s, out, o, prev, baseLanes);
+      if (cache.size >= SNAP_CACHE_LIMIT) cache.clear();
+      cache.set(s, out.slice(o + A_SNAP, o + LANE));
+      return;
+    }
+    this.snapshotFresh(h, s, out, o, prev, baseLanes);
+  }
+
+  private snapshotFresh(h: Hasher, s: unknown, out: number[], o: number, prev: unknown, baseLanes: Lanes | undefined): void {
     const kind = recordKind(s);
     if (kind === NO_RECORD) {
       h.hash(s);
