@@ -189,6 +189,8 @@ export class Bfs extends Search {
   private queue: Node[] = [];
   private head = 0;
   protected push(n: Node): void {
+    // The frontier can hold a large share of the states: keep its lanes compact (4 bytes an int).
+    if (Array.isArray(n.lanes)) n.lanes = Int32Array.from(n.lanes);
     this.queue.push(n);
   }
   protected next(): Node | undefined {

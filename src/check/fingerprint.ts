@@ -11,9 +11,10 @@ export { Hasher, type Fp } from './hash.ts';
 
 /**
  * A world's per-actor hash parts, kept by the search for its successors (see
- * `WorldHasher.world`). Int32 values in a plain array.
+ * `WorldHasher.world`): int32 values, in a plain array (cheap to make) or an
+ * Int32Array (compact, for long-lived queues). Readers normalise with `>>> 0` / `| 0`.
  */
-export type Lanes = readonly number[];
+export type Lanes = ArrayLike<number>;
 
 // Per-actor ints in a world's lanes: the actor's part (snapshot, status, inbox),
 // its snapshot's hash, and the sums of its record (`sn` = -1: not a plain record).
@@ -102,7 +103,7 @@ export class WorldHasher {
   private scratchValid = false;
 
   /** Per-actor lanes of the last world hashed without symmetry (a copy: reused for its successors). */
-  get lastLanes(): Lanes | undefined {
+  get lastLanes(): number[] | undefined {
     // A plain array: copying one is several times cheaper than allocating a typed array.
     return this.scratchValid ? this.scratch!.slice() : undefined;
   }
@@ -152,7 +153,7 @@ export class WorldHasher {
    */
   private actorLanes(w: World, h: Hasher, slot: Int32Array, base?: World, given?: Lanes): number[] {
     const n = w.snaps.length;
-    const baseLanes = given !== undefined && given === this.scratch ? given.slice() : given;
+    const baseLanes = given !== undefined && given === this.scratch ? this.scratch.slice() : given;
     let out = this.scratch;
     if (out === undefined || out.length !== n * LANE + 4) out = this.scratch = new Array<number>(n * LANE + 4).fill(0);
     this.scratchValid = false;
