@@ -1,6 +1,6 @@
 // Fingerprints and the visited set: canonical (order-insensitive objects, bytes by
 // content), equal for worlds reached by commuting steps, compact, and symmetry.
-import { tableFromArrays, tableFromIPC, tableToIPC } from 'apache-arrow';
+import { Table, tableFromArrays, tableFromIPC, tableToIPC } from 'apache-arrow';
 import { describe, expect, it } from 'vitest';
 import { apply, enabled, initialWorld, rng, type Scenario, type World } from '../src/actors/index.ts';
 import { Hasher, VisitedSet, WorldHasher, check, fpHex } from '../src/check/index.ts';
@@ -45,6 +45,19 @@ describe('structural hash', () => {
     expect(h(a)).not.toBe(h(tableFromArrays({ x: Int32Array.from([1, 2, 4]), s: ['a', 'b', 'c'] })));
     expect(h(a)).not.toBe(h(tableFromArrays({ x: Int32Array.from([1, 2, 3]), s: ['a', 'b', 'd'] })));
     expect(h({ batch: a })).toBe(h({ batch: viaIpc }));
+  });
+
+  it('hashes Arrow record batches and schemas by content, so serialising a batch does not change its hash', () => {
+    const make = () => tableFromArrays({ x: Int32Array.from([1, 2, 3]), s: ['a', 'b', 'c'] }).batches[0]!;
+    const a = make();
+    const b = make();
+    const before = h({ batch: a, schema: a.schema });
+    // Serialising fills the schema's dictionaries lazily: a plain-object hash would move.
+    tableToIPC(new Table([b]));
+    expect(h({ batch: b, schema: b.schema })).toBe(before);
+    const other = tableFromArrays({ x: Int32Array.from([1, 2, 4]), s: ['a', 'b', 'c'] }).batches[0]!;
+    expect(h({ batch: other })).not.toBe(h({ batch: a }));
+    expect(h({ batch: a })).not.toBe(h({ batch: tableFromArrays({ x: Int32Array.from([1, 2, 3]), s: ['a', 'b', 'c'] }) }));
   });
 
   it('gives 64-bit keys with no collisions over many small distinct values', () => {

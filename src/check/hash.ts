@@ -3,7 +3,7 @@
 // (WeakMap), which is sound because world values are immutable. Arrays hash in
 // order; plain objects, Maps and Sets order-insensitively (a commutative sum over
 // entries), so insertion order never makes a "new" state. xstate snapshots hash only
-// {value, status, context}; typed arrays by bytes; Dates by time; Arrow tables once
+// {value, status, context}; typed arrays by bytes; Dates by time; Arrow tables, batches and schemas once
 // by content.
 
 /** A 64-bit fingerprint as two unsigned 32-bit lanes. */
@@ -232,7 +232,12 @@ export class Hasher {
       this.snapshot(r.value, r.status, this.ha, this.hb);
       return;
     }
-    if (isArrowTable(r)) return this.table(r);
+    if (isArrowTable(r)) return this.table(r, T_TABLE);
+    // Batches and schemas by content too: arrow adds fields to them lazily (a schema's
+    // dictionaries map when a batch is serialised), so hashing them as plain objects
+    // made the same world hash differently depending on the path that reached it.
+    if (isArrowBatch(r)) return this.table(r, T_TABLE + 2);
+    if (isArrowSchema(r)) return this.seq(T_TABLE + 3, r.fields.map((f: any) => `${f.name}:${String(f.type)}:${f.nullable}`));
     if (isArrowData(r)) return this.arrowData(r);
     this.record(r);
   }
@@ -346,7 +351,7 @@ export class Hasher {
    * (`toArray()`, so buffer padding and chunking do not matter) plus validity.
    * Cached by table identity, so each table is read once.
    */
-  private table(t: any): void {
+  private table(t: any, tag: number): void {
     const parts: unknown[] = [];
     for (const f of t.schema.fields) {
       const col = t.getChild(f.name);
@@ -355,7 +360,7 @@ export class Hasher {
       parts.push(col.toArray());
       if (col.nullCount > 0) parts.push(Uint8Array.from({ length: col.length }, (_, i) => (col.isValid(i) ? 1 : 0)));
     }
-    this.seq(T_TABLE, parts);
+    this.seq(tag, parts);
     this.work += 1 << 10;
   }
 
@@ -367,6 +372,12 @@ export class Hasher {
 
 function isArrowTable(v: any): boolean {
   return typeof v.numRows === 'number' && v.schema && Array.isArray(v.schema.fields) && Array.isArray(v.batches) && typeof v.getChild === 'function';
+}
+function isArrowBatch(v: any): boolean {
+  return typeof v.numRows === 'number' && v.schema && Array.isArray(v.schema.fields) && v.data !== undefined && typeof v.getChildAt === 'function' && typeof v.getChild === 'function';
+}
+function isArrowSchema(v: any): boolean {
+  return Array.isArray(v.fields) && v.metadata instanceof Map && v.dictionaries instanceof Map;
 }
 function isArrowData(v: any): boolean {
   return v.constructor?.name === 'Data' && typeof v.type === 'object' && Array.isArray(v.children) && typeof v.length === 'number';
