@@ -53,6 +53,8 @@ Examples:
     .option('--workers <n>', 'swarm: worker threads (0 runs in this thread)', intArg('--workers', 0))
     .option('--shard <i/n>', 'swarm: run slice i of n (for several machines)', shardArg)
     .option('--no-por', 'turn partial-order reduction off')
+    .option('--from <trace.json>', 'explore around a recorded run (a live recording or any saved trace) instead of from scratch')
+    .option('--within <k>', 'with --from: deviations (reorderings, faults) allowed from the recorded schedule (default 1)', intArg('--within', 0))
     .option('-o, --out <file>', 'where to write the counterexample JSON (HTML next to it); default .interleave/<scenario>-seed<N>.json')
     .option('--json', 'print one JSON document and nothing else')
     .addHelpText('after', `

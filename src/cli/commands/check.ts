@@ -21,6 +21,9 @@ export interface CheckFlags {
   workers?: number;
   shard?: { index: number; count: number };
   por: boolean;
+  /** Explore within `within` deviations of this recorded trace (src/check/from-trace.ts). */
+  from?: string;
+  within?: number;
   out?: string;
   json?: boolean;
 }
@@ -56,7 +59,9 @@ function checkOptions(f: ScenarioFamily, p: ParamValues, flags: CheckFlags): Che
 export function traceFileOf(api: CheckerApi, sc: Scenario, f: ScenarioFamily, p: ParamValues, r: CheckResult, v: Violation): TraceFileData {
   const base = api.toTraceFile(sc, v, { params: { ...p }, options: r.options, seed: v.seed ?? r.seed });
   // Replay finds the family by this name, so it must be the catalog's.
-  const file = JSON.parse(JSON.stringify({ ...base, scenario: { name: f.name, params: { ...p } } }));
+  // A counterexample found around a live recording carries the payloads of its input steps.
+  const inputs = (v as Violation & { inputs?: unknown[] }).inputs;
+  const file = JSON.parse(JSON.stringify({ ...base, scenario: { name: f.name, params: { ...p } }, ...(inputs ? { inputs } : {}) }));
   const ok = validateTraceFile(file, 'the trace the checker produced');
   if (!ok.ok) throw new Error(`internal: ${ok.error}`);
   return ok.file;
@@ -110,7 +115,11 @@ export async function runCheck(io: Io, name: string, flags: CheckFlags): Promise
   if (!flags.json) io.err(s.dim(`checking ${label}${opts.strategy ? ` with ${opts.strategy}` : ''}${opts.seed !== undefined ? `, seed ${opts.seed}` : ''} … (Ctrl-C stops and prints the stats so far)`));
   let run;
   try {
-    run = api.checkRun(sc, opts);
+    if (flags.from !== undefined) {
+      const { fromTraceRun } = await import('../../check/from-trace.ts');
+      const { readTrace } = await import('./trace-file.ts');
+      run = fromTraceRun(sc, readTrace(flags.from), { within: flags.within ?? 1, from: flags.from, ...(opts.maxStates !== undefined ? { maxStates: opts.maxStates } : {}), ...(opts.timeLimitMs !== undefined ? { timeLimitMs: opts.timeLimitMs } : {}), ...(opts.maxDepth !== undefined ? { maxDepth: opts.maxDepth } : {}) });
+    } else run = api.checkRun(sc, opts);
   } catch (e) {
     if (e instanceof ScenarioError || (e instanceof Error && e.name === 'ScenarioError')) throw new UsageError(e.message);
     throw e;
@@ -154,7 +163,7 @@ export async function runCheck(io: Io, name: string, flags: CheckFlags): Promise
     const shown = (x: string) => (resolve(x).startsWith(process.cwd()) ? relative(process.cwd(), resolve(x)) || x : resolve(x));
     const replayCmd = `npx interleave replay ${shellWord(shown(jsonPath))}`;
     const steps = formatSteps(traceView(file.schedule, file.trace), o, { failStep: file.schedule.length });
-    const rerun = `npx interleave check ${f.name}${paramFlags(f, p)} --strategy ${r.strategy} --seed ${r.seed}`;
+    const rerun = flags.from !== undefined ? `npx interleave check ${f.name}${paramFlags(f, p)} --from ${shellWord(flags.from)} --within ${flags.within ?? 1}` : `npx interleave check ${f.name}${paramFlags(f, p)} --strategy ${r.strategy} --seed ${r.seed}`;
     const hint = f.hint?.(p, true);
     if (flags.json) {
       printJson(io, {
