@@ -15,17 +15,27 @@ import { amberFsStore } from '../examples/amber-loop/fs-store.ts';
 const dir = mkdtempSync(join(tmpdir(), 'interleave-live-cli-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-async function recordAmber(): Promise<string> {
-  const sc = amberScenario({ topology: 'single', rows: 2, design: 'read-at-endchannel', overlapFault: false });
+async function recordAmber(design: 'read-at-endchannel' | 'read-at-consume' = 'read-at-endchannel'): Promise<string> {
+  const sc = amberScenario({ topology: 'single', rows: 2, design, overlapFault: false });
   const model = sc.actorList[sc.index.get('store')!]!;
   if (model.kind !== 'reducer') throw new Error('expected the modelled store');
-  const store = amberFsStore(join(dir, 'objects'), model.logic as ReducerLogic<StoreState>, model.input);
+  const store = amberFsStore(join(dir, `objects-${design}`), model.logic as ReducerLogic<StoreState>, model.input);
   const live = runLive(sc, { externals: { store: store.handle }, timeScale: 0 });
   await live.whenQuiescent();
   await live.stop();
-  const path = join(dir, 'amber.json');
+  const path = join(dir, `amber-${design}.json`);
   writeFileSync(path, JSON.stringify(liveTraceFile(live.recording())));
   return path;
+}
+
+async function cli(argv: string[]): Promise<{ code: number; out: string }> {
+  const out: string[] = [];
+  const spy = vi.spyOn(process.stdout, 'write').mockImplementation((s: string | Uint8Array) => (out.push(String(s)), true));
+  try {
+    return { code: await main(argv), out: out.join('') };
+  } finally {
+    spy.mockRestore();
+  }
 }
 
 describe('interleave on live recordings', () => {
@@ -43,5 +53,19 @@ describe('interleave on live recordings', () => {
     const doc = JSON.parse(out.join(''));
     expect(doc.ok).toBe(true);
     expect(doc.scenario.name).toBe('amber-loop');
+  });
+
+  it('check --from --within explores around a live run: the 403 hang one fault away, a replayable counterexample', async () => {
+    const path = await recordAmber('read-at-consume');
+    const cex = join(dir, 'cex.json');
+    const r = await cli(['check', 'amber-loop', '--param', 'rows=2', '--param', 'design=read-at-consume', '--from', path, '--within', '1', '--out', cex, '--json']);
+    expect(r.code).toBe(1);
+    const doc = JSON.parse(r.out);
+    expect(doc.strategy).toBe('from-trace');
+    expect(doc.violation.property.name).toMatch(/^I12/);
+    expect(doc.rerun).toContain('--within 1');
+    expect((await cli(['replay', cex, '--json'])).code).toBe(1);
+    // Within 0 it only follows the recording: nothing fails.
+    expect((await cli(['check', 'amber-loop', '--param', 'rows=2', '--param', 'design=read-at-consume', '--from', path, '--within', '0', '--json'])).code).toBe(0);
   });
 });
