@@ -41,10 +41,15 @@ export async function untilDone<T>(done: Promise<T>, stop: () => Promise<void>):
   }
 }
 
-/** Writes the live run's recording as a trace file; gives the number of steps written. */
-export async function writeTrace(file: string, system: Pick<LiveSystem, 'recording' | 'schedule'>): Promise<number> {
+/**
+ * Writes the live run's recording as a trace file; gives the number of steps written.
+ * `params` names the catalog family's parameters, so `interleave replay` can rebuild
+ * the scenario (a scenario built directly records its own config instead).
+ */
+export async function writeTrace(file: string, system: Pick<LiveSystem, 'recording' | 'schedule'>, params?: Readonly<Record<string, unknown>>): Promise<number> {
   // Loaded only when asked for: the checker is not needed to run an example.
   const { liveTraceFile } = await import('../src/check/from-trace.ts');
-  writeFileSync(file, JSON.stringify(liveTraceFile(system.recording())));
+  const rec = system.recording();
+  writeFileSync(file, JSON.stringify(liveTraceFile(params ? { ...rec, params } : rec)));
   return system.schedule().length;
 }

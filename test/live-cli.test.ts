@@ -69,3 +69,16 @@ describe('interleave on live recordings', () => {
     expect((await cli(['check', 'amber-loop', '--param', 'rows=2', '--param', 'design=read-at-consume', '--from', path, '--within', '0', '--json'])).code).toBe(0);
   });
 });
+
+describe('interleave replay of a live iterable-task run on SQLite', () => {
+  it('rebuilds airflow-checkpoints from the recorded family parameters and finds no violation', async () => {
+    const { execFileSync } = await import('node:child_process');
+    const db = join(dir, 'iterable.db');
+    const rec = join(dir, 'iterable.json');
+    execFileSync(process.execPath, ['examples/iterable-task.js', '--items', '40', '--db', db, '--record', rec, '--quiet'], { stdio: 'pipe' });
+    const r = await cli(['replay', rec]);
+    expect(r.code).toBe(0);
+    expect(r.out).toContain('recorded live run');
+    expect(r.out).toContain('no property is violated');
+  });
+});

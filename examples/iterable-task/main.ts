@@ -53,15 +53,16 @@ async function airflow(a: Args, n: number, w: number, say: (s: string) => void):
   const done = await untilDone(task.finished, () => task.close());
   if (!done) return 1;
   const state = done.value;
-  await record(a, task.system);
+  // The airflow-checkpoints family's parameters for this run (its guards on, as live).
+  await record(a, task.system, { design: a['per-index'] ? 'per-index' : 'per-round', items: n, taskConcurrency: w, staleGuard: true, markerGuard: true, tries: 10 });
   await task.close();
   const s = (performance.now() - t0) / 1000;
   say(`${state}: ${n} items (${ran} run, ${replayed} from checkpoints) in ${s.toFixed(2)} s, ${task.writes()} state-store writes`);
   return state === 'success' || state === 'skipped' ? 0 : 1;
 }
 
-async function record(a: Args, system: import('../../src/actors/live.ts').LiveSystem): Promise<void> {
-  if (a.record) console.log(`recorded ${await writeTrace(a.record, system)} steps to ${a.record}`);
+async function record(a: Args, system: import('../../src/actors/live.ts').LiveSystem, params?: Record<string, unknown>): Promise<void> {
+  if (a.record) console.log(`recorded ${await writeTrace(a.record, system, params)} steps to ${a.record}`);
 }
 
 /** The example's own minimal machine (examples/iterable-task/machine.ts), live. */
