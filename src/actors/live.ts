@@ -5,6 +5,7 @@
 import { Subject } from 'rxjs';
 import { apply, enabled, initialWorld, inputStep, isFailureEvent, tickStep } from './kernel.ts';
 import { ScenarioError, type Scenario } from './scenario.ts';
+import { deliverStep } from './steps.ts';
 import type { Message, RecordedEvent, Step, TraceEvent, World } from './types.ts';
 import { Inspection, type LiveInspectionEvent } from './live/inspection.ts';
 import { withExternals } from './live/externals.ts';
@@ -85,14 +86,6 @@ export function runLive<In extends Message = Message>(scenario: Scenario, opts: 
   let world = init.world;
   inspector.start(world);
   publish(init.events);
-
-  const deliverSteps = new Map<string, Step>();
-  function deliverStep(from: number, to: number, type: string): Step {
-    const id = `deliver:${from === sc.envIndex ? 'env' : sc.ids[from]}->${sc.ids[to]}:${type}`;
-    let st = deliverSteps.get(id);
-    if (!st) deliverSteps.set(id, (st = { kind: 'deliver', id, from, to }));
-    return st;
-  }
 
   function take(step: Step): void {
     stepNo++;
@@ -224,7 +217,7 @@ export function runLive<In extends Message = Message>(scenario: Scenario, opts: 
         advance();
         // The step `enabled` offers for this channel's head, built directly (no scan of every channel).
         const head = world.inbox[to]!.find((c) => c.from === from)!.queue[0]!;
-        take(deliverStep(from, to, head.type));
+        take(deliverStep(sc, from, to, head.type));
         if (stopped) return;
       }
       armTimer();

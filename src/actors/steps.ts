@@ -17,7 +17,8 @@ function cached(sc: Scenario, key: string, make: () => Step): Step {
 // up costs no string building, which `enabled` would otherwise pay per channel head.
 const deliverCache = new WeakMap<Scenario, (Map<string, Step> | undefined)[]>();
 
-function deliverStep(sc: Scenario, from: number, to: number, type: string, outcome?: string): Step {
+/** The delivery of the head (of type `type`) of channel from -> to: the one place step ids are spelt. */
+export function deliverStep(sc: Scenario, from: number, to: number, type: string, outcome?: string): Step {
   if (outcome === undefined) {
     let byPair = deliverCache.get(sc);
     if (!byPair) deliverCache.set(sc, (byPair = new Array((sc.envIndex + 1) * sc.envIndex)));
