@@ -1,7 +1,7 @@
 // npm run bench -- amber
 // 1. Bytes moved and time per loop iteration, D0 (table in state) vs D2 (read at EndChannel),
 //    for table sizes 64 KiB, 1 MiB, 3 MiB and body lengths k = 0, 2, 4; D0's measured state
-//    bytes next to the spec's formula 2(k+1)(4⌈B/3⌉+49).
+//    bytes next to the D0 formula (docs/amber.md) 2(k+1)(4⌈B/3⌉+49).
 // 2. The seed's data benchmark (bs 10/100/1000, sw 10, sl 64, 20 batches) through one worker's
 //    data channel, simulated (drive) and live (runLive), next to the seed's tuples/s.
 // 3. The checker on the nested loop (2x2, 3x3): states, distinct states/s, POR reduction.

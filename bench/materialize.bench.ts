@@ -76,10 +76,10 @@ export default async function (argv: string[]): Promise<void> {
     ['walk-end workers=2 (no cancel, no compaction)', () => family.build(parseParams(family, { slotRelease: 'walk-end', workers: 2, cancel: false, compaction: false }))],
     ['design=inline peeks=4', () => family.build(parseParams(family, { design: 'inline', peeks: 4 }))],
     ['design=yield peeks=3', () => family.build(parseParams(family, { design: 'yield', peeks: 3 }))],
-    ['spec 6 (5 scans, retire)', () => buildScenario(C.capSaturation({ slotRelease: 'retire' }))],
-    ['spec 12 (stash, 1 fault)', () => buildScenario(C.offloadedStash({ faults: 1 }))],
-    ['spec 14 (cancel, retire)', () => buildScenario(C.cancelDuringWalk({ slotRelease: 'retire' }))],
-    ['spec 15 (2 workers)', () => buildScenario(C.errorsMerge({ design: 'offload', slotRelease: 'walk-end' }))],
+    ['scenario 6 (5 scans, retire)', () => buildScenario(C.capSaturation({ slotRelease: 'retire' }))],
+    ['scenario 12 (stash, 1 fault)', () => buildScenario(C.offloadedStash({ faults: 1 }))],
+    ['scenario 14 (cancel, retire)', () => buildScenario(C.cancelDuringWalk({ slotRelease: 'retire' }))],
+    ['scenario 15 (2 workers)', () => buildScenario(C.errorsMerge({ design: 'offload', slotRelease: 'walk-end' }))],
   ];
   for (const [name, make] of configs) {
     const t0 = performance.now();

@@ -1,5 +1,5 @@
 // The task process's components on their own: the request channel (one request at
-// a time, DeadlockImminentError instead of a hang), the round writer (§2.4), the
+// a time, DeadlockImminentError instead of a hang), the round writer (docs/airflow.md), the
 // outcome scripts and the configuration's errors.
 import { describe, expect, it } from 'vitest';
 import { ScenarioError } from '../src/actors/index.ts';

@@ -1,4 +1,4 @@
-// Scenarios T01-T14 of the spec (seed-airflow-checkpoints.md §5), each with its
+// Scenarios T01-T14 (docs/airflow.md), each with its
 // expected counts of writes, reads, runs and callbacks. Seeded choices among the
 // normal steps; faults injected at the point each scenario names.
 import { describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-// The discrete-event simulation (spec §3.4) through the kernel's `simulate`: the
+// The discrete-event simulation (docs/airflow.md) through the kernel's `simulate`: the
 // seed's request counts exactly, its wall-time ratios within ±0.05 at the three
 // sizes (calibration C), and about 5x for the real run. Ratios and counts come
 // from one run each; no wall-clock time is asserted.

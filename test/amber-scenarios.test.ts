@@ -1,4 +1,4 @@
-// The spec's §6 scenarios, each with its expected outcome: a fault-free run is
+// The scenarios 1-17 of docs/amber.md, each with its expected outcome: a fault-free run is
 // inspected figure by figure, and the scenario's properties are checked
 // exhaustively (bfs) where the expected outcome is encoded as a property.
 import { describe, expect, it } from 'vitest';

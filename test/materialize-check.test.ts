@@ -1,4 +1,4 @@
-// Spec scenarios (seed-materialize-peeks §5: 1, 2, 6, 8-15) under the model
+// Scenarios 1, 2, 6 and 8-15 of docs/materialize.md under the model
 // checker, each explored completely (bfs) with invariants 1-11 and the scenario's
 // expected outcome as end-of-run properties.
 import { describe, expect, it } from 'vitest';
@@ -19,7 +19,7 @@ async function holds(setup: Setup, maxStates = 400_000) {
   return r;
 }
 
-describe('materialize-peeks: spec scenarios under the checker (complete exploration)', () => {
+describe('materialize-peeks: the documented scenarios under the checker (complete exploration)', () => {
   it('1: flag off, idle worker: Inline, inline = 1, the rows', async () => {
     await holds(C.idleLookup({ design: 'inline' }));
   });

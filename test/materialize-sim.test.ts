@@ -1,4 +1,4 @@
-// The experiments of seed-materialize-peeks §3 in virtual time: every design runs
+// The experiments of docs/materialize.md in virtual time: every design runs
 // on the same seed (the same peeks and the same activation trace), and the tests
 // assert relations between numbers of one seeded run, never wall-clock time.
 import { describe, expect, it } from 'vitest';
@@ -24,7 +24,7 @@ describe('E12: a peek queued behind a chain of merge activations', () => {
     inline.forEach((r, i) => expect(r.latency.n).toBe(offload[i]!.latency.n));
     for (let i = 0; i < seeds.length; i++) expect(op90[i]!).toBeGreaterThan(ip90[i]! * 1.1);
     expect(Math.min(...op90)).toBeGreaterThan(Math.max(...ip90));
-    // §3.3: offload - inline ~ the length of the step after a long one (retirement waits for it).
+    // E12 (docs/materialize.md): offload - inline ~ the length of the step after a long one (retirement waits for it).
     for (let i = 0; i < seeds.length; i++) {
       const gap = op90[i]! - ip90[i]!;
       const next = inline[i]!.steps.nextAfterLong;
@@ -105,7 +105,7 @@ describe('E11: a hot key of 2020 ms on one worker', () => {
   });
 });
 
-describe('cap saturation (spec §2.7, scenario 7)', () => {
+describe('cap saturation (docs/materialize.md)', () => {
   it('the capped share rises faster than linearly with the rate, and earlier under retire', () => {
     const rates = [4, 6, 8, 10];
     const share = (slotRelease: SlotRelease) =>
@@ -145,7 +145,7 @@ function sim(setup: Setup, rtt: number) {
   return { lat, evs };
 }
 
-describe('spec scenarios with timing', () => {
+describe('documented scenarios with timing', () => {
   const trace = () => arrangement({ updates: rows('a', ['1']), upper: 1e15 });
   const posFor = (ms: number) => Math.round(ms / SIM_COSTS.posMs);
 

@@ -1,6 +1,6 @@
 // Iceberg-style documents (one table = one doc), served by the object store actor
 // (see object-store.ts for why they share one actor). Semantics from the Amber
-// seed (spec §1.2):
+// seed (docs/amber.md):
 // - create(uri, schema) OVERRIDES: the old generation's data files are deleted from
 //   the object store and an empty table with generation + 1 takes its place;
 // - open on a missing uri fails with "no storage is found for the given URI";

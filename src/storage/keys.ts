@@ -50,7 +50,7 @@ export function joinKey(...parts: readonly (string | number)[]): string {
 }
 
 // ---------------------------------------------------------------------------
-// Materialization addressing (Amber, spec seed-amber-loop §1.2)
+// Materialization addressing (Amber, docs/amber.md)
 // ---------------------------------------------------------------------------
 
 /** Amber's GlobalPortIdentity. */

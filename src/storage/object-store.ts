@@ -10,7 +10,7 @@
 // reader's cursor lives here, so "no reader has unfetched files of an older
 // generation" is a predicate over this actor's state (see invariants.ts). Splitting
 // them would only add interleavings between a drop and its own deletes, which the
-// spec leaves [open] (catalog purge vs server-side cleanup).
+// sources leave open (catalog purge vs server-side cleanup).
 //
 // State is plain and small: object bodies (Uint8Array) are shared by reference,
 // never copied; records are copied shallowly on write.

@@ -1,5 +1,4 @@
-// The simulated Materialize peek response stash (spec seed-materialize-peeks §1.1
-// item 8, §2.5): a blob upload target. An upload takes several steps: the stash
+// The simulated Materialize peek response stash (docs/materialize.md): a blob upload target. An upload takes several steps: the stash
 // sends itself one `stash.pump` per part, so the checker interleaves every part
 // with the rest of the system (a stashing walk holds its slot for the whole upload).
 // A `fail` outcome on a part ends the upload with UploadFailed; a cancel ends it
@@ -33,7 +32,7 @@ export interface StashState {
   readonly leakedParts: number;
 }
 
-/** The stash decision of a peek (spec §2.3): stash on, a persist location, a streamable finishing, and over the threshold. */
+/** The stash decision of a peek (docs/materialize.md): stash on, a persist location, a streamable finishing, and over the threshold. */
 export function shouldStash(bytes: number, cfg: { enabled?: boolean; location?: boolean; streamable?: boolean; thresholdBytes?: number } = {}): boolean {
   return (cfg.enabled ?? true) && (cfg.location ?? true) && (cfg.streamable ?? true) && bytes > (cfg.thresholdBytes ?? DEFAULT_STASH_THRESHOLD_BYTES);
 }

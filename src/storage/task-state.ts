@@ -1,4 +1,4 @@
-// The simulated Airflow task state store (spec seed-airflow-checkpoints §1.5, §4.4):
+// The simulated Airflow task state store (docs/airflow.md):
 // key/value rows scoped by (dag id, run id, task id, map index). Two backends:
 // - `database`: rows with `expiresAt`; a value over `maxValueStorageBytes` logs a
 //   warning and is written; one over `rowCapBytes` (MySQL MEDIUMTEXT) fails;

@@ -49,7 +49,7 @@ export interface AirflowConfig {
   readonly maxValueStorageBytes: number;
   /** Row cap of the database backend (MySQL MEDIUMTEXT: 16 MiB); 0 = no cap. */
   readonly rowCapBytes: number;
-  // Open points of the spec's appendix, as switches with the spec's defaults.
+  // Open points of the protocol's appendix, as switches with the protocol's defaults.
   /** (3) record the entry before the XCom push (default) or after it. */
   readonly recordFirst: boolean;
   /** (4) the round-closing coroutine awaits the write holding its slot (default), or a detached task does. */

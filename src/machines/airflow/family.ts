@@ -2,7 +2,7 @@
 // iterable tasks (PR #62922, commit e5abeccb1e). One key per round of
 // task_concurrency outcomes (per-round) against one key per index (per-index) and
 // the rejected overwrite-one-key; faults F1-F12 as switches; the appendix's open
-// points as parameters with the spec's defaults.
+// points as parameters with the protocol's defaults.
 import { ScenarioError } from '../../actors/index.ts';
 import { defineFamily, type ParamValues, type SimulationReport } from '../../actors/family.ts';
 import { DEFAULT_CONFIG as D, configOf, parseOutcomes, type AirflowConfig } from './config.ts';

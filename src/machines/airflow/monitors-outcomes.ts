@@ -1,4 +1,4 @@
-// The airflow monitors of what a try leaves behind (spec §4.2, §4.3): durable
+// The airflow monitors of what a try leaves behind (docs/airflow.md): durable
 // outcomes never rerun, callbacks repeat only after a non-durable end and all
 // announce one fate, XComs and write counts at the end, the closing order, and
 // LIV-2 (an unfaulted try ends with everything it recorded durable).

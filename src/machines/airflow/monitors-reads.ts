@@ -1,4 +1,4 @@
-// The airflow monitors of a retry's startup (spec §4.2): nothing acts before the
+// The airflow monitors of a retry's startup (docs/airflow.md): nothing acts before the
 // reads are done, batches are read in order up to the first missing one, the
 // writer appends after them, and the latest entry read decides replay or rerun.
 import type { MonitorDef } from '../../actors/index.ts';

@@ -1,4 +1,4 @@
-// The airflow monitors of the request channel and the writes (spec §4.2): one
+// The airflow monitors of the request channel and the writes (docs/airflow.md): one
 // request at a time, the marker after every write and only for a good end, keys
 // rewritten without losing entries, no entry under two keys, full rounds.
 import type { MonitorDef, WorldQuery } from '../../actors/index.ts';

@@ -1,4 +1,4 @@
-// The spec's properties (§4.2, §4.3) over the trace vocabulary: the task process's
+// The protocol's properties (docs/airflow.md) over the trace vocabulary: the task process's
 // outputs (Begin, Phase, Run, RunEnd, Record, Report, Replay, Skip, Pushed, End),
 // its request frames to the supervisor, the responses delivered back, faults, and
 // the task state store's contents. Monitors keep only what later checks need.

@@ -1,4 +1,4 @@
-// The checkpoint writer (CheckpointBatches + PendingCheckpoints, spec §2.4) as a
+// The checkpoint writer (CheckpointBatches + PendingCheckpoints, docs/airflow.md) as a
 // pure state machine: rounds of W outcomes in completion order, one key per round
 // under a lock, a failed write carried into the next, n advancing only on a
 // confirmed write. The overwrite-one-key variant (rejected by the seed) shares it.
@@ -81,7 +81,7 @@ export function restOf(w: WriterState): readonly Entry[] {
   return w.all === null ? fresh : [...w.all, ...fresh];
 }
 
-/** Entries recorded but not durable: the kill window (spec §2.5). An in-flight value already holds the carry. */
+/** Entries recorded but not durable: the kill window (docs/airflow.md). An in-flight value already holds the carry. */
 export function killWindow(w: WriterState): readonly Entry[] {
   const head = w.inflight === null ? w.carried : w.all === null ? w.inflight.value : w.inflight.value.slice(w.all.length);
   return [...head, ...w.waiting.flatMap((c) => c.cut), ...w.pending];

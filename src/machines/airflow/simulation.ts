@@ -1,4 +1,4 @@
-// The discrete-event simulation of spec §3.4 over the same machines, through the
+// The discrete-event simulation of docs/airflow.md over the same machines, through the
 // kernel's `simulate`: the supervisor is the channel's server (one request at a
 // time, service time base(kind) + perByte(kind) * bytes), the task process is the
 // loop thread (a FIFO CPU server: each event it handles costs its CPU slice), and
@@ -24,9 +24,9 @@ export interface Calibration {
 }
 
 /**
- * Calibration C of the spec (§3.4): the DES with the lock held until the coroutine
+ * Calibration C (docs/airflow.md): the DES with the lock held until the coroutine
  * resumes on the loop, s = 2 ms per request, loop CPU 3.217 ms per executed index
- * and 2.210 ms per replayed index (the spec's fitted values, used unchanged).
+ * and 2.210 ms per replayed index (docs/airflow.md).
  */
 export const CALIBRATION_C: Calibration = {
   name: 'C',
@@ -38,7 +38,7 @@ export const CALIBRATION_C: Calibration = {
   opMs: 0,
 };
 
-/** The seed's real run, back-calculated (§3.3): a state-store write costs about 0.42 s, other time about 74 ms per index. */
+/** The seed's real run, back-calculated (docs/airflow.md): a state-store write costs about 0.42 s, other time about 74 ms per index. */
 export const CALIBRATION_REAL: Calibration = {
   name: 'real-run',
   note: 'base(SetTaskStateStore) = 420 ms, 74 ms of loop time per executed index, 2 ms per other request',

@@ -135,7 +135,7 @@ export function batchOfBase64(payload: string): Batch {
   return b;
 }
 
-/** The spec's D0 state-row size formula: 4⌈B/3⌉ + 49 bytes for the table part. */
+/** The protocol's D0 state-row size formula: 4⌈B/3⌉ + 49 bytes for the table part. */
 export function d0FormulaBytes(ipcBytes: number): number {
   return 4 * Math.ceil(ipcBytes / 3) + 49;
 }

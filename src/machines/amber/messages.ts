@@ -13,7 +13,7 @@ export interface StateRow {
   readonly lsId: string;
 }
 
-// ---- addressing (src/storage/keys.ts: the spec's VFSURIFactory) ----------------------
+// ---- addressing (src/storage/keys.ts: Texera's VFSURIFactory) ----------------------
 
 const bases = new Map<string, string>();
 const results = new Map<string, string>();

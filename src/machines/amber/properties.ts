@@ -1,4 +1,4 @@
-// The spec's invariants I1–I13 (§3.4) as invariants, monitors and eventually
+// The invariants I1–I13 of docs/amber.md as invariants, monitors and eventually
 // checks over the model's world and trace. Monitors see every trace event: the
 // workers emit `amber.*` observation events (start, aligned, stash, read, attach,
 // update, route, condition, jump, error), the store emits `io` events.
@@ -24,7 +24,7 @@ function emitOf(e: TraceEvent): { type: string; op: string; exec: number; [k: st
   return e.kind === 'emit' && typeof e.msg.type === 'string' && e.msg.type.startsWith('amber.') ? (e.msg as any) : undefined;
 }
 
-/** Why the run is stuck, in the words of the spec's §3.1 (the hang CI saw). */
+/** Why the run is stuck, in the words of docs/amber.md (the hang CI saw). */
 export function diagnoseHang(q: WorldQuery, wf: Workflow): string {
   const parts: string[] = [];
   for (const r of wf.readers) {

@@ -3,7 +3,7 @@
 // replays every row of state_uri(base) first, then streams the result doc lazily,
 // one data file per step (the first `next` pins the snapshot), then emits
 // EndChannel. On any storage error it logs and exits WITHOUT EndChannel, as the
-// real thread does: the worker then waits forever (the spec's I13).
+// real thread does: the worker then waits forever (docs/amber.md).
 import { assign, enqueueActions, log, setup } from 'xstate';
 import { send } from '../../actors/index.ts';
 import type { Batch } from './data.ts';
@@ -23,7 +23,7 @@ export interface ReaderContext {
   readonly store: string;
   readonly exec: number;
   readonly base: string;
-  /** Opened its doc and not yet emitted EndChannel (the spec's `streaming(r)`). */
+  /** Opened its doc and not yet emitted EndChannel (`streaming(r)` in docs/amber.md). */
   readonly streaming: boolean;
   readonly pin: Pin | null;
   readonly error: string | null;

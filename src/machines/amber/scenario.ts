@@ -38,9 +38,9 @@ export interface AmberParams {
   readonly endWorkerRace: boolean;
   readonly reservedTable: 'none' | 'init' | 'update-rebind' | 'update-delete';
   readonly bodyState: 'none' | 'before' | 'after' | 'blank';
-  /** [open] §9.3. */
+  /** Open point (docs/amber.md): whether the has-exception hold runs after the deferred consume or before it. */
   readonly holdOrder: 'consume-first' | 'hold-first';
-  /** [open] §1.2: what a GET of a deleted key answers. */
+  /** Open point (docs/amber.md): what a GET of a deleted key answers. */
   readonly missingKey: '403' | '404';
   /** Also check the design invariants I2 (no main-loop read during streaming) and I3 (deferred placement). */
   readonly designChecks: boolean;

@@ -1,5 +1,5 @@
 // The storage the loop runs on: src/storage's Iceberg-style documents over its object
-// store (the spec's §1.2), driven through its pure document handler (`handleDoc`):
+// store (docs/amber.md), driven through its pure document handler (`handleDoc`):
 // `create` overrides (the old generation's data files are deleted, generation + 1),
 // `commit` adds one data file (Arrow IPC) per writer close, a missing table answers
 // "no storage is found for the given URI". This actor is a thin facade that speaks

@@ -1,4 +1,4 @@
-// Workflow shapes of the spec's scenarios: which operators, in which regions,
+// Workflow shapes of the protocol's scenarios: which operators, in which regions,
 // reading which ports, with which user code; plus the reference output the loop
 // must produce, computed directly from the input table.
 import type { Table } from 'apache-arrow';
@@ -21,7 +21,7 @@ export interface TopologyOptions {
   /** A Python UDF hop in the body that emits its own unstamped state, or blanks the envelope (scenario 13). */
   readonly bodyState: 'none' | 'before' | 'after' | 'blank';
   readonly missingConfig: boolean;
-  /** Python pass-through hops in a single loop's body (k of the spec's cost model). */
+  /** Python pass-through hops in a single loop's body (k of the protocol's cost model). */
   readonly bodyHops: number;
 }
 

@@ -24,7 +24,7 @@ export interface LoopEndCode {
   condition(vars: Vars, table: Table): boolean;
 }
 
-/** `i = 0`, output `table.iloc[i]`: the per-row loop of the spec's scenarios. */
+/** `i = 0`, output `table.iloc[i]`: the per-row loop of the protocol's scenarios. */
 export function perRowStart(v: string): LoopStartCode {
   return {
     init: () => ({ [v]: 0 }),

@@ -27,7 +27,7 @@ export interface OpSpec {
 
 export interface WorkerOptions {
   readonly design: Design;
-  /** [open] §9.3: the has-exception hold runs after the deferred consume (as reviewed) or before it. */
+  /** Open point (docs/amber.md): the has-exception hold runs after the deferred consume (as reviewed) or before it. */
   readonly holdOrder: 'consume-first' | 'hold-first';
   /** Model the RPC replies whose late arrival makes EndWorker fail (#6960). */
   readonly endWorkerRace: boolean;

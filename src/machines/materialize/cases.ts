@@ -1,5 +1,5 @@
-// Checker-sized setups: the family's default configuration and the spec's test
-// scenarios (§5: 1, 2, 6, 8-15), each with its expected outcome as properties.
+// Checker-sized setups: the family's default configuration and the test
+// scenarios 1, 2, 6 and 8-15 of docs/materialize.md, each with its expected outcome as properties.
 import type { Predicate, WorldQuery } from '../../actors/scenario.ts';
 import type { ClientCtx } from './client.ts';
 import { config, lookup, rows, scan } from './config.ts';

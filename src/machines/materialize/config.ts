@@ -1,4 +1,4 @@
-// Defaults: the dyncfgs of spec §2.8 and the cost model of §3.4.
+// Defaults: the dyncfgs and the cost model of docs/materialize.md.
 import type { Costs, Design, PeekSpec, Time, Update, WorkerConfig } from './types.ts';
 
 export const DEFAULT_CAP = 16;

@@ -79,7 +79,7 @@ export const materializePeeksFamily = defineFamily({
   },
   hint(p, violated) {
     if (violated && p.slotRelease === 'retire' && p.cancel && p.resourceForm) {
-      return 'expected: under slotRelease=retire a cancel returns the slot while the blocking walk still runs, so running_blocking exceeds the cap (spec scenario 14). --param slotRelease=walk-end holds; --param resourceForm=false checks the rest';
+      return 'expected: under slotRelease=retire a cancel returns the slot while the blocking walk still runs, so running_blocking exceeds the cap (scenario 14 in docs/materialize.md). --param slotRelease=walk-end holds; --param resourceForm=false checks the rest';
     }
     return undefined;
   },

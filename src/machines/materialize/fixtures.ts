@@ -1,4 +1,4 @@
-// Simulation fixtures (spec §3.2, §3.4): E1, E11, E12 and cap saturation. Each is
+// Simulation fixtures (docs/materialize.md): E1, E11, E12 and cap saturation. Each is
 // drawn from one seed BEFORE the run (arrivals, uuids, the operator workload), so
 // every design sees the same activation trace and the same peeks.
 import { rng, type Rng } from '../../actors/prng.ts';
@@ -46,7 +46,7 @@ export interface SimFixture {
   readonly horizonMs: number;
 }
 
-/** Spawn and wake latencies of the blocking pool (spec §3.4: 10 to 50 us each). */
+/** Spawn and wake latencies of the blocking pool (10 to 50 us each, docs/materialize.md). */
 export const SPAWN_MS = 0.03;
 export const WAKE_MS = 0.03;
 

@@ -1,4 +1,4 @@
-// The timely worker's loop (spec §1.1.4) as a pure function of (context, event):
+// The timely worker's loop (docs/materialize.md) as a pure function of (context, event):
 // maintenance -> step_or_park -> handle_pending_commands -> process_peeks. A unit
 // of work that takes time (a step, an inline walk, a slice, the cursor setup of an
 // offload) ends with the worker's self-message `Loop{ms}`; its latency in the

@@ -1,4 +1,4 @@
-// Gates (spec §2.1) and placement (§2.2) of a dispatched peek, and its walk on the
+// Gates and placement (docs/materialize.md) of a dispatched peek, and its walk on the
 // chosen substrate: offloaded to the blocking pool (a slot claimed), inline on the
 // worker to completion (diverting to the stash when too large), or in slices (C2).
 import { dropHold, gate, compactionFrontier, snapshot } from './trace.ts';
@@ -7,7 +7,7 @@ import { POOL, STASH, stashKey, type PeekResponse, type PeekSpec, type Placement
 import { removePending, replacePending, unit, type Effect, type Pending, type Turn } from './worker-ctx.ts';
 import { count, outcome, respond, respondEffect } from './retire.ts';
 
-/** Gates (spec §2.1), then the placement decision (§2.2) and the walk on its substrate. */
+/** Gates, then the placement decision (docs/materialize.md) and the walk on its substrate. */
 export function dispatch(t: Turn, peek: PeekSpec): boolean {
   const c = t.c;
   const g = gate(c.trace, peek.t);

@@ -1,4 +1,4 @@
-// tokio's blocking pool, running offloaded walks (spec §2.4 step 2). Unbounded
+// tokio's blocking pool, running offloaded walks (docs/materialize.md). Unbounded
 // threads (about 512, never the bottleneck here): each walk is a virtual-time
 // timer, so walks on the pool run concurrently with each other and with the
 // workers. A started closure cannot be aborted: a cancelled C1 walk runs to its

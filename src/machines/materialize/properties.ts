@@ -1,4 +1,4 @@
-// Invariants 1-11 of the spec (§4) as world predicates, event monitors and
+// Invariants 1-11 (docs/materialize.md) as world predicates, event monitors and
 // end-of-run checks. Each names the invariant it checks.
 import type { MonitorDef, Predicate, WorldQuery } from '../../actors/scenario.ts';
 import type { Message, TraceEvent } from '../../actors/types.ts';

@@ -1,4 +1,4 @@
-// Runs a fixture in virtual time with the spec's cost model (§3.4) and derives
+// Runs a fixture in virtual time with the cost model of docs/materialize.md and derives
 // the measures: latency percentiles, share over 200 ms, queued-peek delay,
 // retirement delay, counters by substrate, the step histogram.
 import { simulate, percentile, type CostModel } from '../../actors/simulate.ts';
@@ -218,7 +218,7 @@ export function simulateReport(partial: Partial<SimParams>, seed: number, design
     title: 'mz_index_peek_walks_total by substrate (all workers), steps, and run cost',
     columns: ['design', 'inline', 'offloaded', 'capped', 'peak blocking', 'steps', 'steps > 128 ms', 'steps > 512 ms', 'next step after long', 'kernel steps', 'events/s'],
     rows: results.map((r) => [r.params.design, r.counters.inline, r.counters.offloaded, r.counters.capped, r.peakRunning, r.steps.n, r.steps.over128, r.steps.over512, r1(r.steps.nextAfterLong), r.kernelSteps, Math.round((r.kernelSteps * 1000) / Math.max(1, r.wallMs))]),
-    note: 'next step after long: mean length of the step a worker enters right after a step over 128 ms (spec §3.3 predicts offload - inline ~ this, for peeks behind long steps). events/s is wall-clock.',
+    note: 'next step after long: mean length of the step a worker enters right after a step over 128 ms (behind long steps, offload minus inline latency is about this: docs/materialize.md, E12). events/s is wall-clock.',
   };
   return {
     title: `materialize-peeks simulation, fixture ${p.fixture}`,

@@ -43,7 +43,7 @@ export function compactionFrontier(a: Arrangement): Time {
 
 export type Gate = { readonly kind: 'not-ready' } | { readonly kind: 'compacted'; readonly message: string } | { readonly kind: 'ok' };
 
-/** The gates of spec §2.1, in order: oks upper, errs upper, compaction frontier. */
+/** The gates of docs/materialize.md, in order: oks upper, errs upper, compaction frontier. */
 export function gate(a: Arrangement, t: Time): Gate {
   if (a.oksUpper <= t) return { kind: 'not-ready' };
   if (a.errsUpper <= t) return { kind: 'not-ready' };

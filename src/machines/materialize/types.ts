@@ -9,11 +9,11 @@ export type Time = number;
 export type Design = 'inline' | 'offload' | 'yield' | 'offload-yield';
 export const DESIGNS: readonly Design[] = ['inline', 'offload', 'yield', 'offload-yield'];
 
-/** Where the slot guard lives (spec §2.2): in the blocking closure (A) or in the pending entry (B). */
+/** Where the slot guard lives (docs/materialize.md): in the blocking closure (A) or in the pending entry (B). */
 export type SlotRelease = 'walk-end' | 'retire';
 /** When `mz_index_peek_walks_total` moves: at the placement decision, or when a walk reaches an outcome. */
 export type CountAt = 'dispatch' | 'outcome';
-/** When a command that arrives during a step becomes visible (spec §1.3). */
+/** When a command that arrives during a step becomes visible (docs/materialize.md). */
 export type CmdVisibility = 'current' | 'next';
 
 export type Placement = 'inline' | 'offloaded' | 'capped';
