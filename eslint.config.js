@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'dist/**', 'coverage/**', 'out/**'] },
+  { ignores: ['node_modules/**', 'dist/**', 'coverage/**', 'out/**', '.docs-blocks/**', 'docs-api/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -59,6 +59,16 @@ export interface ActorSpec {
   readonly parent?: ActorId;
 }
 
+/**
+ * The faults a scenario allows. Every fault is a step of its own that the checker may
+ * choose (and shrinking may remove); a run takes at most `budget` of them, so the
+ * budget bounds the search. Restarts are free.
+ *
+ * @example
+ * ```ts
+ * faults: { budget: 1, crash: ['worker'], restart: ['worker'], drop: [['client', 'server']] }
+ * ```
+ */
 export interface FaultSpec {
   /** How many fault steps one run may take in all (default 0: no faults). */
   readonly budget?: number;
@@ -104,26 +114,69 @@ export interface MonitorDef<S = any> {
   readonly watches?: (event: TraceEvent) => boolean;
 }
 
+/**
+ * What `defineScenario` takes: the actors of a system, the messages that start it, the
+ * faults it allows and the properties that must hold. See docs/guide.md.
+ *
+ * Properties are checked as follows (every mode: check, replay, simulate, live):
+ * - `invariants` after every step; a predicate returns `true` when it holds, and
+ *   `false` or a message when it does not;
+ * - `monitors` observe every trace event in order and can fail;
+ * - `eventually` when the world is quiescent (nothing enabled but faults);
+ * - a quiescent world is a **deadlock** unless `acceptEnd` accepts it (see there);
+ * - `reachable` is not a check on one run: a complete exploration reports the ones no
+ *   world satisfied (`CheckResult.unreached`), so a vacuous model shows up.
+ */
 export interface ScenarioDef {
+  /** Names the scenario in output, trace files and `interleave list`. */
   readonly name: string;
   readonly description?: string;
+  /**
+   * Actor ids mapped to their behaviour: an xstate machine, a {@link ReducerLogic}, an
+   * {@link ExternalLogic}, or `{ logic, input, parent }`. The id `env` is reserved for
+   * the outside world: `send('env', msg)` records an `output` event.
+   */
   readonly actors: Readonly<Record<ActorId, ActorLogic | ActorSpec>>;
   /** Messages in flight at the start, sent from `from` (default `env`). */
   readonly start?: readonly { readonly to: ActorId; readonly msg: Message; readonly from?: ActorId }[];
+  /** The faults a run may take; none by default. */
   readonly faults?: FaultSpec;
-  /** What an event that matches no transition does: `error` (default) fails the run; `trace` only records it. */
+  /**
+   * What an event that matches no transition does. xstate drops such events silently;
+   * lost messages are exactly the bugs to find, so by default (`error`) the run fails
+   * with an `unhandled` violation naming the actor, its state and the event. `trace`
+   * only records an `unhandled` trace event.
+   */
   readonly unhandled?: 'error' | 'trace';
   /** `any` (default): a due timer may fire before messages in flight arrive. `quiescent`: only when none are. */
   readonly timers?: 'any' | 'quiescent';
+  /** Checked after every step (and on the initial world), by name. */
   readonly invariants?: Readonly<Record<string, Predicate>>;
+  /** Observers of the trace (ordering properties), by name. */
   readonly monitors?: Readonly<Record<string, MonitorDef>>;
-  /** Checked when nothing but faults is enabled. */
+  /** Checked when the world is quiescent: nothing but faults is enabled. */
   readonly eventually?: Readonly<Record<string, Predicate>>;
-  /** States some run should reach; reported when a complete exploration never does. */
+  /**
+   * States some run should reach. A complete exploration lists those no world
+   * satisfied in `CheckResult.unreached` (sampling strategies list the ones their runs
+   * missed, which is not conclusive).
+   */
   readonly reachable?: Readonly<Record<string, Predicate>>;
-  /** Quiescent states that are accepted ends rather than deadlocks (default: every actor in a final state, or no actor waiting). */
+  /**
+   * Which quiescent worlds are accepted ends rather than deadlocks. Without it, a
+   * quiescent world is a deadlock when some machine actor is **waiting**: up, not in a
+   * final state, out of its initial state, and in a state with no `idle` or `end` tag
+   * (`tags: ['idle']` in the machine config marks a state where waiting for nothing is
+   * fine, such as a server between requests). Servers resting in their initial state,
+   * reducers and crashed actors never wait. With `acceptEnd`, a quiescent world is a
+   * deadlock exactly when the predicate fails.
+   */
   readonly acceptEnd?: Predicate;
-  /** Groups of interchangeable actors (same logic, same role): the fingerprint canonicalises them. */
+  /**
+   * Groups of interchangeable actors (same logic, same role, ids differing only in
+   * name). The fingerprint canonicalises each group, so worlds that differ only by a
+   * permutation of a group count once; an invariant must not tell them apart.
+   */
   readonly symmetry?: readonly (readonly ActorId[])[];
   /** Parameters the scenario was built with (recorded in traces). */
   readonly params?: Readonly<Record<string, unknown>>;

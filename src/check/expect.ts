@@ -35,7 +35,18 @@ function payload(msg: object): string {
   return Object.keys(rest).length ? canonicalJson(rest) : '';
 }
 
-/** The counterexample as text: property, shrink figures, numbered steps with their events. */
+/**
+ * A counterexample as text: the property and its message, the number of steps (and
+ * how many the run had before shrinking), then each step id numbered from 1 with the
+ * trace events it caused, and the nearest passing schedule when one was found. The
+ * CLI prints a richer table; this is for tests and logs.
+ *
+ * @example
+ * ```ts
+ * const result = await check(scenario);
+ * if (result.violation) console.log(formatViolation(result.violation));
+ * ```
+ */
 export function formatViolation(v: Violation): string {
   const lines = [
     `${v.property.kind} '${v.property.name}' violated: ${v.property.message}`,

@@ -89,7 +89,9 @@ export function modelSchedule(sc: Scenario, file: Pick<TraceFile, 'options' | 's
 }
 
 /**
- * Replays a trace file (live or checked) in simulation. A live recording replays on
+ * Replays a trace file (live or checked) in simulation: what `interleave replay` does,
+ * for a scenario you build yourself. A checked trace replays its schedule as
+ * {@link replaySchedule} does. A live recording replays on
  * the model: actors that ran as externals but are modelled answer for themselves
  * (so every property, including those reading a store's state, is checked), and a
  * live reply the model would not give shows up as a `Divergence`. With `recorded`,

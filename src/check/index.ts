@@ -66,7 +66,19 @@ export function checkRun(sc: Scenario, opts: CheckOptions = {}): CheckRun {
   };
 }
 
-/** Runs a check to the end. */
+/**
+ * Explores the schedules of a scenario and checks its properties. Resolves when the
+ * search ends: `ok` false with a shrunk, replayable `violation` at the first
+ * violation; `ok` true otherwise, with `complete` saying whether every reachable state
+ * was explored (dfs/bfs with no budget cut) or only a sample (`cutBy` says what
+ * stopped it). A result that is `ok` but not `complete` is not a proof.
+ *
+ * @example
+ * ```ts
+ * const result = await check(scenario, { strategy: 'bfs' });
+ * if (!result.ok) console.log(formatViolation(result.violation!));
+ * ```
+ */
 export function check(sc: Scenario, opts: CheckOptions = {}): Promise<CheckResult> {
   return checkRun(sc, opts).result;
 }

@@ -83,8 +83,16 @@ export function runSchedule(
 }
 
 /**
- * Replays a schedule exactly, with full trace detail. Throws `Divergence` naming the
- * step index, the expected step and the enabled ones when the model no longer fits.
+ * Replays a schedule (a list of step ids, as in `Violation.schedule` or a trace file)
+ * exactly, with full trace detail, checking every property on the way; `violation` is
+ * set when one fails. Throws `Divergence` naming the step index, the expected step and
+ * the enabled ones when a step is not one the scenario can take there (the model or
+ * the schedule changed). `inputs` are the payloads of `input:` steps (live recordings).
+ *
+ * @example
+ * ```ts
+ * const { violation } = replaySchedule(scenario, result.violation!.schedule);
+ * ```
  */
 export function replaySchedule(sc: Scenario, schedule: readonly string[], inputs?: readonly ScheduleInput[]): { trace: RecordedEvent[]; world: World; violation?: Violation } {
   const out = runSchedule(sc, schedule, { detail: true, lenient: false, ...(inputs ? { inputs } : {}) });

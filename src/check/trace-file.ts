@@ -10,8 +10,12 @@ const pkg = createRequire(import.meta.url)('../../package.json') as { version: s
 export const TOOL_VERSION: string = pkg.version;
 
 /**
- * A trace file for a violation, or (without one) for `meta.schedule` / `meta.trace`,
- * for example a passing run someone wants to keep.
+ * A trace file (the JSON the CLI writes, schema in docs/trace.schema.json) for a
+ * violation, or, without one, for `meta.schedule` / `meta.trace`, for example a passing
+ * run someone wants to keep. `meta.params` and `meta.options` are recorded so the run
+ * can be rebuilt; `interleave replay` and `interleave show` read the file, and
+ * {@link replayTraceFile} replays it in code. Write it with
+ * `writeFileSync(path, JSON.stringify(file))`.
  */
 export function toTraceFile(
   sc: Scenario,

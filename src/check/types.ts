@@ -11,16 +11,26 @@ export type ScenarioSource =
   /** A module exporting a Scenario, or a function returning one (called with `args`). */
   | { readonly module: string; readonly export: string; readonly args?: readonly unknown[] };
 
+/** Options of {@link check}. Every field is optional. */
 export interface CheckOptions {
-  /** Default 'bfs'. */
+  /**
+   * `bfs` (default: shortest counterexamples) and `dfs` explore every reachable state
+   * within the budgets and say whether they were `complete`; `random`, `pct` and
+   * `swarm` sample `runs` seeded runs (PCT: probabilistic concurrency testing, good at
+   * bugs of small depth; swarm: PCT or random runs over worker threads).
+   */
   strategy?: Strategy;
+  /** Root seed of random, pct and swarm, and of tie-breaks; default: drawn from the clock and printed in the result. */
   seed?: number;
   /** Random / pct / swarm: how many runs (default 1000; swarm 10,000). */
   runs?: number;
   /** PCT bug depth d (default 3): d - 1 priority change points. */
   depth?: number;
+  /** Stop after generating this many states (`cutBy: 'maxStates'`, not complete). */
   maxStates?: number;
+  /** Do not explore past this many steps. */
   maxDepth?: number;
+  /** Stop after this many milliseconds. */
   timeLimitMs?: number;
   /** Swarm: worker threads (default: cores). 0 runs in this thread. */
   workers?: number;
@@ -28,7 +38,13 @@ export interface CheckOptions {
   shard?: { index: number; count: number };
   /** Swarm: the per-run strategy (default 'pct'). */
   swarmStrategy?: 'random' | 'pct';
-  /** Partial-order reduction (sleep sets), default true. */
+  /**
+   * Partial-order reduction (sleep sets), default true: deliveries to different actors
+   * commute, so only one order of them is explored. It prunes transitions, never
+   * states, so every invariant is still checked on every reachable world. A scenario
+   * with monitors gets it only if every monitor declares `watches`
+   * (`result.options.porNote` says why it was off).
+   */
   por?: boolean;
   /** Shrink counterexamples, default true. */
   shrink?: boolean;
@@ -36,9 +52,12 @@ export interface CheckOptions {
   symmetry?: boolean;
   /** Swarm: how a worker rebuilds the scenario (default: the catalog family named like the scenario). */
   source?: ScenarioSource;
-  /** Random / pct: probability of taking an offered fault step (default 0.1). */
+  /** Random / pct / swarm: the probability of taking a fault step when one is offered (default 0.1). */
   faultRate?: number;
-  /** dfs / bfs: observe the exploration (tests of soundness, tools). */
+  /**
+   * dfs / bfs: observe the exploration, for tools and soundness tests: every distinct
+   * quiescent world, and every violation (return true to record it and keep going).
+   */
   inspect?: Inspect;
 }
 

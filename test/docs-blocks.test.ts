@@ -1,0 +1,101 @@
+// Every TypeScript/JavaScript block of README.md and docs/*.md runs here, as a user
+// would run it: saved as a module (one folder per doc, so blocks can import the files
+// earlier blocks saved) and imported. A block that should not run says so
+// (```ts no-run: reason); a block that fails to run, or prints something other than
+// the `text output` block after it shows, fails its test. Vitest files shown in the
+// docs (file=*.test.ts) register their tests here. See test/doc-blocks.ts.
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { format } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { blockFileName, blocksOf, missingOutput, readBlocks, userDocs, type DocBlock } from './doc-blocks.ts';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+// Inside the repository, so that `import … from 'interleave'` resolves to this package.
+const outDir = join(root, '.docs-blocks');
+rmSync(outDir, { recursive: true, force: true });
+
+interface Saved { block: DocBlock; path: string }
+const byDoc = new Map<string, Saved[]>();
+for (const doc of userDocs(root)) {
+  const dir = join(outDir, doc.replace(/[/.]/g, '_'));
+  const saved: Saved[] = [];
+  for (const block of readBlocks(root, doc)) {
+    const path = join(dir, blockFileName(block));
+    if (block.noRun === undefined) {
+      mkdirSync(dirname(path), { recursive: true });
+      writeFileSync(path, block.code + '\n');
+    }
+    saved.push({ block, path });
+  }
+  byDoc.set(doc, saved);
+}
+
+/** Runs a saved block and returns what it printed with console.log / console.info. */
+async function runBlock(path: string): Promise<string> {
+  const printed: string[] = [];
+  const log = console.log;
+  const info = console.info;
+  console.log = (...args: unknown[]) => { printed.push(format(...args)); };
+  console.info = console.log;
+  try {
+    await import(pathToFileURL(path).href);
+  } finally {
+    console.log = log;
+    console.info = info;
+  }
+  return printed.join('\n');
+}
+
+describe('the docs-block reader', () => {
+  it('parses languages, file names, no-run reasons and output blocks', () => {
+    const md = [
+      '```ts file=a.ts', 'export const a = 1;', '```',
+      '```text output', 'one … three', '```',
+      '```js no-run: needs a browser', 'x', '```',
+      '```ts no-run', 'y', '```',
+      '```sh', 'npx interleave list', '```',
+    ].join('\n');
+    const blocks = blocksOf('x.md', md);
+    expect(blocks.map((b) => [b.lang, b.file, b.noRun, b.expectOutput])).toEqual([
+      ['ts', 'a.ts', undefined, 'one … three'],
+      ['js', undefined, 'needs a browser', undefined],
+      ['ts', undefined, '', undefined],
+    ]);
+  });
+  it('matches expected output in order, with … as a wildcard', () => {
+    expect(missingOutput('a\n…\nc 1… 3', 'a\nb\nc 1 2 3')).toBeUndefined();
+    expect(missingOutput('c\na', 'a\nc')).toMatch(/not found/);
+    expect(missingOutput('x … y', 'y x')).toMatch(/not found/);
+  });
+});
+
+for (const [doc, saved] of byDoc) {
+  describe(doc, () => {
+    for (const { block, path } of saved) {
+      const name = `${doc}:${block.line} (${blockFileName(block)})`;
+      if (block.noRun !== undefined) {
+        it(`${name} is marked no-run with a reason`, () => {
+          expect(block.noRun, `${name}: write the reason after no-run:`).not.toBe('');
+        });
+        continue;
+      }
+      if (path.endsWith('.test.ts')) continue; // registered below, at the top level
+      it(`${name} runs`, async () => {
+        const printed = await runBlock(path);
+        if (block.expectOutput !== undefined) {
+          const missing = missingOutput(block.expectOutput, printed);
+          expect(missing, `${name}: ${missing}\n--- printed ---\n${printed}`).toBeUndefined();
+        }
+      });
+    }
+  });
+}
+
+// Vitest files shown in the docs: importing them registers their tests in this file.
+for (const saved of byDoc.values()) {
+  for (const { block, path } of saved) {
+    if (block.noRun === undefined && path.endsWith('.test.ts')) await import(pathToFileURL(path).href);
+  }
+}
