@@ -3,6 +3,7 @@
 import type { AnyStateMachine, AnyMachineSnapshot } from 'xstate';
 import { MachineStepper, isStateMachine, spawnMessage, unsupportedFeature } from './xstate-adapter.ts';
 import { ENV, type ActorId, type Message, type TraceEvent, type World } from './types.ts';
+import { livenessProblem, type Fairness, type LivenessProperty } from './liveness.ts';
 
 /** The input was not a valid scenario, or the system did something no scenario allows. */
 export class ScenarioError extends Error {
@@ -154,8 +155,12 @@ export interface ScenarioDef {
   readonly invariants?: Readonly<Record<string, Predicate>>;
   /** Observers of the trace (ordering properties), by name. */
   readonly monitors?: Readonly<Record<string, MonitorDef>>;
-  /** Checked when the world is quiescent: nothing but faults is enabled. */
+  /** Checked when the world is quiescent: nothing but faults is enabled (the end of a run; for runs that never end see `liveness`). */
   readonly eventually?: Readonly<Record<string, Predicate>>;
+  /** Properties of whole runs, cycles included: `eventually(p)`, `leadsTo(p, q)`, `nonProgressCycles(p)` (src/actors/liveness.ts). */
+  readonly liveness?: Readonly<Record<string, LivenessProperty>>;
+  /** Which step classes runs must not starve (default: weak fairness on each actor's deliveries). */
+  readonly fairness?: Fairness;
   /**
    * States some run should reach. A complete exploration lists those no world
    * satisfied in `CheckResult.unreached` (sampling strategies list the ones their runs
@@ -312,6 +317,8 @@ export function defineScenario(def: ScenarioDef): Scenario {
       if (typeof p !== 'function') throw new ScenarioError(`${where}: ${group}.${name} must be a function (q) => boolean | string`);
     }
   }
+  const live = livenessProblem(def.liveness, def.fairness, ids);
+  if (live) throw new ScenarioError(`${where}: ${live}`);
   const monitorNames = Object.keys(def.monitors ?? {});
   const monitorDefs = monitorNames.map((m) => {
     const d = def.monitors![m]!;

@@ -11,6 +11,9 @@
 import { Subject } from 'rxjs';
 import { assertScenario, type Scenario } from '../actors/index.ts';
 import { Bfs, Dfs } from './explore.ts';
+import { replayLasso } from './lasso.ts';
+import { hasLiveness } from './liveness.ts';
+import { GraphSearch } from './liveness-graph.ts';
 import { porContext } from './por.ts';
 import { sameProperty } from './properties.ts';
 import { runSchedule } from './replay.ts';
@@ -29,6 +32,9 @@ export { WorldHasher, Hasher, fpHex, type Fp } from './fingerprint.ts';
 export { VisitedSet } from './visited.ts';
 export { runOne, estimateK, type SampleConfig, type PctConfig } from './sample.ts';
 export { resolveSource } from './swarm.ts';
+export { replayLasso, type LassoReplay } from './lasso.ts';
+export { hasLiveness } from './liveness.ts';
+export type { LivenessStats } from './liveness-graph.ts';
 
 const DEFAULT_RUNS = 1000;
 const DEFAULT_SWARM_RUNS = 10_000;
@@ -95,16 +101,21 @@ async function run(
   }
   const exhaustive = strategy === 'dfs' || strategy === 'bfs';
   const seed = (opts.seed ?? (exhaustive ? 0 : defaultSeed())) >>> 0;
-  const por = porContext(sc, exhaustive && opts.por !== false);
-  const symmetry = opts.symmetry ?? (sc.symmetry?.length ?? 0) > 0;
+  // Liveness keeps the whole state graph: no sleep sets, no symmetry (liveness-graph.ts).
+  const live = exhaustive && opts.liveness !== false && hasLiveness(sc);
+  const por = porContext(sc, exhaustive && opts.por !== false && !live);
+  const symmetry = !live && (opts.symmetry ?? (sc.symmetry?.length ?? 0) > 0);
   const options: Record<string, unknown> = { strategy, seed, por: por.enabled, symmetry, shrink: opts.shrink !== false };
   if (por.reason && opts.por !== false) options.porNote = `POR off: ${por.reason}`;
+  if (live && opts.por !== false) options.porNote = 'POR off: liveness properties are decided on the full state graph';
+  if (hasLiveness(sc) && !live) options.livenessNote = exhaustive ? 'liveness properties not checked (liveness: false)' : `liveness properties are checked by dfs and bfs only; ${strategy} checked the other properties`;
   for (const k of ['maxStates', 'maxDepth', 'timeLimitMs'] as const) if (opts[k] !== undefined) options[k] = opts[k];
 
   // Let the caller subscribe to progress$ before any work.
   await yieldToLoop();
-  const s = new Session(sc, { ...opts, symmetry }, por.enabled);
+  const s = new Session(sc, { ...opts, symmetry }, por.enabled, live);
   hooks.onSession(s);
+  let graph: GraphSearch | undefined;
 
   if (strategy === 'swarm') {
     const cfg = sampleConfig(sc, opts, 'swarm', seed, options);
@@ -116,7 +127,10 @@ async function run(
     Object.assign(options, info.options);
   } else {
     let explorer: Explorer;
-    if (exhaustive) explorer = strategy === 'bfs' ? new Bfs(s, por) : new Dfs(s, por);
+    if (live) {
+      explorer = graph = new GraphSearch(s);
+      options.liveness = { algorithm: 'scc', order: 'bfs', fairness: graph.classes.describe(), properties: graph.specs.map((x) => x.name) };
+    } else if (exhaustive) explorer = strategy === 'bfs' ? new Bfs(s, por) : new Dfs(s, por);
     else {
       const cfg = sampleConfig(sc, opts, strategy, seed, options);
       const runs = opts.runs ?? DEFAULT_RUNS;
@@ -131,7 +145,9 @@ async function run(
     }
   }
   s.exploreMs = s.ms();
-  return finish(sc, s, opts, strategy, seed, options, exhaustive);
+  const result = finish(sc, s, opts, strategy, seed, options, exhaustive);
+  if (graph) result.stats.liveness = graph.stats;
+  return result;
 }
 
 function sampleConfig(sc: Scenario, opts: CheckOptions, strategy: 'random' | 'pct' | 'swarm', seed: number, options: Record<string, unknown>): SampleConfig {
@@ -149,7 +165,14 @@ function sampleConfig(sc: Scenario, opts: CheckOptions, strategy: 'random' | 'pc
 
 function finish(sc: Scenario, s: Session, opts: CheckOptions, strategy: string, seed: number, options: Record<string, unknown>, exhaustive: boolean): CheckResult {
   let violation: Violation | undefined;
-  if (s.found) {
+  if (s.found?.property.kind === 'liveness') {
+    // A lasso: no shrinking (the prefix is a shortest one, the cycle is built inside one component).
+    const f = s.found;
+    const out = replayLasso(sc, f.schedule, f.cycleStart, f.property.name);
+    if (!out.property || out.property.kind !== 'liveness') throw new Error(`internal: the liveness counterexample for '${f.property.name}' does not replay (${out.note ?? out.property?.message ?? '?'})`);
+    violation = { property: f.property, schedule: out.schedule, originalLength: f.schedule.length, trace: out.trace, world: out.world };
+    if (f.cycleStart !== undefined) violation.cycleStart = f.cycleStart;
+  } else if (s.found) {
     const f = s.found;
     let schedule = f.schedule;
     if (opts.shrink !== false && schedule.length > 0) schedule = shrinkSchedule(sc, f.property, schedule);

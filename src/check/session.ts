@@ -11,6 +11,8 @@ export interface Found {
   readonly property: PropertyRef;
   readonly schedule: string[];
   readonly seed?: number;
+  /** A lasso (liveness): `schedule` from this index on is a cycle back to the world it starts at. */
+  readonly cycleStart?: number;
 }
 
 /** Work between two yields to the event loop. */
@@ -41,8 +43,10 @@ export class Session {
     readonly sc: Scenario,
     readonly opts: CheckOptions,
     withMarks: boolean,
+    /** Liveness keeps a node number per state (src/check/liveness-graph.ts). */
+    withIds = false,
   ) {
-    this.visited = new VisitedSet(withMarks);
+    this.visited = new VisitedSet(withMarks, 1024, withIds);
     this.hasher = new WorldHasher(sc, opts.symmetry ?? (sc.symmetry?.length ?? 0) > 0);
     this.reach = new Reachability(sc);
     this.maxStates = opts.maxStates ?? Infinity;

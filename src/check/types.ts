@@ -55,6 +55,11 @@ export interface CheckOptions {
   /** Random / pct / swarm: the probability of taking a fault step when one is offered (default 0.1). */
   faultRate?: number;
   /**
+   * dfs / bfs: check the scenario's `liveness` properties (default true). The search
+   * then keeps the state graph and runs without partial-order reduction or symmetry.
+   */
+  liveness?: boolean;
+  /**
    * dfs / bfs: observe the exploration, for tools and soundness tests: every distinct
    * quiescent world, and every violation (return true to record it and keep going).
    */
@@ -81,7 +86,7 @@ export interface Progress {
 
 export interface PropertyRef {
   name: string;
-  kind: 'invariant' | 'monitor' | 'eventually' | 'deadlock' | 'error' | 'unhandled';
+  kind: 'invariant' | 'monitor' | 'eventually' | 'deadlock' | 'error' | 'unhandled' | 'liveness';
   message: string;
 }
 
@@ -95,6 +100,11 @@ export interface Violation {
   seed?: number;
   /** Nearest passing schedule (one conflicting step moved earlier), if found. */
   passing?: string[];
+  /**
+   * A liveness lasso: `schedule.slice(cycleStart)` is a cycle that returns to the world
+   * reached after `schedule.slice(0, cycleStart)` and repeats forever.
+   */
+  cycleStart?: number;
 }
 
 export type CutBy = 'maxStates' | 'maxDepth' | 'timeLimit' | 'runs' | 'stopped';
@@ -110,6 +120,8 @@ export interface CheckStats {
   /** Bytes of the visited set per distinct state. */
   bytesPerState: number;
   runs?: number;
+  /** The liveness pass (when the scenario declares liveness properties): graph size and memory. */
+  liveness?: import('./liveness-graph.ts').LivenessStats;
 }
 
 export interface CheckResult {
@@ -147,4 +159,6 @@ export interface TraceFile {
   inputs?: { index: number; from: string; to: string; msg: unknown }[];
   trace: unknown[];
   passing?: { schedule: string[]; trace: unknown[] };
+  /** A liveness lasso: the schedule from this index on is a cycle back to the same world. */
+  cycleStart?: number;
 }
