@@ -146,7 +146,11 @@ export function referenceLiveness(sc: Scenario, name: string): boolean {
     while (q.length) {
       const i = q.pop()!;
       const ns = forward ? succ(i).map((e) => e.to) : preds[i]!;
-      for (const j of ns) if (!got.has(j)) got.add(j), q.push(j);
+      for (const j of ns) {
+        if (got.has(j)) continue;
+        got.add(j);
+        q.push(j);
+      }
     }
     return got;
   };
