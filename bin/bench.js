@@ -1,11 +1,11 @@
 #!/usr/bin/env node
 // `npm run bench -- [name ...]`: runs bench/<name>.ts (all of them with no name).
-import { register } from 'tsx/esm/api';
+import { registerSource } from '../scripts/source-loader.mjs';
 import { readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
 
-register();
+registerSource();
 const dir = join(dirname(fileURLToPath(import.meta.url)), '..', 'bench');
 const all = readdirSync(dir).filter((f) => f.endsWith('.bench.ts')).map((f) => f.replace(/\.bench\.ts$/, '')).sort();
 const names = process.argv.slice(2).filter((a) => !a.startsWith('-'));

@@ -1,7 +1,22 @@
 #!/usr/bin/env node
-// Entry point: runs the TypeScript sources through tsx, so a fresh clone needs no build step.
-import { register } from 'tsx/esm/api';
+// The `interleave` command. Installed from npm, the package has only dist/ (compiled
+// JavaScript) and this runs it. In a clone of the repository (src/ present), it runs the
+// TypeScript sources through tsx instead, so a fresh clone needs no build step and an edit
+// takes effect at once: a dist/ left by an earlier `npm run build` or `npm pack` is never
+// run by mistake. INTERLEAVE_DIST=1 runs dist/ in a clone (after `npm run build`).
+import { existsSync } from 'node:fs';
 
-register();
-const { main } = await import('../src/cli/main.ts');
+const sources = new URL('../scripts/source-loader.mjs', import.meta.url);
+const compiled = new URL('../dist/cli/main.js', import.meta.url);
+let main;
+if (existsSync(sources) && process.env.INTERLEAVE_DIST !== '1') {
+  const { registerSource } = await import(sources.href);
+  registerSource();
+  ({ main } = await import('../src/cli/main.ts'));
+} else if (existsSync(compiled)) {
+  ({ main } = await import(compiled.href));
+} else {
+  console.error('interleave: dist/ is missing; run `npm run build` in the package first');
+  process.exit(2);
+}
 process.exitCode = await main(process.argv.slice(2));

@@ -1,10 +1,13 @@
 // `interleave bench [name]`: runs bench/<name>.bench.ts through bin/bench.js.
 import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { EXIT } from '../errors.ts';
+import { EXIT, UsageError } from '../errors.ts';
 
 export function runBench(names: readonly string[], extra: readonly string[]): Promise<number> {
   const script = fileURLToPath(new URL('../../../bin/bench.js', import.meta.url));
+  // The published package ships no benchmarks (bench/ and bin/bench.js stay in the repository).
+  if (!existsSync(script)) return Promise.reject(new UsageError('the benchmarks run from a clone of the interleave repository (npm run bench -- <name>); the installed package does not include them'));
   return new Promise((done) => {
     const child = spawn(process.execPath, [script, ...names, ...extra], { stdio: 'inherit' });
     child.on('error', () => done(EXIT.usage));

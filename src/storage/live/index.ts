@@ -1,6 +1,6 @@
 // Live storage adapters: the same requests and replies as the simulated stores, real I/O.
 export { FsObjectStore, type FsObjectStoreOptions } from './fs-object-store.ts';
-export { SqliteTaskStateStore, type SqliteTaskStateOptions } from './sqlite-task-state.ts';
+export { SqliteTaskStateStore, type SqliteTaskStateOptions, type SqliteDatabase } from './sqlite-task-state.ts';
 export { ObjectTaskStateStore } from './object-task-state.ts';
 export { answerTaskState, taskStateHandler, type TaskStateBackendApi } from './task-state-api.ts';
 export { FsDocumentStore } from './fs-document-store.ts';

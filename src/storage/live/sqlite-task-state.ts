@@ -2,7 +2,9 @@
 // (dag_id, run_id, task_id, map_index, key), WAL mode. The same size checks as the
 // simulated database backend: over `maxValueStorageBytes` warns (onWarning, and
 // `warned: true` on the reply) and writes; over `rowCapBytes` fails ValueTooLarge.
-import Database from 'better-sqlite3';
+// better-sqlite3 is an optional peer dependency, loaded when a store is opened, so
+// importing interleave/live neither needs it nor compiles it.
+import { createRequire } from 'node:module';
 import type { ExternalHandler } from '../../actors/live.ts';
 import type { Message } from '../../actors/types.ts';
 import { DEFAULT_MAX_VALUE_STORAGE_BYTES, MYSQL_MEDIUMTEXT_BYTES, type TaskScope } from '../messages.ts';
@@ -18,25 +20,50 @@ export interface SqliteTaskStateOptions {
 
 type Row = { value: string; expires_at: number | null };
 
+/** The part of a better-sqlite3 `Database` this store uses (typed here, so the package's types need no @types/better-sqlite3). */
+export interface SqliteDatabase {
+  pragma(source: string, options?: { simple?: boolean }): unknown;
+  exec(source: string): unknown;
+  prepare(source: string): SqliteStatement;
+  transaction<F extends (...args: any[]) => unknown>(fn: F): F;
+  close(): unknown;
+}
+
+interface SqliteStatement {
+  run(...params: unknown[]): { changes: number };
+  get(...params: unknown[]): unknown;
+}
+
+const require = createRequire(import.meta.url);
+
+/** Opens `file` with better-sqlite3, or says what to install when it is missing. */
+function openDatabase(file: string): SqliteDatabase {
+  let Database: new (file: string) => SqliteDatabase;
+  try {
+    Database = require('better-sqlite3');
+  } catch (e) {
+    const code = (e as { code?: string }).code;
+    if (code === 'MODULE_NOT_FOUND' && String((e as Error).message).includes("'better-sqlite3'")) {
+      throw new Error('SqliteTaskStateStore needs the optional peer dependency better-sqlite3 (12.x), which is not installed: run `npm install better-sqlite3` in your project (or use ObjectTaskStateStore, which needs no native module)');
+    }
+    throw e;
+  }
+  return new Database(file);
+}
+
 export class SqliteTaskStateStore implements TaskStateBackendApi {
-  readonly db: Database.Database;
+  readonly db: SqliteDatabase;
   readonly maxValueStorageBytes: number;
   readonly rowCapBytes: number;
   private readonly onWarning: SqliteTaskStateOptions['onWarning'];
-  private readonly st: {
-    get: Database.Statement<[string, string, string, number, string], Row>;
-    set: Database.Statement<[string, string, string, number, string, string, number | null]>;
-    del: Database.Statement<[string, string, string, number, string]>;
-    clear: Database.Statement<[string, string, string, number]>;
-    expire: Database.Statement<[number]>;
-  };
+  private readonly st: { get: SqliteStatement; set: SqliteStatement; del: SqliteStatement; clear: SqliteStatement; expire: SqliteStatement };
 
   /** Opens (or creates) the database at `file` (`:memory:` for a throwaway one). */
   constructor(file: string, opts: SqliteTaskStateOptions = {}) {
     this.maxValueStorageBytes = opts.maxValueStorageBytes ?? DEFAULT_MAX_VALUE_STORAGE_BYTES;
     this.rowCapBytes = opts.rowCapBytes ?? MYSQL_MEDIUMTEXT_BYTES;
     this.onWarning = opts.onWarning;
-    this.db = new Database(file);
+    this.db = openDatabase(file);
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = NORMAL');
     this.db.exec(`CREATE TABLE IF NOT EXISTS task_state (
@@ -77,7 +104,7 @@ export class SqliteTaskStateStore implements TaskStateBackendApi {
   }
 
   async get(scope: TaskScope, key: string) {
-    const r = this.st.get.get(scope.dagId, scope.runId, scope.taskId, scope.mapIndex, key);
+    const r = this.st.get.get(scope.dagId, scope.runId, scope.taskId, scope.mapIndex, key) as Row | undefined;
     return { key, found: r !== undefined, value: r?.value ?? null, expiresAt: r?.expires_at ?? null };
   }
 

@@ -1,0 +1,14 @@
+// The `interleave/machines` entry point: the protocol models bundled with interleave
+// (the scenario families `interleave list` shows) and their scenario builders.
+export { families, findFamily } from './catalog.ts';
+export { pingPongFamily } from './demo/family.ts';
+export { lostUpdateFamily } from './demo/lost-update-family.ts';
+export { pingPong, pinger, ponger } from './demo/ping-pong.ts';
+export { lostUpdate, type LostUpdateDesign } from './demo/lost-update.ts';
+export { amberLoopFamily } from './amber/family.ts';
+export { amberScenario, DEFAULT_PARAMS as AMBER_DEFAULT_PARAMS, type AmberParams } from './amber/scenario.ts';
+export { airflowFamily } from './airflow/family.ts';
+export { buildAirflow } from './airflow/scenario.ts';
+export { configOf as airflowConfig, DEFAULT_CONFIG as AIRFLOW_DEFAULT_CONFIG, type AirflowConfig } from './airflow/config.ts';
+export { materializePeeksFamily } from './materialize/family.ts';
+export { buildScenario as buildMaterialize, type Setup as MaterializeSetup } from './materialize/scenario.ts';
