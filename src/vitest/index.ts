@@ -1,0 +1,124 @@
+// The `interleave/vitest` entry point: two matchers for model-checking in a vitest test.
+//
+//   import 'interleave/vitest';
+//   await expect(scenario).toHoldUnder({ strategy: 'bfs' });
+//   await expect(buggy).toBeViolatedBy('no lost update');
+//
+// Importing the module registers the matchers (expect.extend) and their types. A
+// failure message shows the shrunk counterexample step by step, the seed, where the
+// trace JSON and the HTML viewer were written, and the command that replays it.
+import { expect } from 'vitest';
+import { assertScenario, type Scenario } from '../actors/index.ts';
+import { check, type CheckOptions, type CheckResult } from '../check/index.ts';
+import { htmlPathOf, writeCounterexample, type Written } from './counterexample.ts';
+
+export interface HoldOptions extends CheckOptions {
+  /**
+   * Pass when no violation was found although exploration was not complete: cut by
+   * `maxStates`, `maxDepth` or `timeLimitMs`, or a sampling strategy (random, pct,
+   * swarm), which never proves absence. Default false: only a complete exploration passes.
+   */
+  readonly allowIncomplete?: boolean;
+  /**
+   * Where to write a counterexample's trace JSON (the HTML viewer goes next to it, `.html`).
+   * Default `.interleave/<scenario>-seed<N>.json` under the current directory; `false`
+   * writes nothing.
+   */
+  readonly out?: string | false;
+}
+
+export type ViolationOptions = Omit<HoldOptions, 'allowIncomplete'>;
+
+export interface MatcherResult {
+  pass: boolean;
+  message: () => string;
+}
+
+const CUT: Record<string, string> = {
+  maxStates: 'the maxStates budget',
+  maxDepth: 'the maxDepth bound',
+  timeLimit: 'the time limit',
+  runs: 'the number of runs (sampling never proves absence)',
+  stopped: 'a stop request',
+};
+
+function stats(r: CheckResult): string {
+  const s = r.stats;
+  const n = (x: number) => Math.round(x).toLocaleString('en-US');
+  return `${r.strategy}, seed ${r.seed}: ${n(s.distinctStates)} distinct states, ${n(s.transitions)} transitions, max depth ${s.maxDepth}${s.runs !== undefined ? `, ${n(s.runs)} runs` : ''}`;
+}
+
+function verdict(r: CheckResult): string {
+  return r.complete ? 'exploration complete' : `exploration not complete: cut by ${CUT[r.cutBy ?? ''] ?? r.cutBy ?? (r.strategy === 'bfs' || r.strategy === 'dfs' ? 'a budget' : 'sampling')}`;
+}
+
+/** The counterexample block of a failure message. */
+function counterexample(r: CheckResult, w: Written | undefined): string {
+  const v = r.violation!;
+  const lines = [w?.text ?? '', '', `seed      ${r.seed} (${r.strategy}${v.seed !== undefined && v.seed !== r.seed ? `, failing run's seed ${v.seed}` : ''})`];
+  if (w?.jsonPath) {
+    lines.push(`trace     ${w.jsonPath}`, `viewer    ${htmlPathOf(w.jsonPath)}  (open in a browser)`, `replay    ${w.replay}`);
+  } else if (w?.error) lines.push(`trace     not written: ${w.error}`);
+  return lines.join('\n');
+}
+
+async function run(received: unknown, opts: ViolationOptions, matcher: string): Promise<{ sc: Scenario; r: CheckResult; w: Written | undefined }> {
+  try {
+    assertScenario(received);
+  } catch {
+    throw new TypeError(`${matcher}: expect(...) must be given a scenario made with defineScenario(...), got ${received === null ? 'null' : typeof received}`);
+  }
+  const { out, ...checkOpts } = opts as HoldOptions;
+  delete (checkOpts as { allowIncomplete?: boolean }).allowIncomplete;
+  const r = await check(received, checkOpts);
+  const w = r.violation ? writeCounterexample(received, r, out, checkOpts.source) : undefined;
+  return { sc: received, r, w };
+}
+
+/** Passes when every property holds in a complete exploration (or, with `allowIncomplete`, in the part explored). */
+export async function toHoldUnder(received: unknown, options: HoldOptions = {}): Promise<MatcherResult> {
+  const { sc, r, w } = await run(received, options, 'toHoldUnder');
+  if (r.violation) {
+    const v = r.violation;
+    return { pass: false, message: () => `expected scenario '${sc.name}' to hold, but ${v.property.kind} '${v.property.name}' is violated (${stats(r)})\n\n${counterexample(r, w)}` };
+  }
+  if (!r.complete && !options.allowIncomplete) {
+    return {
+      pass: false,
+      message: () => `expected scenario '${sc.name}' to hold, but the ${verdict(r)}: no violation in the part explored, which proves nothing about the rest (${stats(r)}). Raise the budget, use strategy 'bfs' or 'dfs', or pass { allowIncomplete: true } to accept a partial search.`,
+    };
+  }
+  return { pass: true, message: () => `expected scenario '${sc.name}' to be violated, but every property holds (${verdict(r)}; ${stats(r)})` };
+}
+
+/** Passes when the check finds a violation of the property named `property` (an invariant, monitor or eventually property). */
+export async function toBeViolatedBy(received: unknown, property: string, options: ViolationOptions = {}): Promise<MatcherResult> {
+  if (typeof property !== 'string' || property === '') throw new TypeError("toBeViolatedBy: give the name of the property expected to break, e.g. toBeViolatedBy('no lost update')");
+  const { sc, r, w } = await run(received, options, 'toBeViolatedBy');
+  const v = r.violation;
+  if (!v) {
+    return { pass: false, message: () => `expected scenario '${sc.name}' to be violated by '${property}', but no property was violated (${verdict(r)}; ${stats(r)})` };
+  }
+  if (v.property.name !== property) {
+    return {
+      pass: false,
+      message: () => `expected scenario '${sc.name}' to be violated by '${property}', but ${v.property.kind} '${v.property.name}' broke first (${stats(r)})\n\n${counterexample(r, w)}`,
+    };
+  }
+  return { pass: true, message: () => `expected scenario '${sc.name}' not to be violated by '${property}', but it is (${stats(r)})\n\n${counterexample(r, w)}` };
+}
+
+/** The matchers, for `expect.extend(interleaveMatchers)` (importing this module already does it). */
+export const interleaveMatchers = { toHoldUnder, toBeViolatedBy };
+
+expect.extend(interleaveMatchers);
+
+declare module 'vitest' {
+  // eslint-disable-next-line @typescript-eslint/no-unused-vars -- the merged declaration must repeat vitest's type parameter
+  interface Matchers<T = any> {
+    /** Checks the scenario (default strategy bfs); fails on a violation or an incomplete exploration. */
+    toHoldUnder(options?: HoldOptions): Promise<void>;
+    /** Checks the scenario (default strategy bfs); passes when the named property is the one violated. */
+    toBeViolatedBy(property: string, options?: ViolationOptions): Promise<void>;
+  }
+}
