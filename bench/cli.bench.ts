@@ -1,0 +1,81 @@
+// `npm run bench -- cli`: cold start-up of the `interleave` command.
+//   compiled: the packed package installed in a fresh project (npm pack, then the
+//             tarball unpacked with its dependencies linked, as test/package-consumer does),
+//             running dist/ on plain node;
+//   tsx:      this repository's bin/interleave.js, which runs the TypeScript sources
+//             through tsx (what every call cost before the package was compiled).
+// Each command runs --runs=N times (default 5) in a fresh process; the table gives the
+// median wall time and the median CPU time of the child (user + system, from the
+// children's times in /proc/self/stat, 10 ms resolution). On a loaded machine wall time
+// is mostly waiting for a core: read the CPU column then. Goals (idle 2-core machine):
+// --version under 0.3 s, check lost-update under 1 s.
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { availableParallelism, loadavg } from 'node:os';
+import { join } from 'node:path';
+import { REPO, installTarball, pack, removeConsumer } from '../test/pack-helpers.ts';
+import { median, printTable, type Cell } from './table.ts';
+
+function flag(argv: readonly string[], name: string): string | undefined {
+  return argv.find((x) => x.startsWith(`--${name}=`))?.slice(name.length + 3);
+}
+
+/** CPU seconds of reaped children so far (Linux), or undefined. */
+function childCpu(): number | undefined {
+  try {
+    const stat = readFileSync('/proc/self/stat', 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // Fields 16 and 17 (cutime, cstime) are at 13 and 14 after the command name.
+    return (Number(f[13]) + Number(f[14])) / 100;
+  } catch {
+    return undefined;
+  }
+}
+
+function time(bin: string, args: readonly string[], cwd: string, env: NodeJS.ProcessEnv): { wall: number; cpu: number | undefined; code: number | null } {
+  const c0 = childCpu();
+  const t0 = performance.now();
+  const r = spawnSync(process.execPath, [bin, ...args], { cwd, env, stdio: 'ignore' });
+  const wall = (performance.now() - t0) / 1000;
+  const c1 = childCpu();
+  return { wall, cpu: c0 !== undefined && c1 !== undefined ? c1 - c0 : undefined, code: r.status };
+}
+
+export default async function bench(argv: string[]): Promise<void> {
+  const runs = Number(flag(argv, 'runs') ?? 5);
+  const load0 = loadavg()[0]!;
+  const t0 = performance.now();
+  const tgz = pack();
+  const c = installTarball(tgz);
+  const setup = (performance.now() - t0) / 1000;
+  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', NODE_OPTIONS: '' };
+  const commands: [string, string[], number, number][] = [
+    ['--version', ['--version'], 0, 0.3],
+    ['check lost-update', ['check', 'lost-update', '--out', join(c.dir, 'lu.json')], 1, 1],
+  ];
+  const modes: [string, string][] = [
+    ['compiled (installed package, dist/)', c.bin],
+    ['tsx (repository sources)', join(REPO, 'bin/interleave.js')],
+  ];
+  const rows: Cell[][] = [];
+  try {
+    for (const [label, args, want, goal] of commands) {
+      for (const [mode, bin] of modes) {
+        time(bin, args, c.dir, env); // warm the file cache
+        const xs = Array.from({ length: runs }, () => time(bin, args, c.dir, env));
+        const bad = xs.find((x) => x.code !== want);
+        if (bad) throw new Error(`${mode} ${label} exited ${bad.code}, expected ${want}`);
+        const cpu = xs.every((x) => x.cpu !== undefined) ? median(xs.map((x) => x.cpu!)) : NaN;
+        rows.push([label, mode, median(xs.map((x) => x.wall)), cpu, mode.startsWith('compiled') ? `< ${goal} s` : '']);
+      }
+    }
+  } finally {
+    removeConsumer(c);
+  }
+  printTable(
+    `cold start-up of the interleave command (median of ${runs} runs)`,
+    ['command', 'runs', 'wall s', 'CPU s', 'goal (idle)'],
+    rows,
+    `1-minute load average ${load0.toFixed(1)} at the start, ${loadavg()[0]!.toFixed(1)} at the end, on ${availableParallelism()} cores; pack + install took ${setup.toFixed(1)} s (not in the table).`,
+  );
+}
