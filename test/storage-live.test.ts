@@ -1,7 +1,8 @@
 // Live adapters beyond the shared contract: crash safety of the fs put, confinement
 // against symlink escapes, SQLite WAL and persistence, and a live run where a
 // machine talks to the fs store through the same messages as in simulation.
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, linkSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -52,22 +53,69 @@ describe('filesystem object store', () => {
     symlinkSync(join(outside, 'secret'), join(root, 'file-link'));
     symlinkSync(join(outside, 'not-yet'), join(root, 'dangling'));
     const s = new FsObjectStore(root);
-    for (const r of [await s.get('link/secret'), await s.get('file-link'), await s.head('link/secret'), await s.put('link/new', text('x')), await s.delete('link/secret'), await s.put('dangling', text('x')), await s.get('dangling')]) {
+    for (const r of [await s.get('link/secret'), await s.get('file-link'), await s.head('link/secret'), await s.put('link/new', text('x')), await s.delete('link/secret'), await s.get('dangling'), await s.delete('file-link')]) {
       expect([r.code, r.status]).toEqual([ErrorCode.InvalidKey, 400]);
-      expect(r.message).toMatch(/outside the store root|dangling symbolic link/);
+      expect(r.message).toMatch(/goes through the symbolic link '(link|file-link|dangling)'/);
     }
     expect(existsSync(join(outside, 'new'))).toBe(false);
     expect(existsSync(join(outside, 'secret'))).toBe(true);
+    // A put onto a symlink replaces the link itself (rename never follows it): nothing is written outside.
+    expect((await s.put('dangling', text('x'))).type).toBe('s3.put.ok');
+    expect(existsSync(join(outside, 'not-yet'))).toBe(false);
+    expect(str(await s.get('dangling'))).toBe('x');
+    await s.delete('dangling');
     expect((await s.list('link/')).code).toBe(ErrorCode.InvalidKey);
     expect((await s.list('')).keys).toEqual([]); // symlinks are never listed
   });
 
-  it('a symlink that stays inside the root is followed', async () => {
+  it('a symlink is refused even when it stays inside the root (another process could flip it outside)', async () => {
     const root = tempDir();
     const s = new FsObjectStore(root);
     await s.put('real/x', text('inside'));
     symlinkSync(join(root, 'real'), join(root, 'alias'));
-    expect(str(await s.get('alias/x'))).toBe('inside');
+    symlinkSync(join(root, 'real', 'x'), join(root, 'x-alias'));
+    for (const r of [await s.get('alias/x'), await s.get('x-alias'), await s.put('alias/y', text('y')), await s.list('alias/')]) expect([r.code, /symbolic link/.test(String(r.message))]).toEqual([ErrorCode.InvalidKey, true]);
+    expect((await s.list('')).keys).toEqual(['real/x']);
+    expect(str(await s.get('real/x'))).toBe('inside');
+  });
+
+  it('refuses to read or head a file with another hard link (it may name a file outside the root)', async () => {
+    const root = tempDir();
+    const outside = join(root, '..', `${root.split('/').pop()}-outside`);
+    dirs.push(outside);
+    mkdirSync(outside);
+    writeFileSync(join(outside, 'secret'), 'top secret');
+    linkSync(join(outside, 'secret'), join(root, 'planted'));
+    const s = new FsObjectStore(root);
+    for (const r of [await s.get('planted'), await s.get('planted', { start: 0, end: 3 }), await s.head('planted')]) {
+      expect([r.code, r.status, /2 hard links/.test(String(r.message))]).toEqual([ErrorCode.InvalidKey, 400, true]);
+      expect(JSON.stringify(r)).not.toMatch(/top secret/);
+    }
+    await expect(s.getBytes('planted')).rejects.toThrow(/hard links/);
+    // A put replaces the planted name with the store's own file; the outside file is untouched.
+    await s.put('planted', text('mine'));
+    expect(str(await s.get('planted'))).toBe('mine');
+    expect(readFileSync(join(outside, 'secret'), 'utf8')).toBe('top secret');
+  });
+
+  it('rejects keys with lone surrogates, which a file system would alias to U+FFFD and to each other', async () => {
+    const s = new FsObjectStore(tempDir());
+    for (const key of ['a\ud800', '\udfff', 'x/\udc00y', 'z\udbff\ud800']) {
+      for (const r of [await s.put(key, text('x')), await s.get(key), await s.head(key), await s.delete(key)]) expect([r.code, /lone UTF-16 surrogate/.test(String(r.message))]).toEqual([ErrorCode.InvalidKey, true]);
+      expect((await s.list(key)).code).toBe(ErrorCode.InvalidKey);
+    }
+    // Well-formed astral characters (a surrogate pair) are fine and do not alias U+FFFD.
+    expect((await s.put('emoji-\u{1F600}', text('pair'))).type).toBe('s3.put.ok');
+    expect((await s.get('emoji-\ufffd')).code).toBe(ErrorCode.AccessDenied);
+    expect(str(await s.get('emoji-\u{1F600}'))).toBe('pair');
+  });
+
+  it('does not hang on a FIFO planted under a key', async () => {
+    const root = tempDir();
+    execFileSync('mkfifo', [join(root, 'pipe')]);
+    const s = new FsObjectStore(root);
+    expect((await s.get('pipe')).code).toBe(ErrorCode.AccessDenied);
+    expect((await s.list('')).keys).toEqual([]);
   });
 
   it('a key and a key under it cannot both exist (InvalidKey naming the conflict); delete prunes empty directories', async () => {

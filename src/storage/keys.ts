@@ -11,6 +11,9 @@ export class StorageKeyError extends ScenarioError {
 /** Segments the live filesystem store uses for its temp files; keys may not use them. */
 export const TEMP_PREFIX = '.tmp-';
 
+/** A high surrogate not followed by a low one, or a low one not preceded by a high one. */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
 /** Why `key` is not a valid object key, or `undefined` when it is. */
 export function keyProblem(key: unknown): string | undefined {
   if (typeof key !== 'string') return `a key must be a string, got ${key === null ? 'null' : typeof key}`;
@@ -20,6 +23,7 @@ export function keyProblem(key: unknown): string | undefined {
   if (/^[A-Za-z]:/.test(key)) return `key '${key}' looks like a drive path; keys are relative to the bucket`;
   if (key.includes('\\')) return `key '${key}' contains a backslash; use '/' as the separator`;
   if (key.includes('\0')) return `key '${JSON.stringify(key)}' contains a NUL character`;
+  if (LONE_SURROGATE.test(key)) return `key ${JSON.stringify(key)} contains a lone UTF-16 surrogate, which has no UTF-8 form (a file system would store it as U+FFFD, aliasing other keys); use well-formed Unicode`;
   const segs = key.split('/');
   for (const s of segs) {
     if (s.length === 0) return `key '${key}' has an empty segment ('//' or a trailing '/')`;

@@ -3,21 +3,23 @@
 // - put writes a temp file (`.tmp-…` beside the target) and renames it over the
 //   key: atomic, so a crash between the two leaves no partial object visible; temp
 //   files are swept when the store is opened;
-// - keys map to paths under the root and are confined to it: the key rules of
-//   keys.ts reject `..`, absolute paths and empty segments, and every operation
-//   checks that the path, with symlinks resolved, stays inside the root;
+// - keys map to paths under the root and are confined to it, also against a
+//   process racing the store: the key rules of keys.ts reject `..`, absolute paths,
+//   empty segments and lone surrogates, and every operation walks the key from a
+//   handle on the root without following symlinks (confined-dir.ts); symlinks and
+//   files with several hard links are refused;
 // - a missing key answers the configured missing-key answer (403 or 404);
 // - one store per root at a time: opening a store sweeps temp files, including
 //   those of a put still running in another process;
 // - a key and a key under it (`a`, `a/b`) cannot both exist (a file cannot be a
 //   directory), as in MinIO's filesystem mode: the second put fails with InvalidKey.
-import { mkdirSync, readdirSync, realpathSync, unlinkSync } from 'node:fs';
-import { lstat, mkdir, open, readFile, readdir, realpath, rename, rmdir, stat, unlink, writeFile } from 'node:fs/promises';
-import { dirname, join, relative, sep, isAbsolute } from 'node:path';
+import { fstatSync, lstatSync, mkdirSync, realpathSync, type Stats } from 'node:fs';
+import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
 import type { ExternalHandler } from '../../actors/live.ts';
 import type { Message } from '../../actors/types.ts';
 import { TEMP_PREFIX, keyProblem, prefixProblem } from '../keys.ts';
 import { ErrorCode, errorReply, type ByteRange, type MissingKeyAnswer, type S3Reply } from '../messages.ts';
+import { CREATE_FLAGS, ConfinedRoot, Denied, READ_FLAGS, at, closeAll, entries, errno, hardLinkDenied, openSub, prune, sweepSync, symlinkDenied, type Dir } from './confined-dir.ts';
 
 export interface FsObjectStoreOptions {
   readonly bucket?: string;
@@ -32,20 +34,7 @@ export interface FsObjectStoreOptions {
 export type FsReply<T extends S3Reply['type']> = (Extract<S3Reply, { type: T }> | Extract<S3Reply, { type: `${string}.error` }>) & Message;
 type Reply<T extends S3Reply['type']> = FsReply<T>;
 
-class Denied extends Error {
-  constructor(
-    readonly code: ErrorCode,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
 let tempCounter = 0;
-
-function errno(e: unknown): string | undefined {
-  return (e as NodeJS.ErrnoException)?.code;
-}
 
 function view(b: Buffer): Uint8Array {
   return new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
@@ -59,6 +48,7 @@ export class FsObjectStore {
   readonly sweptTempFiles: number;
   private readonly fsync: boolean;
   private readonly onIo: FsObjectStoreOptions['onIo'];
+  private readonly confined: ConfinedRoot;
 
   constructor(root: string, opts: FsObjectStoreOptions = {}) {
     mkdirSync(root, { recursive: true });
@@ -68,7 +58,8 @@ export class FsObjectStore {
     if (this.missingKey !== 403 && this.missingKey !== 404) throw new Error(`FsObjectStore: missingKey must be 403 or 404, got ${String(this.missingKey)}`);
     this.fsync = opts.fsync ?? false;
     this.onIo = opts.onIo;
-    this.sweptTempFiles = sweepTemp(this.root);
+    this.confined = new ConfinedRoot(this.root);
+    this.sweptTempFiles = sweepSync(this.root, TEMP_PREFIX);
   }
 
   /** The live adapter for `runLive`: each request gets its one reply, sent back to the requester. */
@@ -101,48 +92,50 @@ export class FsObjectStore {
   }
 
   async put(key: string, body: Uint8Array): Promise<Reply<'s3.put.ok'>> {
-    return this.run('put', key, async (path) => {
+    return this.run('put', key, async (dirs, name) => {
       if (!(body instanceof Uint8Array)) throw new Denied(ErrorCode.InvalidRequest, 's3.put needs `body` as a Uint8Array');
-      const dir = dirname(path);
-      try {
-        await mkdir(dir, { recursive: true });
-      } catch (e) {
-        if (errno(e) === 'EEXIST' || errno(e) === 'ENOTDIR') throw this.conflict(key);
-        throw e;
-      }
-      await this.confine(key, path); // the directories exist now: check them again
-      const tmp = join(dir, `${TEMP_PREFIX}${process.pid}-${++tempCounter}`);
-      try {
-        if (this.fsync) {
-          const fh = await open(tmp, 'w');
-          try {
-            await fh.writeFile(body);
-            await fh.sync();
-          } finally {
-            await fh.close();
-          }
-        } else await writeFile(tmp, body);
-        await rename(tmp, path);
-      } catch (e) {
-        await unlink(tmp).catch(() => undefined);
-        if (errno(e) === 'EISDIR' || errno(e) === 'ENOTEMPTY' || errno(e) === 'EEXIST' || errno(e) === 'ENOTDIR') throw this.conflict(key);
-        // Not a missing key: the temp file itself vanished (a second store opened on this root swept it).
-        if (errno(e) === 'ENOENT') throw new Denied(ErrorCode.InternalError, `put of '${key}' lost its temp file before the rename; open one FsObjectStore per root`);
-        throw e;
+      // A concurrent delete may prune a directory just made for this put: walk again.
+      for (let attempt = 0; ; attempt++) {
+        const chain = this.confined.walk(key, dirs, true, () => this.conflict(key));
+        try {
+          await this.write(key, chain[chain.length - 1]!, name, body);
+          break;
+        } catch (e) {
+          if (errno(e) !== 'ENOENT' || attempt >= 3) throw e;
+        } finally {
+          closeAll(chain);
+        }
       }
       return { reply: { type: 's3.put.ok', key, bytes: body.byteLength }, bytes: body.byteLength };
     });
   }
 
+  /** Writes a new temp file in `dir` (never an existing file or a symlink: O_EXCL) and renames it over `name`, both relative to the handle. */
+  private async write(key: string, dir: Dir, name: string, body: Uint8Array): Promise<void> {
+    const tmp = `${TEMP_PREFIX}${process.pid}-${++tempCounter}`;
+    let fh: FileHandle | undefined = await open(at(dir, tmp), CREATE_FLAGS, 0o666);
+    try {
+      this.confined.verify(fh, key);
+      await fh.writeFile(body);
+      if (this.fsync) await fh.sync();
+      await fh.close();
+      fh = undefined;
+      await rename(at(dir, tmp), at(dir, name));
+    } catch (e) {
+      await fh?.close().catch(() => undefined);
+      await unlink(at(dir, tmp)).catch(() => undefined);
+      const code = errno(e);
+      if (code === 'EISDIR' || code === 'ENOTEMPTY' || code === 'EEXIST' || code === 'ENOTDIR') throw this.conflict(key);
+      // Not a missing key: the temp file itself vanished (a second store opened on this root swept it).
+      if (code === 'ENOENT' && fh === undefined) throw new Denied(ErrorCode.InternalError, `put of '${key}' lost its temp file before the rename; open one FsObjectStore per root`);
+      throw e;
+    }
+  }
+
   async get(key: string, range?: ByteRange): Promise<Reply<'s3.get.ok'>> {
-    return this.run('get', key, async (path) => {
-      if (range === undefined) {
-        const body = view(await readFile(path));
-        return { reply: { type: 's3.get.ok', key, body, size: body.byteLength }, bytes: body.byteLength };
-      }
-      const fh = await open(path, 'r');
-      try {
-        const size = (await fh.stat()).size;
+    return this.run('get', key, (dirs, name) =>
+      this.withObject(key, dirs, name, async (fh, size) => {
+        if (range === undefined) return view(await fh.readFile());
         const start = range.start;
         const end = range.end === undefined ? size - 1 : range.end;
         if (!Number.isInteger(start) || !Number.isInteger(end) || start < 0 || end < start || start >= size) {
@@ -151,39 +144,89 @@ export class FsObjectStore {
         const n = Math.min(end, size - 1) - start + 1;
         const buf = Buffer.alloc(n);
         const { bytesRead } = await fh.read(buf, 0, n, start);
-        const body = view(buf.subarray(0, bytesRead));
-        return { reply: { type: 's3.get.ok', key, body, size }, bytes: body.byteLength };
+        return view(buf.subarray(0, bytesRead));
+      }).then(({ value: body, size }) => ({ reply: { type: 's3.get.ok', key, body, size }, bytes: body.byteLength })),
+    );
+  }
+
+  /**
+   * Opens the object's file without following symlinks, refuses anything but a
+   * regular file with one link, runs `read`, and returns its result only if the file
+   * read is still the one named by the key with no other name (an attacker may swap
+   * a hard link to an outside file in and out meanwhile). A file replaced or
+   * deleted meanwhile (no name left) is fine: it was the key's object when opened.
+   * A concurrent swap is retried a few times, then refused.
+   */
+  private async withObject<T>(key: string, dirs: readonly string[], name: string, read: (fh: FileHandle, size: number) => Promise<T>): Promise<{ value: T; size: number }> {
+    for (let attempt = 0; ; attempt++) {
+      const chain = this.confined.walk(key, dirs, false, () => this.conflict(key));
+      try {
+        const dir = chain[chain.length - 1]!;
+        let fh: FileHandle;
+        try {
+          fh = await open(at(dir, name), READ_FLAGS);
+        } catch (e) {
+          if (errno(e) === 'ELOOP') throw symlinkDenied(key, name, this.root);
+          throw e;
+        }
+        try {
+          const st = fstatSync(fh.fd);
+          if (!st.isFile()) throw Object.assign(new Error('not a file'), { code: 'ENOENT' });
+          if (st.nlink > 1) throw hardLinkDenied(key, st.nlink);
+          this.confined.verify(fh, key);
+          const value = await read(fh, st.size);
+          const after = fstatSync(fh.fd);
+          if (after.nlink === 0) return { value, size: st.size };
+          const named = lstatOrUndefined(at(dir, name));
+          if (after.nlink === 1 && named !== undefined && named.ino === after.ino && named.dev === after.dev) {
+            this.confined.verify(fh, key); // its directory may have been moved out while the bytes were read
+            return { value, size: st.size };
+          }
+          if (attempt >= 2) throw new Denied(ErrorCode.InvalidKey, `object '${key}' was swapped for a file with another name while it was read (${attempt + 1} times); refused, since that name may lie outside the root`);
+        } finally {
+          await fh.close();
+        }
       } finally {
-        await fh.close();
+        closeAll(chain);
       }
-    });
+    }
   }
 
   async head(key: string): Promise<Reply<'s3.head.ok'>> {
-    return this.run('head', key, async (path) => {
-      const st = await stat(path);
-      if (!st.isFile()) throw Object.assign(new Error('not a file'), { code: 'ENOENT' });
-      return { reply: { type: 's3.head.ok', key, size: st.size } };
+    return this.run('head', key, async (dirs, name) => {
+      const { size } = await this.withObject(key, dirs, name, async () => undefined);
+      return { reply: { type: 's3.head.ok', key, size } };
     });
   }
 
   /** Deleting a missing key succeeds. Empty parent directories are removed. */
   async delete(key: string): Promise<Reply<'s3.delete.ok'>> {
-    return this.run('delete', key, async (path) => {
+    return this.run('delete', key, async (dirs, name) => {
+      let chain: Dir[];
       try {
-        const st = await lstat(path);
-        if (!st.isDirectory()) {
-          await unlink(path);
-          await this.prune(dirname(path));
-        }
+        chain = this.confined.walk(key, dirs, false, () => this.conflict(key));
       } catch (e) {
-        if (errno(e) !== 'ENOENT' && errno(e) !== 'ENOTDIR') throw e;
+        if (errno(e) === 'ENOENT' || errno(e) === 'ENOTDIR') return { reply: { type: 's3.delete.ok', key } };
+        throw e;
+      }
+      try {
+        const path = at(chain[chain.length - 1]!, name);
+        const st = lstatOrUndefined(path);
+        if (st?.isSymbolicLink()) throw symlinkDenied(key, name, this.root);
+        if (st !== undefined && !st.isDirectory()) {
+          await unlink(path).catch((e: unknown) => {
+            if (errno(e) !== 'ENOENT') throw e;
+          });
+          prune(chain, dirs);
+        }
+      } finally {
+        closeAll(chain);
       }
       return { reply: { type: 's3.delete.ok', key } };
     });
   }
 
-  /** Keys starting with `prefix`, sorted. Temp files and symlinks are not listed. */
+  /** Keys starting with `prefix`, sorted. Temp files and symlinks are not listed, nor is anything under a symlink. */
   async list(prefix: string): Promise<Reply<'s3.list.ok'>> {
     const t0 = prefix;
     try {
@@ -192,10 +235,20 @@ export class FsObjectStore {
       if (pp !== undefined) throw new Denied(ErrorCode.InvalidKey, pp);
       const lastSlash = prefix.lastIndexOf('/');
       const startRel = lastSlash < 0 ? '' : prefix.slice(0, lastSlash);
-      const start = startRel === '' ? this.root : join(this.root, ...startRel.split('/'));
-      if (startRel !== '') await this.confine(startRel, start);
       const keys: string[] = [];
-      await walk(start, startRel, keys);
+      let chain: Dir[] | undefined;
+      try {
+        chain = this.confined.walk(prefix, startRel === '' ? [] : startRel.split('/'), false, () => this.conflict(prefix));
+      } catch (e) {
+        if (errno(e) !== 'ENOENT' && errno(e) !== 'ENOTDIR') throw e;
+      }
+      if (chain !== undefined) {
+        try {
+          await listDir(chain[chain.length - 1]!, startRel, keys);
+        } finally {
+          closeAll(chain);
+        }
+      }
       const out = keys.filter((k) => k.startsWith(prefix)).sort();
       this.onIo?.({ op: 's3.list', key: prefix, outcome: 'ok' });
       return { type: 's3.list.ok', prefix, keys: out };
@@ -215,22 +268,23 @@ export class FsObjectStore {
   }
 
   private async exists(key: string): Promise<boolean> {
+    const segs = key.split('/');
     try {
-      return (await stat(join(this.root, ...key.split('/')))).isFile();
+      await this.withObject(key, segs.slice(0, -1), segs[segs.length - 1]!, async () => undefined);
+      return true;
     } catch {
       return false;
     }
   }
 
-  /** Runs one keyed operation: validates and confines the key, maps errors to replies, reports io. */
-  private async run<T extends S3Reply>(op: string, key: string, body: (path: string) => Promise<{ reply: T; bytes?: number }>): Promise<(T | Extract<S3Reply, { type: `${string}.error` }>) & Message> {
+  /** Runs one keyed operation: validates the key, maps errors to replies, reports io. */
+  private async run<T extends S3Reply>(op: string, key: string, body: (dirs: string[], name: string) => Promise<{ reply: T; bytes?: number }>): Promise<(T | Extract<S3Reply, { type: `${string}.error` }>) & Message> {
     const type = `s3.${op}`;
     try {
       const problem = keyProblem(key);
       if (problem !== undefined) throw new Denied(ErrorCode.InvalidKey, problem);
-      const path = join(this.root, ...key.split('/'));
-      await this.confine(key, path);
-      const r = await body(path);
+      const segs = key.split('/');
+      const r = await body(segs.slice(0, -1), segs[segs.length - 1]!);
       this.onIo?.(r.bytes === undefined ? { op: type, key, outcome: 'ok' } : { op: type, key, outcome: 'ok', bytes: r.bytes });
       return r.reply;
     } catch (e) {
@@ -257,73 +311,30 @@ export class FsObjectStore {
   private conflict(key: string): Denied {
     return new Denied(ErrorCode.InvalidKey, `key '${key}' conflicts with an existing object or prefix: a filesystem store cannot hold both 'a' and 'a/b' (as MinIO's filesystem mode)`);
   }
-
-  private inside(real: string): boolean {
-    const rel = relative(this.root, real);
-    return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel) && !rel.startsWith(`..${sep}`));
-  }
-
-  /** Throws unless `path`, with every symlink resolved, stays inside the root. */
-  private async confine(key: string, path: string): Promise<void> {
-    let p = path;
-    for (;;) {
-      try {
-        const real = await realpath(p);
-        if (!this.inside(real)) throw new Denied(ErrorCode.InvalidKey, `key '${key}' resolves outside the store root (through a symbolic link); keys must stay inside '${this.root}'`);
-        break;
-      } catch (e) {
-        if (e instanceof Denied) throw e;
-        if (errno(e) !== 'ENOENT' && errno(e) !== 'ENOTDIR') throw e;
-        // A dangling symlink as the last component could point anywhere later: refuse it.
-        if (p === path) {
-          const st = await lstat(p).catch(() => undefined);
-          if (st?.isSymbolicLink()) throw new Denied(ErrorCode.InvalidKey, `key '${key}' is a dangling symbolic link; keys must stay inside '${this.root}'`);
-        }
-        const up = dirname(p);
-        if (up === p || !this.inside(up)) break;
-        p = up;
-      }
-    }
-  }
-
-  private async prune(dir: string): Promise<void> {
-    let d = dir;
-    while (d !== this.root && this.inside(d)) {
-      try {
-        await rmdir(d);
-      } catch {
-        return;
-      }
-      d = dirname(d);
-    }
-  }
 }
 
-async function walk(dir: string, rel: string, out: string[]): Promise<void> {
-  let entries;
+function lstatOrUndefined(path: string): Stats | undefined {
   try {
-    entries = await readdir(dir, { withFileTypes: true });
+    return lstatSync(path);
   } catch (e) {
-    if (errno(e) === 'ENOENT' || errno(e) === 'ENOTDIR') return;
+    if (errno(e) === 'ENOENT' || errno(e) === 'ENOTDIR') return undefined;
     throw e;
   }
-  for (const ent of entries) {
-    if (ent.name.startsWith(TEMP_PREFIX)) continue;
-    const k = rel === '' ? ent.name : `${rel}/${ent.name}`;
-    if (ent.isDirectory()) await walk(join(dir, ent.name), k, out);
-    else if (ent.isFile()) out.push(k);
-  }
 }
 
-/** Removes temp files left by a crash between write and rename; returns how many. */
-function sweepTemp(dir: string): number {
-  let n = 0;
-  for (const ent of readdirSync(dir, { withFileTypes: true })) {
-    const p = join(dir, ent.name);
-    if (ent.name.startsWith(TEMP_PREFIX) && ent.isFile()) {
-      unlinkSync(p);
-      n++;
-    } else if (ent.isDirectory()) n += sweepTemp(p);
+/** Collects the keys of regular files under `dir`, opening each subdirectory relative to its parent without following symlinks. */
+async function listDir(dir: Dir, rel: string, out: string[]): Promise<void> {
+  for (const ent of await entries(dir)) {
+    if (ent.name.startsWith(TEMP_PREFIX)) continue;
+    const k = rel === '' ? ent.name : `${rel}/${ent.name}`;
+    if (ent.isDirectory()) {
+      const sub = openSub(dir, ent.name);
+      if (sub === undefined) continue; // replaced meanwhile
+      try {
+        await listDir(sub, k, out);
+      } finally {
+        closeAll([sub]);
+      }
+    } else if (ent.isFile()) out.push(k);
   }
-  return n;
 }
