@@ -18,6 +18,7 @@ export class Draft {
   now: number;
   faults: number;
   anon: number;
+  private inputs: number[] | undefined;
   readonly events: TraceEvent[] = [];
   /** Machine step results to reuse (the checker's exhaustive search sets one). */
   memo: StepMemo | undefined = undefined;
@@ -107,8 +108,16 @@ export class Draft {
     return ch.queue[0]!;
   }
 
+  /** One more use of budgeted environment input `slot`. */
+  countInput(slot: number): void {
+    const next = (this.inputs ?? this.base.inputs ?? []).slice();
+    next[slot] = (next[slot] ?? 0) + 1;
+    this.inputs = next;
+  }
+
   finish(monitors: readonly unknown[], failure: World['failure']): World {
     const b = this.base;
+    const inputs = this.inputs ?? b.inputs;
     return {
       snaps: this.snaps ?? b.snaps,
       status: this.status ?? b.status,
@@ -119,6 +128,7 @@ export class Draft {
       monitors,
       failure,
       anon: this.anon,
+      ...(inputs ? { inputs } : {}),
     };
   }
 }

@@ -2,7 +2,7 @@
 export * from './types.ts';
 export * from './scenario.ts';
 export { eventually, leadsTo, nonProgressCycles, progressTag, DEFAULT_FAIRNESS, type LivenessProperty, type Fairness, type FairnessSpec } from './liveness.ts';
-export { initialWorld, enabled, apply, inputStep, tickStep, isFault, isQuiescent, isFailureEvent, type ApplyOptions, type ApplyResult } from './kernel.ts';
+export { initialWorld, enabled, apply, inputStep, tickStep, isFault, isQuiescent, isOffered, offersInput, isFailureEvent, type ApplyOptions, type ApplyResult } from './kernel.ts';
 export { StepMemo } from './step-memo.ts';
 export { queryOf } from './query.ts';
 export { rng, rngFromState, deriveSeed, type Rng } from './prng.ts';

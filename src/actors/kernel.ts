@@ -9,9 +9,9 @@ import { queryOf } from './query.ts';
 import { Draft, EMPTY, addTimer, cancelTimer } from './draft.ts';
 import { timerStepId } from './steps.ts';
 import type { StepMemo } from './step-memo.ts';
-import type { ActorStatus, Message, Step, TraceEvent, World } from './types.ts';
+import { ENV, type ActorStatus, type Message, type Step, type TraceEvent, type World } from './types.ts';
 
-export { enabled, isFault, isQuiescent, inputStep, tickStep } from './steps.ts';
+export { enabled, isFault, isQuiescent, isOffered, offersInput, inputStep, tickStep } from './steps.ts';
 
 export interface ApplyOptions {
   /** Record context changes on `state` events (costs a shallow diff per step). Default true. */
@@ -306,6 +306,7 @@ export function initialWorld(sc: Scenario, opts: ApplyOptions = {}): ApplyResult
     monitors: sc.monitorDefs.map((m) => m.init),
     failure: undefined,
     anon: 0,
+    ...(sc.inputSlots > 0 ? { inputs: new Array<number>(sc.inputSlots).fill(0) } : {}),
   };
   const d = new Draft(sc, empty, opts.detail ?? true);
   for (let i = 0; i < n; i++) boot(d, i);
@@ -381,7 +382,15 @@ export function apply(sc: Scenario, w: World, step: Step, opts: ApplyOptions = {
       break;
     }
     case 'input': {
-      send(d, step.from, step.to, step.msg);
+      if (!step.offered) {
+        send(d, step.from, step.to, step.msg);
+        break;
+      }
+      const inp = sc.inputList.find((x) => x.step.id === step.id);
+      if (!inp) throw new ScenarioError(`input step '${step.id}' is not one of scenario '${sc.name}''s inputs`);
+      if (inp.slot >= 0) d.countInput(inp.slot);
+      d.events.push({ kind: 'deliver', from: ENV, to: sc.ids[step.to]!, msg: step.msg });
+      receive(d, step.from, step.to, step.msg, undefined);
       break;
     }
     case 'tick': {

@@ -2,8 +2,9 @@
 // properties that must hold. `defineScenario` validates and compiles it once.
 import type { AnyStateMachine, AnyMachineSnapshot } from 'xstate';
 import { MachineStepper, isStateMachine, spawnMessage, unsupportedFeature } from './xstate-adapter.ts';
-import { ENV, type ActorId, type Message, type TraceEvent, type World } from './types.ts';
+import { ENV, type ActorId, type Message, type Step, type TraceEvent, type World } from './types.ts';
 import { livenessProblem, type Fairness, type LivenessProperty } from './liveness.ts';
+import { canonicalJson } from './serialize.ts';
 
 /** The input was not a valid scenario, or the system did something no scenario allows. */
 export class ScenarioError extends Error {
@@ -103,6 +104,32 @@ export interface WorldQuery {
 
 export type Predicate = (q: WorldQuery) => boolean | string;
 
+/**
+ * Events the environment may send to one actor at any time: a user clicking, a
+ * client sending any of its requests, an operator's command. The checker offers
+ * each event as a step of its own in every world (no driver actor, no message in
+ * flight): taking it hands the event straight to `to`.
+ */
+export interface InputSpec {
+  /** The actor that receives the events. */
+  readonly to: ActorId;
+  /** The events: a type name (`'OPEN'`), or an event object for a payload choice (`{ type: 'SET', v: 2 }`). */
+  readonly events: readonly (string | Message)[];
+  /** How many times one run may send each of these events (default: no limit). */
+  readonly budget?: number;
+  /** Offer the events only in worlds where this holds (default: always). */
+  readonly when?: (q: WorldQuery) => boolean;
+}
+
+/** One event the environment may send, compiled: its step and its budget. */
+export interface CompiledInput {
+  readonly step: Step & { readonly kind: 'input' };
+  /** Remaining-use counter slot in `world.inputs`, or -1 when unbounded. */
+  readonly slot: number;
+  readonly budget: number;
+  readonly when?: (q: WorldQuery) => boolean;
+}
+
 export interface MonitorDef<S = any> {
   readonly init: S;
   /** Returns the next state, or `{ fail }` with a message to report a violation. */
@@ -177,6 +204,8 @@ export interface ScenarioDef {
    * deadlock exactly when the predicate fails.
    */
   readonly acceptEnd?: Predicate;
+  /** Events the environment may send at any time, explored as steps of their own (see `InputSpec`). */
+  readonly inputs?: readonly InputSpec[];
   /**
    * Groups of interchangeable actors (same logic, same role, ids differing only in
    * name). The fingerprint canonicalises each group, so worlds that differ only by a
@@ -207,6 +236,10 @@ export interface Scenario extends ScenarioDef {
   readonly faultyOutcomes: readonly boolean[];
   readonly monitorNames: readonly string[];
   readonly monitorDefs: readonly MonitorDef[];
+  /** The environment's events (from `inputs`), in declaration order. */
+  readonly inputList: readonly CompiledInput[];
+  /** How many of them have a budget (the length of `world.inputs`). */
+  readonly inputSlots: number;
 }
 
 const ID_RE = /^[A-Za-z0-9_.:@#-]+$/;
@@ -327,6 +360,7 @@ export function defineScenario(def: ScenarioDef): Scenario {
     }
     return d;
   });
+  const { inputList, inputSlots } = compileInputs(def, where, known, n);
   return Object.freeze({
     ...def,
     compiled: true as const,
@@ -341,7 +375,51 @@ export function defineScenario(def: ScenarioDef): Scenario {
     faultyOutcomes,
     monitorNames,
     monitorDefs,
+    inputList,
+    inputSlots,
   });
+}
+
+/** Validates `inputs` and gives each event its step (ids are unique per receiver). */
+function compileInputs(def: ScenarioDef, where: string, known: (what: string, id: unknown) => number, n: number): { inputList: CompiledInput[]; inputSlots: number } {
+  const inputList: CompiledInput[] = [];
+  let inputSlots = 0;
+  if (def.inputs === undefined) return { inputList, inputSlots };
+  if (!Array.isArray(def.inputs)) throw new ScenarioError(`${where}: \`inputs\` must be an array of { to, events, budget?, when? }`);
+  const symmetric = new Set((def.symmetry ?? []).flat());
+  const ids = new Set<string>();
+  for (const [k, spec] of (def.inputs as readonly InputSpec[]).entries()) {
+    const at = `${where}: inputs[${k}]`;
+    if (typeof spec !== 'object' || spec === null) throw new ScenarioError(`${at} must be { to, events, budget?, when? }`);
+    if (spec.to === ENV) throw new ScenarioError(`${at}.to is '${ENV}', the outside world itself; name the actor that receives the events`);
+    const to = known(`inputs[${k}].to`, spec.to);
+    if (symmetric.has(spec.to)) {
+      throw new ScenarioError(`${at} sends to '${spec.to}', which is in a symmetry group: inputs to one member break the symmetry; drop the actor from \`symmetry\``);
+    }
+    if (!Array.isArray(spec.events) || spec.events.length === 0) throw new ScenarioError(`${at}.events must be a non-empty array of event types or event objects`);
+    const budget = spec.budget ?? Infinity;
+    if (budget !== Infinity && (!Number.isInteger(budget) || budget < 1)) throw new ScenarioError(`${at}.budget must be a whole number >= 1 (or left out for no limit), got ${String(spec.budget)}`);
+    if (spec.when !== undefined && typeof spec.when !== 'function') throw new ScenarioError(`${at}.when must be a function (q) => boolean`);
+    const msgs = spec.events.map((e: string | Message, j: number): Message => {
+      const m = typeof e === 'string' ? { type: e } : e;
+      if (typeof m !== 'object' || m === null || typeof m.type !== 'string' || m.type.length === 0) {
+        throw new ScenarioError(`${at}.events[${j}] must be an event type (a string) or an event object with a string \`type\``);
+      }
+      return m;
+    });
+    for (const msg of msgs) {
+      // The type alone names the step unless two choices share it; then the payload does too.
+      const { type, ...payload } = msg;
+      const plain = `input:${ENV}->${spec.to}:${type}`;
+      const shared = msgs.filter((x: Message) => x.type === type).length > 1;
+      const id = shared ? `${plain}${canonicalJson(payload)}` : plain;
+      if (ids.has(id)) throw new ScenarioError(`${at}: the environment already sends ${id.slice(id.indexOf(':', 6) + 1)} to '${spec.to}'; list each event once`);
+      ids.add(id);
+      const step = { kind: 'input' as const, id, from: n, to, msg, offered: true };
+      inputList.push({ step, slot: budget === Infinity ? -1 : inputSlots++, budget, when: spec.when });
+    }
+  }
+  return { inputList, inputSlots };
 }
 
 /** The id of actor index `i` (`env` for the outside). */

@@ -1,7 +1,9 @@
 // `enabled`: every step a world allows, with stable printable ids. Step objects
 // are cached per scenario so listing them allocates little on the checker's path.
 import { ScenarioError, actorName, type CompiledActor, type Scenario } from './scenario.ts';
+import { queryOf } from './query.ts';
 import type { Message, Step, Timer, World } from './types.ts';
+import type { WorldQuery } from './scenario.ts';
 
 // Step objects are cached so `enabled` allocates little on the checker's hot path.
 const stepCache = new WeakMap<Scenario, Map<string, Step>>();
@@ -36,7 +38,7 @@ export function deliverStep(sc: Scenario, from: number, to: number, type: string
   return cached(sc, id, () => ({ kind: 'deliver', id, from, to, outcome }));
 }
 
-/** Every step the world allows, in a fixed order: deliveries, timers, faults. */
+/** Every step the world allows, in a fixed order: deliveries, environment inputs, timers, faults. */
 export function enabled(sc: Scenario, w: World): Step[] {
   const steps: Step[] = [];
   const faultsLeft = w.faults < sc.budget;
@@ -54,6 +56,7 @@ export function enabled(sc: Scenario, w: World): Step[] {
       }
     }
   }
+  if (sc.inputList.length > 0) offerInputs(sc, w, steps);
   if (w.timers.length > 0 && (sc.timers !== 'quiescent' || steps.length === 0)) {
     const due = w.timers[0]!.due;
     for (let k = 0; k < w.timers.length && w.timers[k]!.due === due; k++) {
@@ -76,6 +79,25 @@ export function enabled(sc: Scenario, w: World): Step[] {
   }
   for (const i of plan.restartable) if (w.status[i] === 'crashed') steps.push(plan.restart[i]!);
   return steps;
+}
+
+/** True when the environment may still send something in this world (then no actor is stuck). */
+export function offersInput(sc: Scenario, w: World): boolean {
+  if (sc.inputList.length === 0) return false;
+  const steps: Step[] = [];
+  offerInputs(sc, w, steps);
+  return steps.length > 0;
+}
+
+/** The scenario's environment inputs this world allows: receiver up, budget left, `when` true. */
+function offerInputs(sc: Scenario, w: World, steps: Step[]): void {
+  let q: WorldQuery | undefined;
+  for (const inp of sc.inputList) {
+    if (w.status[inp.step.to] !== 'up') continue;
+    if (inp.slot >= 0 && (w.inputs?.[inp.slot] ?? 0) >= inp.budget) continue;
+    if (inp.when && !inp.when((q ??= queryOf(sc, w)))) continue;
+    steps.push(inp.step);
+  }
 }
 
 export function timerStepId(sc: Scenario, t: Timer): string {
@@ -131,7 +153,15 @@ export function tickStep(t: number): Step {
   return { kind: 'tick', id: `tick:${t}`, to: t };
 }
 
-/** True when an `eventually` check applies: nothing but faults (and restarts) is enabled. */
+/**
+ * True when an `eventually` check applies: nothing but faults, restarts and the
+ * environment's inputs is enabled (the system itself has nothing left to do).
+ */
 export function isQuiescent(steps: readonly Step[]): boolean {
-  return steps.every((s) => isFault(s) || s.kind === 'restart');
+  return steps.every((s) => isFault(s) || s.kind === 'restart' || isOffered(s));
+}
+
+/** True for an environment input the scenario offers (`inputs`), not a recorded one. */
+export function isOffered(step: Step): boolean {
+  return step.kind === 'input' && step.offered === true;
 }

@@ -52,6 +52,8 @@ export interface World {
   readonly failure: MonitorFailure | undefined;
   /** Counter for ids of anonymous delayed sends (xstate leaves them undefined). */
   readonly anon: number;
+  /** Per budgeted environment input (`scenario.inputs`): how many times it was sent. Absent when none has a budget. */
+  readonly inputs?: readonly number[];
 }
 
 export interface MonitorFailure {
@@ -66,7 +68,12 @@ export type Step =
   | { readonly kind: 'crash'; readonly id: string; readonly actor: number }
   | { readonly kind: 'restart'; readonly id: string; readonly actor: number }
   | { readonly kind: 'drop'; readonly id: string; readonly from: number; readonly to: number }
-  | { readonly kind: 'input'; readonly id: string; readonly from: number; readonly to: number; readonly msg: Message }
+  /**
+   * A message from outside. Recorded live inputs (`offered` unset) are put on the
+   * channel from -> to; the scenario's own environment inputs (`offered`, offered by
+   * `enabled`) are handed to the receiver directly, like a delivery.
+   */
+  | { readonly kind: 'input'; readonly id: string; readonly from: number; readonly to: number; readonly msg: Message; readonly offered?: boolean }
   /** Virtual time passes (simulation and live runs only; never offered by `enabled`). */
   | { readonly kind: 'tick'; readonly id: string; readonly to: number };
 

@@ -301,6 +301,13 @@ export class WorldHasher {
       a = mixA(mixA(a, h.ha), h.hb);
       b = mixB(mixB(b, h.hb), h.ha);
     }
+    // Budgeted environment inputs: how often each was sent decides what is still offered.
+    if (w.inputs !== undefined) {
+      for (const c of w.inputs) {
+        a = mixA(a, c);
+        b = mixB(b, c);
+      }
+    }
     this.ha = finA(a);
     this.hb = finB(b);
   }

@@ -14,7 +14,7 @@
 // their initial state (a store, a ponger) are not waiting, and neither are reducers,
 // crashed actors or actors that stopped with an error (reported as errors anyway).
 // A client stuck in `awaitingReply` is. Tag a state `idle` to accept resting there.
-import { isQuiescent, queryOf, type Scenario, type Step, type TraceEvent, type World } from '../actors/index.ts';
+import { isQuiescent, offersInput, queryOf, type Scenario, type Step, type TraceEvent, type World } from '../actors/index.ts';
 import type { PropertyRef } from './types.ts';
 
 function verdict(r: boolean | string, fallback: string): string | undefined {
@@ -105,6 +105,8 @@ export function quiescentViolation(sc: Scenario, w: World): PropertyRef | undefi
       if (m !== undefined) return { name, kind: 'eventually', message: m };
     }
   }
+  // An actor waiting for the environment is not stuck while the environment may still send.
+  if (offersInput(sc, w)) return undefined;
   if (sc.acceptEnd) {
     q ??= queryOf(sc, w);
     const r = call('acceptEnd', 'acceptEnd', sc.acceptEnd, q);
