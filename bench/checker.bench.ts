@@ -12,6 +12,10 @@
 //    with K steps per actor, median over 20 seeds, runs per seed capped.
 //    Goal: pct needs >= 100x fewer runs than random at K = 14.
 //
+// 4. One machine, every event: a single xstate machine checked against every event
+//    sequence through scenario inputs, beside @xstate/graph's getAdjacencyMap on the
+//    same machine at three sizes (same state counts; goal: faster than @xstate/graph).
+//
 //   npm run bench -- checker                 (about two minutes of CPU)
 //   npm run bench -- checker --quick         (smaller models, cap 1000)
 //   npm run bench -- checker --cap=20000     (raise the runs cap for random)
@@ -20,6 +24,7 @@ import { apply, deriveSeed, enabled, initialWorld, isFault, rng, type Scenario, 
 import { check, estimateK, runOne, type CheckResult, type SampleConfig } from '../src/check/index.ts';
 import { lostUpdate, machineRing, orderingBug } from '../test/fixtures-check/models.ts';
 import { median, printTable } from './table.ts';
+import { EVERY_EVENT_HEADER, EVERY_EVENT_NOTE, everyEventRows } from './every-event.ts';
 
 /**
  * Parameters of catalog families that hold (so the bench measures a full exploration,
@@ -235,5 +240,6 @@ export default async function (argv: string[]): Promise<void> {
   const capArg = argv.find((a) => a.startsWith('--cap='));
   const cap = capArg ? Number(capArg.slice(6)) : quick ? 1000 : 8000;
   await throughput(quick);
+  printTable('one machine, every event: scenario inputs against @xstate/graph', EVERY_EVENT_HEADER, await everyEventRows(quick), EVERY_EVENT_NOTE);
   sampling(quick, cap);
 }
