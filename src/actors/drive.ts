@@ -13,6 +13,7 @@ export type Chooser = ((world: World, steps: readonly Step[], depth: number) => 
   readonly injects?: boolean;
 };
 
+/** Options of the step loop under `replay` and the random walks. */
 export interface DriveOptions {
   /** Stop after this many steps (default 10,000). */
   readonly maxSteps?: number;
@@ -24,8 +25,10 @@ export interface DriveOptions {
   readonly stopOnFailure?: boolean;
 }
 
+/** Why a run stopped. */
 export type RunEnd = 'quiescent' | 'max-steps' | 'stopped' | 'failure';
 
+/** One run: the steps taken, the events they caused, the world at the end and why it ended. */
 export interface Run {
   readonly schedule: readonly string[];
   readonly events: readonly RecordedEvent[];
@@ -125,6 +128,7 @@ export function replayChooser(schedule: readonly string[], inputs?: readonly Sch
   return Object.assign(choose, { injects: true });
 }
 
+/** Runs a schedule through the step loop, recording events, without stopping at failures; `replaySchedule` is the checked replay. */
 export function replay(sc: Scenario, schedule: readonly string[], opts: DriveOptions & { readonly inputs?: readonly ScheduleInput[] } = {}): Run {
   const { inputs, ...rest } = opts;
   return drive(sc, replayChooser(schedule, inputs, sc), { maxSteps: schedule.length, stopOnFailure: false, ...rest });
@@ -142,6 +146,7 @@ export function trace$(sc: Scenario, choose: () => Chooser, opts: Omit<DriveOpti
   });
 }
 
+/** The outcome of `checkDeterminism`: the first trace event two runs with the same seed disagree on, if any. */
 export interface DeterminismReport {
   readonly deterministic: boolean;
   /** Index of the first event that differs, and both versions, when not deterministic. */
@@ -166,6 +171,7 @@ export function checkDeterminism(sc: Scenario, seed: number, opts: DriveOptions 
   return { deterministic: true, events: n };
 }
 
+/** Throws a `ScenarioError` unless `x` is a scenario made with `defineScenario`. */
 export function assertScenario(x: unknown): asserts x is Scenario {
   if (typeof x !== 'object' || x === null || (x as Scenario).compiled !== true) {
     throw new ScenarioError('expected a scenario made by defineScenario(...)');

@@ -2,6 +2,7 @@
 // checks and simulates. Protocols register families in src/machines/catalog.ts.
 import { ScenarioError, type Scenario } from './scenario.ts';
 
+/** A parameter of a scenario family: its type, allowed values and default (shown by `interleave list`). */
 export type ParamSpec =
   | { readonly type: 'enum'; readonly values: readonly string[]; readonly default: string; readonly description?: string }
   | { readonly type: 'int'; readonly min?: number; readonly max?: number; readonly default: number; readonly description?: string }
@@ -9,6 +10,7 @@ export type ParamSpec =
   | { readonly type: 'bool'; readonly default: boolean; readonly description?: string }
   | { readonly type: 'string'; readonly default: string; readonly description?: string };
 
+/** Parameter values by name, after parsing and defaults. */
 export type ParamValues = Readonly<Record<string, string | number | boolean>>;
 
 /** One table of a simulation or benchmark report. */
@@ -19,6 +21,7 @@ export interface ReportTable {
   readonly note?: string;
 }
 
+/** What a family's `simulate` returns: tables to print, and the figures for `--json`. */
 export interface SimulationReport {
   readonly title: string;
   readonly tables: readonly ReportTable[];
@@ -35,6 +38,10 @@ export interface CheckDefaults {
   readonly depth?: number;
 }
 
+/**
+ * A parameterised scenario: `build(params)` makes the scenario for given parameter values.
+ * The CLI lists families (`interleave list`), checks and simulates them by name.
+ */
 export interface ScenarioFamily {
   readonly name: string;
   /** One line, shown by `interleave list`. */
@@ -48,6 +55,7 @@ export interface ScenarioFamily {
   hint?(params: ParamValues, violated: boolean): string | undefined;
 }
 
+/** Checks a family's name (lower-case words joined by '-') and that each enum parameter's default is one of its values; returns the family. */
 export function defineFamily(f: ScenarioFamily): ScenarioFamily {
   if (!/^[a-z0-9][a-z0-9-]*$/.test(f.name)) throw new ScenarioError(`scenario family name '${f.name}' must be lower-case words joined by '-'`);
   for (const [k, p] of Object.entries(f.params)) {

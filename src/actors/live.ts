@@ -15,6 +15,12 @@ export type { InspectOption, LiveInspectionEvent, InspectedActorRef } from './li
 export type { ExternalHandler, ExternalSpec, LiveOptions, LiveRecording, LiveSystem, RecordedInput, Reply } from './live/types.ts';
 export { withExternals } from './live/externals.ts';
 
+/**
+ * Runs a scenario live on Node's event loop, with the same step function the checker
+ * uses: messages are delivered as they arrive, timers fire on real time (`timeScale`), and
+ * actors named in `options.externals` are served by handlers doing real I/O, whose replies
+ * come back as `input` steps. The run is recorded and replays on the model. See docs/live.md.
+ */
 export function runLive<In extends Message = Message>(scenario: Scenario, opts: LiveOptions = {}): LiveSystem<In> {
   const timeScale = opts.timeScale ?? 1;
   const slice = opts.slice ?? 64;

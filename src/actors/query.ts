@@ -57,6 +57,7 @@ class Query implements WorldQuery {
   }
 }
 
+/** A read-only view of a world (as properties get it), for inspecting a world returned by replay, simulation or a live run. */
 export function queryOf(sc: Scenario, world: World): WorldQuery {
   return new Query(sc, world);
 }

@@ -25,6 +25,7 @@ export interface ReducerLogic<S = any> {
   receive(state: S, msg: Message, ctx: ReducerContext): ReducerResult<S>;
 }
 
+/** What a reducer's `receive` knows besides the state and the message. */
 export interface ReducerContext {
   readonly self: ActorId;
   readonly from: ActorId;
@@ -33,6 +34,7 @@ export interface ReducerContext {
   readonly now: number;
 }
 
+/** What a reducer's `receive` returns: the next state, the messages to send, extra trace events. */
 export interface ReducerResult<S> {
   readonly state: S;
   readonly send?: readonly { readonly to: ActorId; readonly msg: Message }[];
@@ -52,8 +54,10 @@ export interface ExternalLogic {
   readonly describe?: string;
 }
 
+/** The behaviour of an actor: an xstate machine, a reducer, or an external actor (live only). */
 export type ActorLogic = AnyStateMachine | ReducerLogic | ExternalLogic;
 
+/** An actor with its input (passed to the machine's `context` factory or the reducer's `init`). */
 export interface ActorSpec {
   readonly logic: ActorLogic;
   readonly input?: unknown;
@@ -102,6 +106,7 @@ export interface WorldQuery {
   idle(): boolean;
 }
 
+/** A property over a world: `true` when it holds, `false` or a message saying what is wrong when not. */
 export type Predicate = (q: WorldQuery) => boolean | string;
 
 /**
@@ -130,6 +135,12 @@ export interface CompiledInput {
   readonly when?: (q: WorldQuery) => boolean;
 }
 
+/**
+ * An observer of the trace, for ordering properties ("the marker is written after every
+ * batch it covers"). `observe` gets every trace event in order with a view of the world,
+ * and returns its next state or `{ fail: message }`. Its state is part of the world, so
+ * every mode (check, replay, live) sees the same verdicts.
+ */
 export interface MonitorDef<S = any> {
   readonly init: S;
   /** Returns the next state, or `{ fail }` with a message to report a violation. */

@@ -7,6 +7,7 @@ import { rng } from './prng.ts';
 import { actorName, type Scenario } from './scenario.ts';
 import type { Message, RecordedEvent, Step, World } from './types.ts';
 
+/** How long things take in a simulation: service time at the receiver and network latency, in virtual ms. */
 export interface CostModel {
   /** Virtual ms the receiver is busy with this message (default 0). */
   service?(msg: Message, to: string, from: string, world: World): number;
@@ -14,6 +15,7 @@ export interface CostModel {
   latency?(msg: Message, from: string, to: string): number;
 }
 
+/** Options of `simulate`. */
 export interface SimulateOptions {
   readonly seed?: number;
   /** Stop when the clock passes this (virtual ms). */
@@ -32,6 +34,7 @@ export interface SimulateOptions {
   readonly timerService?: boolean;
 }
 
+/** A simulated run: the world at the end, its events and schedule, the virtual time reached. */
 export interface SimulationRun {
   readonly world: World;
   readonly events: readonly RecordedEvent[];

@@ -2,6 +2,7 @@
 import type { Observable } from 'rxjs';
 import type { RecordedEvent, World } from '../actors/index.ts';
 
+/** How `check` explores: exhaustive `bfs`/`dfs`, or sampling `random`/`pct`/`swarm` (docs/checker.md). */
 export type Strategy = 'dfs' | 'bfs' | 'random' | 'pct' | 'swarm';
 
 /** Where a swarm worker gets the scenario from (scenarios are not transferable between threads). */
@@ -73,6 +74,7 @@ export interface Inspect {
   violation?(property: PropertyRef, schedule: readonly string[]): boolean;
 }
 
+/** A progress report of a running check (`CheckRun.progress$`, about every 50 ms). */
 export interface Progress {
   states: number;
   distinctStates: number;
@@ -84,12 +86,18 @@ export interface Progress {
   runs?: number;
 }
 
+/** Which property failed: its name in the scenario, its kind, and the message the predicate or monitor returned. `deadlock`, `error` (a machine threw) and `unhandled` are built in. */
 export interface PropertyRef {
   name: string;
   kind: 'invariant' | 'monitor' | 'eventually' | 'deadlock' | 'error' | 'unhandled' | 'liveness';
   message: string;
 }
 
+/**
+ * A counterexample: the violated property, the shrunk schedule (step ids, replayable with
+ * `replaySchedule`), the trace of events along it and the world where it failed.
+ * `originalLength` is the schedule's length before shrinking.
+ */
 export interface Violation {
   property: PropertyRef;
   schedule: string[];
@@ -107,8 +115,10 @@ export interface Violation {
   cycleStart?: number;
 }
 
+/** What stopped a search before it was complete. */
 export type CutBy = 'maxStates' | 'maxDepth' | 'timeLimit' | 'runs' | 'stopped';
 
+/** Counts of a check: states generated and distinct, transitions, depth, time, memory per state. */
 export interface CheckStats {
   /** States generated (successors computed, duplicates included). */
   states: number;
@@ -124,6 +134,11 @@ export interface CheckStats {
   liveness?: import('./liveness-graph.ts').LivenessStats;
 }
 
+/**
+ * The outcome of `check`. `ok` false means a violation was found (`violation`). `ok` true
+ * is a proof only when `complete` is true; otherwise `cutBy` says what stopped the search
+ * (or it was a sampling strategy, which never completes).
+ */
 export interface CheckResult {
   ok: boolean;
   /** True when every reachable state was explored (dfs/bfs without a budget cut or violation). */
@@ -139,6 +154,7 @@ export interface CheckResult {
   options: Record<string, unknown>;
 }
 
+/** A check in progress (`checkRun`): its result, a progress stream, and a way to stop it early. */
 export interface CheckRun {
   result: Promise<CheckResult>;
   progress$: Observable<Progress>;
@@ -146,6 +162,11 @@ export interface CheckRun {
   stop(): void;
 }
 
+/**
+ * The JSON trace file written by `interleave check`, the vitest matchers and
+ * `toTraceFile`, read by `interleave replay`/`show` and `replayTraceFile`. Its JSON
+ * Schema is docs/trace.schema.json.
+ */
 export interface TraceFile {
   schemaVersion: 1;
   kind: 'interleave-trace';
