@@ -74,7 +74,7 @@ export default async function bench(argv: string[]): Promise<void> {
   }
   printTable(
     `cold start-up of the interleave command (median of ${runs} runs)`,
-    ['command', 'runs', 'wall s', 'CPU s', 'goal (idle)'],
+    ['command', 'how it runs', 'wall s', 'CPU s', 'goal (idle)'],
     rows,
     `1-minute load average ${load0.toFixed(1)} at the start, ${loadavg()[0]!.toFixed(1)} at the end, on ${availableParallelism()} cores; pack + install took ${setup.toFixed(1)} s (not in the table).`,
   );

@@ -8,13 +8,13 @@ export { diffSchedules, type ScheduleDiff, type DiffRow } from './diff.ts';
 export { formatTable } from './table.ts';
 export { styleFor, plain, ansi, type Style } from './style.ts';
 
+import type { Format } from './formats.ts';
 import type { TraceFileData } from './schema.ts';
 import { formatText } from './text.ts';
 import { formatMermaid } from './mermaid.ts';
 import { formatHtml } from './html.ts';
 
-export const FORMATS = ['text', 'mermaid', 'html', 'json'] as const;
-export type Format = (typeof FORMATS)[number];
+export { FORMATS, type Format } from './formats.ts';
 
 /** Renders a validated trace file in one of the formats of `interleave show`. */
 export function render(f: TraceFileData, format: Format): string {
