@@ -10,13 +10,14 @@
 // Scenarios hold functions and machines, so they cannot be sent to a thread; a
 // worker rebuilds its scenario from a source (CheckOptions.source):
 //   { family, params }            a family of src/machines/catalog.ts
-//   { module, export, args? }     a module exporting a Scenario or a function returning one
+//   { module, export, params? }   a module exporting a Scenario or a family (the CLI passes
+//                                 this for './module.ts#export'); a function export is called with args
 // Without a source, the catalog family named like the scenario (built with the
 // scenario's params) is used if it exists. The worker checks that its rebuilt
 // scenario starts from the same world fingerprint; if no source fits, the swarm runs
-// in this thread (workers: 0) and says so in result.options.swarmNote.
+// in this thread (workers: 0), says so in result.options.swarmNote and warns on stderr.
 import { availableParallelism } from 'node:os';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { Subject } from 'rxjs';
 import { initialWorld, type Scenario } from '../actors/index.ts';
@@ -59,12 +60,16 @@ export async function resolveSource(src: ScenarioSource): Promise<Scenario> {
     if (!f) throw new Error(`no scenario family '${src.family}' in the catalog`);
     return f.build(parseParams(f, src.params ?? {}));
   }
-  const url = src.module.startsWith('file:') ? src.module : pathToFileURL(src.module).href;
-  const mod = (await import(url)) as Record<string, unknown>;
+  const { importModule, isFamily } = await import('./load-module.ts');
+  const mod = await importModule(src.module.startsWith('file:') ? fileURLToPath(src.module) : src.module);
   const x = mod[src.export];
   if (x === undefined) throw new Error(`module '${src.module}' has no export '${src.export}'`);
+  if (isFamily(x)) {
+    const { parseParams } = await import('../actors/family.ts');
+    return x.build(parseParams(x, src.params ?? {}));
+  }
   const sc = typeof x === 'function' ? (x as (...a: unknown[]) => unknown)(...(src.args ?? [])) : x;
-  if (!sc || typeof sc !== 'object' || (sc as Scenario).compiled !== true) throw new Error(`export '${src.export}' of '${src.module}' is not a scenario (or a function returning one)`);
+  if (!sc || typeof sc !== 'object' || (sc as Scenario).compiled !== true) throw new Error(`export '${src.export}' of '${src.module}' is not a scenario, a family, or a function returning a scenario`);
   return sc as Scenario;
 }
 
@@ -93,7 +98,11 @@ export function runSwarm(sc: Scenario, s: Session, cfg: SampleConfig, runs: numb
     const symmetry = opts.symmetry ?? (sc.symmetry?.length ?? 0) > 0;
     const wanted = opts.workers ?? availableParallelism();
     const source = wanted > 0 ? (opts.source ?? (await defaultSource(sc))) : undefined;
-    if (wanted > 0 && !source) options.swarmNote = `no scenario source for '${sc.name}' (pass options.source, or register a catalog family): ran in this thread`;
+    if (wanted > 0 && !source) {
+      options.swarmNote = `no scenario source for '${sc.name}': worker threads cannot rebuild it, so the swarm ran in this thread; pass options.source ({ module, export, params }) or check it with 'interleave check ./module#export'`;
+      // Say it where a user sees it, not only in result.options.
+      process.emitWarning(options.swarmNote as string, { code: 'INTERLEAVE_SWARM_ONE_THREAD' });
+    }
     if (!source || wanted === 0) {
       options.workers = 0;
       const sampler = new Sampler(s, cfg, runs, shard.index, shard.count);

@@ -9,8 +9,11 @@ export type Strategy = 'dfs' | 'bfs' | 'random' | 'pct' | 'swarm';
 export type ScenarioSource =
   /** A family of src/machines/catalog.ts, built with these parameters. */
   | { readonly family: string; readonly params?: Readonly<Record<string, unknown>> }
-  /** A module exporting a Scenario, or a function returning one (called with `args`). */
-  | { readonly module: string; readonly export: string; readonly args?: readonly unknown[] };
+  /**
+   * A module (absolute path or file: URL; .ts loads through tsx) exporting a Scenario, a
+   * family (built with `params`), or a function returning a Scenario (called with `args`).
+   */
+  | { readonly module: string; readonly export: string; readonly args?: readonly unknown[]; readonly params?: Readonly<Record<string, unknown>> };
 
 /** Options of {@link check}. Every field is optional. */
 export interface CheckOptions {

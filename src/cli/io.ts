@@ -10,10 +10,29 @@ export interface Io {
   readonly tty: boolean;
 }
 
+/**
+ * Writes lines to a stream that a reader may close early (`interleave list | head -1`):
+ * once the pipe is gone (EPIPE), later lines are dropped, so the command ends with its
+ * own exit code instead of dying on an unhandled 'error' event.
+ */
+function lineWriter(stream: NodeJS.WriteStream): (s: string) => void {
+  let closed = false;
+  stream.on('error', (e: NodeJS.ErrnoException) => {
+    if (e.code === 'EPIPE' || e.code === 'ERR_STREAM_DESTROYED') closed = true;
+    else throw e;
+  });
+  return (s) => {
+    if (!closed) stream.write(s.endsWith('\n') ? s : `${s}\n`);
+  };
+}
+
+let streams: { out: (s: string) => void; err: (s: string) => void } | undefined;
+
 export function processIo(): Io {
+  streams ??= { out: lineWriter(process.stdout), err: lineWriter(process.stderr) };
   return {
-    out: (s) => void process.stdout.write(s.endsWith('\n') ? s : `${s}\n`),
-    err: (s) => void process.stderr.write(s.endsWith('\n') ? s : `${s}\n`),
+    out: streams.out,
+    err: streams.err,
     style: styleFor(process.stdout),
     errStyle: styleFor(process.stderr),
     tty: Boolean(process.stdout.isTTY && process.stderr.isTTY),

@@ -7,7 +7,7 @@ import { runBench } from './commands/bench.ts';
 import { runCheck, type CheckFlags } from './commands/check.ts';
 import { runList } from './commands/list.ts';
 import { runReplay } from './commands/replay.ts';
-import { runShow } from './commands/show.ts';
+import { runShow, type ShowFlags } from './commands/show.ts';
 import { runSimulate } from './commands/simulate.ts';
 import { EXIT, UsageError, didYouMean } from './errors.ts';
 import { processIo, type Io } from './io.ts';
@@ -15,6 +15,8 @@ import { collectParam, intArg, scenarioNames, secondsArg, shardArg } from './opt
 import { VERSION } from './version.ts';
 
 const STRATEGIES = ['dfs', 'bfs', 'random', 'pct', 'swarm'] as const;
+const SCENARIO_HELP = "a scenario: a name (see 'interleave list'), or your module ./path/to/module.(ts|js|mjs)[#export]";
+const CONFIG_HELP = 'the project config listing scenario modules (default ./interleave.config.(js|mjs|ts) if present)';
 
 function program(io: Io, setCode: (n: number) => void): Command {
   const p = new Command('interleave')
@@ -25,23 +27,26 @@ function program(io: Io, setCode: (n: number) => void): Command {
     .showSuggestionAfterError(true)
     .configureOutput({ writeOut: (s) => io.out(s.replace(/\n$/, '')), writeErr: (s) => io.err(s.replace(/\n$/, '')) })
     .addHelpText('after', `
-Exit codes: 0 every property holds, 1 a violation was found, 2 bad input, 130 interrupted.
+Exit codes: 0 every property holds, 1 a violation was found, 2 bad input, 3 internal error, 130 interrupted.
 
 Examples:
   $ npx interleave list
   $ npx interleave check lost-update
   $ npx interleave check lost-update --param design=compare-and-set
-  $ npx interleave replay .interleave/lost-update-seed1.json
-  $ npx interleave show .interleave/lost-update-seed1.json --format mermaid`);
+  $ npx interleave replay .interleave/lost-update-seed0.json
+  $ npx interleave show .interleave/lost-update-seed0.json --format mermaid
+  $ npx interleave check ./scenarios.ts#checkout      (your own scenario module)`);
 
   p.command('list')
-    .description('list the registered scenarios with their parameters and defaults')
+    .description("list the scenarios (built-in, and your project's from interleave.config.*) with their parameters and defaults")
+    .argument('[module...]', 'list the scenarios these modules export instead (./path/to/module.ts)')
+    .option('--config <file>', CONFIG_HELP)
     .option('--json', 'print one JSON document')
-    .action(async (o: { json?: boolean }) => setCode(await runList(io, o)));
+    .action(async (modules: string[], o: { json?: boolean; config?: string }) => setCode(await runList(io, modules, o)));
 
   p.command('check')
     .description('explore the schedules of a scenario and check its properties')
-    .argument('<scenario>', "a registered scenario (see 'interleave list')")
+    .argument('<scenario>', SCENARIO_HELP)
     .option('-p, --param <key=value>', 'a scenario parameter (repeatable); see `interleave list`', collectParam, [])
     .addOption(new Option('-s, --strategy <name>', 'search strategy').choices(STRATEGIES))
     .option('--seed <n>', 'seed for random, pct and swarm (and tie-breaks)', intArg('--seed'))
@@ -56,6 +61,7 @@ Examples:
     .option('--from <trace.json>', 'explore around a recorded run (a live recording or any saved trace) instead of from scratch')
     .option('--within <k>', 'with --from: deviations (reorderings, faults) allowed from the recorded schedule (default 1)', intArg('--within', 0))
     .option('-o, --out <file>', 'where to write the counterexample JSON (HTML next to it); default .interleave/<scenario>-seed<N>.json')
+    .option('--config <file>', CONFIG_HELP)
     .option('--json', 'print one JSON document and nothing else')
     .addHelpText('after', `
 Exit codes: 0 every property holds (the output says whether exploration was complete
@@ -65,29 +71,34 @@ Ctrl-C stops the search and prints the stats so far (exit 130).
 Examples:
   $ npx interleave check lost-update
   $ npx interleave check lost-update --param design=compare-and-set --param clients=3
-  $ npx interleave check ping-pong --strategy random --runs 500 --seed 7 --json`)
+  $ npx interleave check ping-pong --strategy random --runs 500 --seed 7 --json
+  $ npx interleave check ./test/scenarios.ts#election --param tieBreak=by-id`)
     .action(async (name: string, o: CheckFlags) => setCode(await runCheck(io, name, o)));
 
   p.command('replay')
     .description('re-run a saved counterexample: exit 1 if it still fails, 0 if not, 2 if it no longer fits the model')
     .argument('<trace.json>', "a trace file written by 'interleave check'")
+    .option('--config <file>', CONFIG_HELP)
     .option('--json', 'print one JSON document')
-    .action(async (path: string, o: { json?: boolean }) => setCode(await runReplay(io, path, o)));
+    .action(async (path: string, o: { json?: boolean; config?: string }) => setCode(await runReplay(io, path, o)));
 
   p.command('show')
     .description('render a saved trace as a step list, a Mermaid sequence diagram, an HTML viewer or JSON')
     .argument('<trace.json>', "a trace file written by 'interleave check'")
     .addOption(new Option('-f, --format <format>', 'output format (default text, or from the --out extension)').choices(FORMATS))
     .option('-o, --out <file>', 'write to a file instead of stdout')
-    .action((path: string, o: { format?: string; out?: string }) => setCode(runShow(io, path, o)));
+    .option('--no-verify', "draw the file as saved, without re-running its schedule on the scenario")
+    .option('--config <file>', CONFIG_HELP)
+    .action(async (path: string, o: ShowFlags) => setCode(await runShow(io, path, o)));
 
   p.command('simulate')
     .description("run a scenario's virtual-time study and print its metrics tables")
-    .argument('<scenario>', 'a registered scenario with a cost model')
+    .argument('<scenario>', 'a scenario with a cost model (a name, or ./module.ts#export)')
     .option('-p, --param <key=value>', 'a scenario parameter (repeatable)', collectParam, [])
+    .option('--config <file>', CONFIG_HELP)
     .option('--seed <n>', 'seed of the simulation', intArg('--seed'))
     .option('--json', 'print one JSON document')
-    .action(async (name: string, o: { param: string[]; seed?: number; json?: boolean }) => setCode(await runSimulate(io, name, o)));
+    .action(async (name: string, o: { param: string[]; seed?: number; json?: boolean; config?: string }) => setCode(await runSimulate(io, name, o)));
 
   p.command('bench')
     .description('run the benchmarks (bench/<name>.bench.ts), all of them without a name')

@@ -41,16 +41,6 @@ export async function scenarioNames(): Promise<string[]> {
   return (await loadCatalog()).families.map((f) => f.name);
 }
 
-export async function resolveFamily(name: string): Promise<ScenarioFamily> {
-  const { families } = await loadCatalog();
-  const f = families.find((x) => x.name === name);
-  if (!f) {
-    const names = families.map((x) => x.name);
-    throw new UsageError(`unknown scenario '${name}'${didYouMean(name, names)}; registered scenarios: ${names.join(', ')} (see 'interleave list')`);
-  }
-  return f;
-}
-
 /** Turns repeated `--param k=v` into the family's typed parameters (with defaults). */
 export function resolveParams(f: ScenarioFamily, raw: readonly string[]): ParamValues {
   const given: Record<string, string> = {};

@@ -53,7 +53,12 @@ export const traceFileSchema = z
     schemaVersion: z.literal(TRACE_SCHEMA_VERSION),
     kind: z.literal('interleave-trace'),
     tool: z.object({ name: z.literal('interleave'), version: str }),
-    scenario: z.object({ name: str.min(1), params: z.record(z.string(), z.unknown()) }),
+    scenario: z.object({
+      name: str.min(1),
+      params: z.record(z.string(), z.unknown()),
+      /** A user's scenario: its module (path relative to the trace file) and export, for replay and show. */
+      module: z.object({ path: str.min(1), export: str.min(1) }).optional(),
+    }),
     options: z.record(z.string(), z.unknown()),
     seed: z.number().int(),
     property: propertySchema.nullable(),

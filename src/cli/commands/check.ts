@@ -1,13 +1,14 @@
 // `interleave check <scenario>`: explore a scenario's schedules and report the verdict.
 import { mkdirSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import { ScenarioError, type ParamValues, type Scenario, type ScenarioFamily } from '../../actors/index.ts';
 import { formatHtml, formatSteps, traceView, validateTraceFile, type TraceFileData } from '../../report/index.ts';
 import { loadChecker, type CheckOptions, type CheckResult, type CheckerApi, type Violation } from '../check-api.ts';
 import { EXIT, UsageError } from '../errors.ts';
 import { printJson, type Io } from '../io.ts';
-import { paramFlags, resolveFamily, resolveParams, shellWord } from '../options.ts';
+import { paramFlags, resolveParams, shellWord } from '../options.ts';
 import { showProgress } from '../progress.ts';
+import { refText, resolveTarget, type Target } from '../scenario-ref.ts';
 
 export interface CheckFlags {
   param: string[];
@@ -25,6 +26,7 @@ export interface CheckFlags {
   from?: string;
   within?: number;
   out?: string;
+  config?: string;
   json?: boolean;
 }
 
@@ -37,7 +39,8 @@ export function buildScenario(f: ScenarioFamily, p: ParamValues): Scenario {
   }
 }
 
-function checkOptions(f: ScenarioFamily, p: ParamValues, flags: CheckFlags): CheckOptions {
+function checkOptions(t: Target, p: ParamValues, flags: CheckFlags): CheckOptions {
+  const f = t.family;
   const d = typeof f.checkDefaults === 'function' ? f.checkDefaults(p) : (f.checkDefaults ?? {});
   const o: CheckOptions = { ...d };
   if (flags.strategy !== undefined) o.strategy = flags.strategy;
@@ -50,25 +53,39 @@ function checkOptions(f: ScenarioFamily, p: ParamValues, flags: CheckFlags): Che
   if (flags.workers !== undefined) o.workers = flags.workers;
   if (flags.shard !== undefined) o.shard = flags.shard;
   if (!flags.por) o.por = false;
-  // Swarm workers rebuild the scenario in their own threads from the catalog.
-  (o as CheckOptions & { source?: unknown }).source = { family: f.name, params: { ...p } };
+  // Swarm workers rebuild the scenario in their own threads, from the catalog or the user's module.
+  o.source = t.origin ? { module: t.origin.path, export: t.origin.export, params: { ...p } } : { family: f.name, params: { ...p } };
   return o;
 }
 
-/** The trace file of a violation, validated against the published schema before it is written. */
-export function traceFileOf(api: CheckerApi, sc: Scenario, f: ScenarioFamily, p: ParamValues, r: CheckResult, v: Violation): TraceFileData {
-  const base = api.toTraceFile(sc, v, { params: { ...p }, options: r.options, seed: v.seed ?? r.seed });
-  // Replay finds the family by this name, so it must be the catalog's.
+/**
+ * The trace file of a violation, validated against the published schema before it is written
+ * to `jsonPath`. A user's scenario records its module relative to that file, so replay and
+ * show find it from any directory.
+ */
+export function traceFileOf(api: CheckerApi, sc: Scenario, t: Target, p: ParamValues, r: CheckResult, v: Violation, jsonPath: string): TraceFileData {
+  const f = t.family;
+  // A source is for this process's workers; the file says where the scenario came from instead.
+  const { source: _source, ...rest } = r.options as Record<string, unknown>;
+  const options = t.origin ? rest : r.options;
+  const base = api.toTraceFile(sc, v, { params: { ...p }, options, seed: v.seed ?? r.seed });
+  const module = t.origin ? { path: relative(dirname(resolve(jsonPath)), t.origin.path).split(sep).join('/'), export: t.origin.export } : undefined;
+  // Replay finds the family by this name (or the module), so it must be the family's.
   // A counterexample found around a live recording carries the payloads of its input steps.
   const inputs = (v as Violation & { inputs?: unknown[] }).inputs;
-  const file = JSON.parse(JSON.stringify({ ...base, scenario: { name: f.name, params: { ...p } }, ...(inputs ? { inputs } : {}) }));
+  const file = JSON.parse(JSON.stringify({ ...base, scenario: { name: f.name, params: { ...p }, ...(module ? { module } : {}) }, ...(inputs ? { inputs } : {}) }));
   const ok = validateTraceFile(file, 'the trace the checker produced');
   if (!ok.ok) throw new Error(`internal: ${ok.error}`);
   return ok.file;
 }
 
+/** A user's scenario name may hold any character; a file name should not. */
+function fileName(f: ScenarioFamily, seed: number): string {
+  return `${f.name.replace(/[^A-Za-z0-9._-]+/g, '_')}-seed${seed}.json`;
+}
+
 function defaultOut(f: ScenarioFamily, seed: number): string {
-  return join('.interleave', `${f.name}-seed${seed}.json`);
+  return join('.interleave', fileName(f, seed));
 }
 
 /** `--out` may name a file, or a directory (existing, or ending in '/') to put the default name in. */
@@ -80,7 +97,7 @@ function outPath(out: string | undefined, f: ScenarioFamily, seed: number): stri
   } catch {
     // Does not exist yet: a file path.
   }
-  return dir ? join(out, `${f.name}-seed${seed}.json`) : out;
+  return dir ? join(out, fileName(f, seed)) : out;
 }
 
 export function htmlPathFor(jsonPath: string): string {
@@ -103,10 +120,13 @@ const CUT: Record<string, string> = {
 };
 
 export async function runCheck(io: Io, name: string, flags: CheckFlags): Promise<number> {
-  const f = await resolveFamily(name);
+  const t = await resolveTarget(name, flags.config);
+  const f = t.family;
   const p = resolveParams(f, flags.param);
   const sc = buildScenario(f, p);
-  const opts = checkOptions(f, p, flags);
+  const opts = checkOptions(t, p, flags);
+  // How to name this scenario again on a command line.
+  const arg = t.origin ? refText(t.origin) : f.name;
   const api = await loadChecker();
   const s = io.errStyle;
   // Name the scenario with the parameters that differ from the defaults.
@@ -142,13 +162,15 @@ export async function runCheck(io: Io, name: string, flags: CheckFlags): Promise
     process.off('SIGINT', onSigint);
     bar.stop();
   }
-  const scenario = { name: f.name, params: { ...p } };
+  const scenario = { name: f.name, params: { ...p }, ...(t.origin ? { module: arg } : {}) };
+  const note = r.options.swarmNote;
+  if (typeof note === 'string' && !flags.json) io.err(s.yellow(`note: ${note}`));
   const o = io.style;
 
   if (r.violation) {
     const v = r.violation;
-    const file = traceFileOf(api, sc, f, p, r, v);
     const jsonPath = outPath(flags.out, f, r.seed);
+    const file = traceFileOf(api, sc, t, p, r, v, jsonPath);
     const htmlPath = htmlPathFor(jsonPath);
     let writeError: string | undefined;
     try {
@@ -163,7 +185,7 @@ export async function runCheck(io: Io, name: string, flags: CheckFlags): Promise
     const shown = (x: string) => (resolve(x).startsWith(process.cwd()) ? relative(process.cwd(), resolve(x)) || x : resolve(x));
     const replayCmd = `npx interleave replay ${shellWord(shown(jsonPath))}`;
     const steps = formatSteps(traceView(file.schedule, file.trace), o, { failStep: file.schedule.length });
-    const rerun = flags.from !== undefined ? `npx interleave check ${f.name}${paramFlags(f, p)} --from ${shellWord(flags.from)} --within ${flags.within ?? 1}` : `npx interleave check ${f.name}${paramFlags(f, p)} --strategy ${r.strategy} --seed ${r.seed}`;
+    const rerun = flags.from !== undefined ? `npx interleave check ${shellWord(arg)}${paramFlags(f, p)} --from ${shellWord(flags.from)} --within ${flags.within ?? 1}` : `npx interleave check ${shellWord(arg)}${paramFlags(f, p)} --strategy ${r.strategy} --seed ${r.seed}`;
     const hint = f.hint?.(p, true);
     if (flags.json) {
       printJson(io, {
@@ -213,7 +235,7 @@ export async function runCheck(io: Io, name: string, flags: CheckFlags): Promise
   ];
   if (interrupted) {
     io.out(o.yellow(`stopped by Ctrl-C: no violation in the part explored so far (${stats(r)})`));
-    io.out(`resume with a budget instead, e.g.: npx interleave check ${f.name}${paramFlags(f, p)} --time-limit 60`);
+    io.out(`resume with a budget instead, e.g.: npx interleave check ${shellWord(arg)}${paramFlags(f, p)} --time-limit 60`);
     return EXIT.interrupted;
   }
   io.out(o.green(`✓ all properties hold for ${label}`) + ` (${props.length ? props.join(', ') : 'no properties declared: deadlocks and errors only'})`);

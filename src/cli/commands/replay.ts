@@ -1,40 +1,14 @@
 // `interleave replay <trace.json>`: re-run a saved counterexample against today's model.
-import { Divergence, ScenarioError, parseParams } from '../../actors/index.ts';
-import { loadChecker } from '../check-api.ts';
-import { EXIT, UsageError } from '../errors.ts';
+import { EXIT } from '../errors.ts';
 import { printJson, type Io } from '../io.ts';
-import { resolveFamily } from '../options.ts';
 import { formatSteps, toPlainTrace, traceView } from '../replay-view.ts';
-import { buildScenario } from './check.ts';
+import { rerunTrace, scenarioOfTrace } from '../trace-rerun.ts';
 import { readTrace } from './trace-file.ts';
 
-export async function runReplay(io: Io, path: string, flags: { json?: boolean }): Promise<number> {
+export async function runReplay(io: Io, path: string, flags: { json?: boolean; config?: string }): Promise<number> {
   const file = readTrace(path);
-  const f = await resolveFamily(file.scenario.name);
-  let p;
-  try {
-    p = parseParams(f, file.scenario.params);
-  } catch (e) {
-    if (e instanceof ScenarioError) throw new UsageError(`${path}: the trace's parameters no longer fit scenario '${f.name}': ${e.message}`);
-    throw e;
-  }
-  const sc = buildScenario(f, p);
-  const api = await loadChecker();
-  let out;
-  try {
-    // A live recording's store replies are dropped where the scenario models the store (src/check/from-trace.ts).
-    const { modelSchedule } = await import('../../check/from-trace.ts');
-    const m = modelSchedule(sc, file);
-    out = api.replaySchedule(sc, m.schedule, m.inputs.length ? m.inputs : undefined);
-  } catch (e) {
-    if (e instanceof Divergence || (e instanceof Error && e.name === 'Divergence')) {
-      const d = e as Divergence;
-      const enabled = d.enabledIds.length ? d.enabledIds.join(', ') : '(nothing: the run had ended)';
-      throw new UsageError(`${path}: replay diverges at step ${d.index + 1}: '${d.expected}' is not enabled there (the model changed since the trace was saved); enabled at that point: ${enabled}`);
-    }
-    if (e instanceof ScenarioError) throw new UsageError(`${path}: ${e.message}`);
-    throw e;
-  }
+  const { sc } = await scenarioOfTrace(file, path, flags.config);
+  const out = await rerunTrace(file, path, sc);
   const o = io.style;
   const saved = file.property;
   const v = out.violation;

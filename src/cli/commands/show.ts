@@ -1,25 +1,82 @@
-// `interleave show <trace.json>`: a saved trace as text, Mermaid, HTML or JSON.
-import { mkdirSync, writeFileSync } from 'node:fs';
+// `interleave show <trace.json>`: a saved trace as text, Mermaid, HTML or JSON. The
+// file's schedule is re-run first, so an edited schedule next to a stale trace is
+// refused rather than drawn.
+import { mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { FORMATS, formatText, render, type Format } from '../../report/index.ts';
+import { FORMATS, formatText, render, type Format, type TraceFileData } from '../../report/index.ts';
 import { EXIT, UsageError } from '../errors.ts';
 import type { Io } from '../io.ts';
+import { firstDifference, rerunTrace, scenarioOfTrace } from '../trace-rerun.ts';
 import { readTrace } from './trace-file.ts';
 
 const BY_EXT: Record<string, Format> = { '.html': 'html', '.htm': 'html', '.mmd': 'mermaid', '.mermaid': 'mermaid', '.json': 'json', '.txt': 'text' };
 
-export function runShow(io: Io, path: string, flags: { format?: string; out?: string }): number {
+export interface ShowFlags {
+  format?: string;
+  out?: string;
+  /** false with --no-verify: render the file as saved, without re-running its schedule. */
+  verify?: boolean;
+  config?: string;
+}
+
+export async function runShow(io: Io, path: string, flags: ShowFlags): Promise<number> {
   const ext = flags.out ? /\.[^./\\]+$/.exec(flags.out)?.[0]?.toLowerCase() : undefined;
   const format = (flags.format ?? (ext ? BY_EXT[ext] : undefined) ?? 'text') as Format;
   if (!FORMATS.includes(format)) throw new UsageError(`unknown format '${flags.format}'; formats: ${FORMATS.join(', ')}`);
   const file = readTrace(path);
+  if (flags.verify !== false) await verify(io, file, path, flags.config);
   const text = format === 'text' && !flags.out ? formatText(file, io.style) : render(file, format);
   if (flags.out) {
-    mkdirSync(dirname(resolve(flags.out)), { recursive: true });
-    writeFileSync(flags.out, text);
+    writeOut(flags.out, text);
     io.err(`wrote ${format} to ${flags.out}`);
   } else {
     io.out(text);
   }
   return EXIT.ok;
+}
+
+/** Refuses a file whose trace is not what its schedule produces; says so when it cannot tell. */
+async function verify(io: Io, file: TraceFileData, path: string, config?: string): Promise<void> {
+  let sc;
+  try {
+    ({ sc } = await scenarioOfTrace(file, path, config));
+  } catch (e) {
+    if (!(e instanceof UsageError)) throw e;
+    io.err(io.errStyle.yellow(`note: cannot verify the trace against its scenario (${e.message.replace(`${path}: `, '')}); showing it as saved`));
+    return;
+  }
+  const out = await rerunTrace(file, path, sc);
+  // A live recording's trace holds what really happened (store I/O, real replies): its
+  // schedule replaying is the check; its events are not the model's.
+  if (file.options.mode === 'live') return;
+  const d = firstDifference(file.trace, out.trace);
+  if (d) {
+    throw new UsageError(
+      `${path}: the saved trace is not what its schedule produces (they differ from step ${d.step}, event ${d.index + 1}): the file was edited, or the model changed since it was saved. ` +
+        `'interleave replay ${path}' re-checks the schedule; 'interleave show --no-verify' draws the file as saved`,
+    );
+  }
+}
+
+/** Writes the rendering; a place that cannot hold it is bad input (exit 2), not a crash. */
+function writeOut(out: string, text: string): void {
+  try {
+    if (/[/\\]$/.test(out) || statSync(out, { throwIfNoEntry: false })?.isDirectory()) {
+      throw new UsageError(`--out ${out} is a directory; give a file name, e.g. --out ${out.replace(/[/\\]$/, '')}/trace.html`);
+    }
+    mkdirSync(dirname(resolve(out)), { recursive: true });
+    writeFileSync(out, text);
+  } catch (e) {
+    if (e instanceof UsageError) throw e;
+    const code = (e as { code?: string }).code;
+    const why =
+      code === 'EACCES' || code === 'EPERM' || code === 'EROFS'
+        ? 'permission denied (a read-only place)'
+        : code === 'ENOTDIR' || code === 'EEXIST'
+          ? 'a part of the path is a file, not a directory'
+          : e instanceof Error
+            ? e.message
+            : String(e);
+    throw new UsageError(`cannot write ${out}: ${why}; choose another place with --out FILE`);
+  }
 }

@@ -2,10 +2,12 @@
 import { formatTable } from '../../report/index.ts';
 import { EXIT, UsageError } from '../errors.ts';
 import { printJson, type Io } from '../io.ts';
-import { loadCatalog, resolveFamily, resolveParams } from '../options.ts';
+import { loadCatalog, resolveParams } from '../options.ts';
+import { resolveTarget } from '../scenario-ref.ts';
 
-export async function runSimulate(io: Io, name: string, flags: { param: string[]; seed?: number; json?: boolean }): Promise<number> {
-  const f = await resolveFamily(name);
+export async function runSimulate(io: Io, name: string, flags: { param: string[]; seed?: number; json?: boolean; config?: string }): Promise<number> {
+  const t = await resolveTarget(name, flags.config);
+  const f = t.family;
   const p = resolveParams(f, flags.param);
   if (!f.simulate) {
     const withSim = (await loadCatalog()).families.filter((x) => x.simulate).map((x) => x.name);

@@ -1,0 +1,215 @@
+// `interleave check ./module.(ts|mjs)[#export]`: a user's own scenarios from the command
+// line, their traces replayed and shown from another directory, a project config, and
+// the exit-2 messages for modules that cannot be used. Most cases run main() in-process;
+// a few run the real command for what depends on the process (cwd, files, pipes).
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { main } from '../src/cli/main.ts';
+import type { Io } from '../src/cli/io.ts';
+import { plain } from '../src/report/style.ts';
+import { check } from '../src/check/index.ts';
+import { initialFingerprint, resolveSource } from '../src/check/swarm.ts';
+import { importModule } from '../src/check/load-module.ts';
+import { cli, scratchDir } from './cli-helpers.ts';
+import { election, electionFamily } from './fixtures/user-scenarios/election.ts';
+
+const FIX = fileURLToPath(new URL('./fixtures/user-scenarios/', import.meta.url));
+const TS = join(FIX, 'election.ts');
+const JS = join(FIX, 'election.mjs');
+
+async function run(...argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  let stdout = '';
+  let stderr = '';
+  const io: Io = { out: (s) => (stdout += `${s}\n`), err: (s) => (stderr += `${s}\n`), style: plain, errStyle: plain, tty: false };
+  const code = await main(argv, io);
+  return { code, stdout, stderr };
+}
+
+describe('check ./module.ts#export', () => {
+  it('finds the race in a TypeScript family: exit 1, the counterexample, and a trace that names its module', async () => {
+    const dir = scratchDir();
+    const out = join(dir, 'traces', 'election.json');
+    const r = await run('check', `${TS}#electionFamily`, '--out', out);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain("✗ invariant 'one-leader' violated: both peers think they lead");
+    expect(r.stdout).toMatch(/^ +4 {2}[ab] +← [ab] +Claim/m);
+    expect(r.stdout).toContain(`replay    npx interleave replay ${out}`);
+    const file = JSON.parse(readFileSync(out, 'utf8'));
+    expect(file.scenario.name).toBe('two-peer-election');
+    expect(file.scenario.params).toEqual({ tieBreak: 'none' });
+    // Relative to the trace file, so the pair can move together.
+    expect(resolve(join(dir, 'traces'), file.scenario.module.path)).toBe(TS);
+    expect(file.scenario.module.export).toBe('electionFamily');
+    expect(readFileSync(join(dir, 'traces', 'election.html'), 'utf8')).toMatch(/^<!doctype html>/);
+  });
+
+  it('the fixed design and a plain exported scenario hold: exit 0, complete', async () => {
+    const fixedParam = await run('check', `${TS}#electionFamily`, '--param', 'tieBreak=by-id');
+    expect(fixedParam.code).toBe(0);
+    expect(fixedParam.stdout).toContain('exploration complete');
+    const plainSc = await run('check', `${TS}#electionFixed`);
+    expect(plainSc.code).toBe(0);
+    expect(plainSc.stdout).toContain('✓ all properties hold for two-peer-election-fixed');
+  });
+
+  it("'#' may name the scenario instead of the export", async () => {
+    const r = await run('check', `${TS}#two-peer-election`, '--param', 'tieBreak=by-id', '--json');
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout).scenario).toMatchObject({ name: 'two-peer-election', params: { tieBreak: 'by-id' } });
+  });
+
+  it('a JavaScript module with one scenario needs no #export', async () => {
+    const dir = scratchDir();
+    const r = await run('check', JS, '--out', join(dir, 'js.json'), '--json');
+    expect(r.code).toBe(1);
+    const j = JSON.parse(r.stdout);
+    expect(j.violation.property.name).toBe('one-leader');
+    expect(JSON.parse(readFileSync(join(dir, 'js.json'), 'utf8')).scenario.module.export).toBe('election');
+  });
+
+  it('several scenarios and no #export: exit 2 listing the choices', async () => {
+    const r = await run('check', TS);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('exports 2 scenarios; choose one with');
+    expect(r.stderr).toContain(`${TS}#electionFamily`);
+    expect(r.stderr).toContain(`${TS}#electionFixed`);
+  });
+
+  it('list <module> shows what it exports, with parameters', async () => {
+    const r = await run('list', TS);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^two-peer-election +two peers claim leadership at once +\(.*election\.ts#electionFamily\)$/m);
+    expect(r.stdout).toContain('--param tieBreak=<none | by-id>  default none');
+    expect(r.stdout).toMatch(/^two-peer-election-fixed .*#electionFixed\)$/m);
+  });
+});
+
+describe('modules that cannot be used exit 2 naming the problem', () => {
+  it.each([
+    ['a missing file', ['check', './no-such-scenarios.ts'], 'no such module: ./no-such-scenarios.ts'],
+    ['a missing export', ['check', `${TS}#electionFamliy`], `has no scenario export 'electionFamliy' (did you mean 'electionFamily'?); it exports: `],
+    ['nothing usable', ['check', join(FIX, 'nothing.mjs')], 'exports no scenario or family (its exports: answer, helper); export one made with defineScenario(...) or defineFamily(...)'],
+    ['a module that throws', ['check', join(FIX, 'throws.mjs')], 'cannot load '],
+    ['a directory', ['check', `${FIX}#x`], 'is a directory'],
+    ['list of a missing module', ['list', './missing.mjs'], 'no such module: ./missing.mjs'],
+  ])('%s', async (_name, argv, message) => {
+    const r = await run(...argv);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(message);
+    expect(r.stderr).not.toMatch(/internal error|\n\s+at /);
+  });
+
+  it('a module that throws: the error is quoted', async () => {
+    const r = await run('check', join(FIX, 'throws.mjs'));
+    expect(r.stderr).toContain('this module is broken on purpose');
+  });
+
+  it('a TypeScript module without tsx installed says to install tsx or compile', async () => {
+    await expect(importModule(TS, { tsxApi: 'no-such-tsx-package/esm/api' })).rejects.toThrow(/is TypeScript, and loading TypeScript needs tsx, which is not installed: install it \(npm install --save-dev tsx\) or compile the module to \.js/);
+  });
+});
+
+describe('a project config lists scenario modules by name', () => {
+  function project(): string {
+    const dir = scratchDir();
+    writeFileSync(join(dir, 'interleave.config.mjs'), `export default { scenarios: [${JSON.stringify(TS)}, ${JSON.stringify(JS)}] };\n`);
+    return dir;
+  }
+
+  it('--config: list shows them, check and simulate find them by name', async () => {
+    const dir = project();
+    const cfg = join(dir, 'interleave.config.mjs');
+    const l = await run('list', '--config', cfg);
+    expect(l.code).toBe(0);
+    expect(l.stdout).toMatch(/^ping-pong /m);
+    expect(l.stdout).toContain(`from ${cfg}:`);
+    expect(l.stdout).toMatch(/^js-election +two peers claim leadership at once \(JavaScript module\)/m);
+    const c = await run('check', 'js-election', '--config', cfg, '--out', join(dir, 'js.json'));
+    expect(c.code).toBe(1);
+    expect(c.stdout).toContain("✗ invariant 'one-leader' violated");
+    const s = await run('simulate', 'js-election', '--config', cfg);
+    expect(s.code).toBe(2);
+    expect(s.stderr).toContain("scenario 'js-election' has no simulation");
+  });
+
+  it('a config that lists no modules, or a bad one, exits 2 naming the config', async () => {
+    const dir = scratchDir();
+    writeFileSync(join(dir, 'bad.config.mjs'), 'export default { scenarios: "./x.ts" };\n');
+    const r = await run('list', '--config', join(dir, 'bad.config.mjs'));
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('expected `export default { scenarios: [');
+    writeFileSync(join(dir, 'missing.config.mjs'), 'export default { scenarios: ["./gone.ts"] };\n');
+    const m = await run('check', 'gone', '--config', join(dir, 'missing.config.mjs'));
+    expect(m.code).toBe(2);
+    expect(m.stderr).toContain("scenario module './gone.ts': no such module");
+    const n = await run('list', '--config', join(dir, 'none.mjs'));
+    expect(n.code).toBe(2);
+    expect(n.stderr).toContain('--config: no such file');
+  });
+
+  it('the real command finds interleave.config.mjs in its directory', () => {
+    const dir = project();
+    const r = cli(['list'], { cwd: dir });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('from ./interleave.config.mjs:');
+    expect(r.stdout).toMatch(/^two-peer-election-fixed /m);
+  });
+});
+
+describe('replay and show a user trace from another directory', () => {
+  it('replay exits 1 (still fails) and show renders the verified trace', () => {
+    const dir = scratchDir();
+    const made = cli(['check', `${JS}`, '--out', 'traces/js.json'], { cwd: dir });
+    expect(made.code).toBe(1);
+    const elsewhere = scratchDir();
+    const trace = join(dir, 'traces', 'js.json');
+    const r = cli(['replay', trace], { cwd: elsewhere });
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain("✗ still fails: invariant 'one-leader' violated");
+    const s = cli(['show', trace], { cwd: elsewhere });
+    expect(s.code).toBe(0);
+    expect(s.stdout).toContain('scenario js-election (tieBreak=none)');
+    expect(s.stderr).toBe('');
+  });
+
+  it('a trace whose module moved away exits 2 saying where it looked', async () => {
+    const dir = scratchDir();
+    await run('check', `${TS}#electionFamily`, '--out', join(dir, 'e.json'));
+    const file = JSON.parse(readFileSync(join(dir, 'e.json'), 'utf8'));
+    file.scenario.module.path = '../gone/election.ts';
+    writeFileSync(join(dir, 'moved.json'), JSON.stringify(file));
+    const r = await run('replay', join(dir, 'moved.json'));
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("was saved from scenario 'two-peer-election' of ../gone/election.ts#electionFamily (relative to the trace file), and there is no module at");
+    // show cannot verify it, says so, and draws it as saved.
+    const s = await run('show', join(dir, 'moved.json'));
+    expect(s.code).toBe(0);
+    expect(s.stderr).toContain('note: cannot verify the trace against its scenario');
+  });
+});
+
+describe('swarm workers rebuild a user scenario from its module', () => {
+  afterEach(() => vi.restoreAllMocks());
+
+  it('resolveSource builds the family with the given parameters (same initial world)', async () => {
+    const sc = await resolveSource({ module: TS, export: 'electionFamily', params: { tieBreak: 'by-id' } });
+    expect(sc.params).toEqual({ tieBreak: 'by-id' });
+    expect(initialFingerprint(sc, false)).toBe(initialFingerprint(election('by-id'), false));
+  });
+
+  it('with a module source the swarm uses worker threads; without one it says so on stderr', async () => {
+    const sc = electionFamily.build({ tieBreak: 'none' });
+    const withSource = await check(sc, { strategy: 'swarm', runs: 40, seed: 3, workers: 1, source: { module: TS, export: 'electionFamily', params: { tieBreak: 'none' } } });
+    expect(withSource.options.workers).toBe(1);
+    expect(withSource.options.swarmNote).toBeUndefined();
+    expect(withSource.violation?.property.name).toBe('one-leader');
+    const warn = vi.spyOn(process, 'emitWarning').mockImplementation(() => {});
+    const without = await check(sc, { strategy: 'swarm', runs: 40, seed: 3, workers: 1 });
+    expect(without.options.workers).toBe(0);
+    expect(String(without.options.swarmNote)).toContain("no scenario source for 'two-peer-election'");
+    expect(warn).toHaveBeenCalledWith(expect.stringContaining('ran in this thread'), expect.objectContaining({ code: 'INTERLEAVE_SWARM_ONE_THREAD' }));
+  });
+});
