@@ -157,13 +157,13 @@ describe('check: a violation, saved and replayed', () => {
     expect(r.stdout).toContain("no longer violates invariant 'no-lost-update': fixed, or the model changed");
   });
 
-  it('a divergence exits 2 naming the first divergent step and what was enabled', () => {
+  it("an edited step exits 2 naming the file's step, which the scenario cannot take, and the steps it can", () => {
     const f = JSON.parse(readFileSync(join(dir, '.interleave/lost-update-seed0.json'), 'utf8'));
     f.schedule[3] = 'deliver:store->client9:Value';
     writeFileSync(join(dir, 'diverged.json'), JSON.stringify(f));
     const r = run('replay', 'diverged.json');
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/replay diverges at step 4: 'deliver:store->client9:Value' is not enabled there .*; enabled at that point: deliver:/);
+    expect(r.stderr).toMatch(/diverged\.json: step 4 of the file, 'deliver:store->client9:Value', is not a step scenario 'lost-update' can take \(the steps it can take there: deliver:.*\)\. The file's schedule was edited/);
   });
 
   it('a trace whose parameters the scenario no longer accepts exits 2', () => {
