@@ -107,9 +107,10 @@ describe('check: verdicts', () => {
 
 describe('check: a violation, saved and replayed', () => {
   let out: ReturnType<typeof run>;
+  // A child process; on a loaded machine its start-up alone can pass the 10 s hook default.
   beforeAll(() => {
     out = run('check', 'lost-update', '--strategy', 'bfs');
-  });
+  }, 60_000);
 
   it('exits 1 and prints the property, the steps, the seed, the replay command and the files', () => {
     expect(out.code).toBe(1);
@@ -224,7 +225,7 @@ describe('fuzzed trace files through the command (fast-check samples)', () => {
       expect(r.code, text.slice(0, 200)).toBe(2);
       expect(r.stderr).toMatch(new RegExp(`^error: ${name}: `));
     });
-  });
+  }, 180_000);
 });
 
 describe('simulate', () => {

@@ -2,7 +2,7 @@
 // line, their traces replayed and shown from another directory, a project config, and
 // the exit-2 messages for modules that cannot be used. Most cases run main() in-process;
 // a few run the real command for what depends on the process (cwd, files, pipes).
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -13,6 +13,7 @@ import { check } from '../src/check/index.ts';
 import { initialFingerprint, resolveSource } from '../src/check/swarm.ts';
 import { importModule } from '../src/check/load-module.ts';
 import { cli, scratchDir } from './cli-helpers.ts';
+import { blocksOf } from './doc-blocks.ts';
 import { election, electionFamily } from './fixtures/user-scenarios/election.ts';
 
 const FIX = fileURLToPath(new URL('./fixtures/user-scenarios/', import.meta.url));
@@ -211,5 +212,31 @@ describe('swarm workers rebuild a user scenario from its module', () => {
     expect(without.options.workers).toBe(0);
     expect(String(without.options.swarmNote)).toContain("no scenario source for 'two-peer-election'");
     expect(warn).toHaveBeenCalledWith(expect.stringContaining('ran in this thread'), expect.objectContaining({ code: 'INTERLEAVE_SWARM_ONE_THREAD' }));
+  });
+});
+
+describe('the example module of docs/cli.md', () => {
+  it('behaves as the docs say: the race exits 1 with .interleave/election-seed0.json, by-id holds, the config finds it by name', async () => {
+    const blocks = blocksOf('docs/cli.md', readFileSync(new URL('../docs/cli.md', import.meta.url), 'utf8'));
+    const mod = blocks.find((b) => b.file === 'scenarios.mjs');
+    const cfg = blocks.find((b) => b.file === 'interleave.config.mjs');
+    expect(mod && cfg).toBeTruthy();
+    // Inside the repository, so that the block's `import ... from 'interleave'` resolves.
+    const dir = fileURLToPath(new URL(`../scratch/cli-doc-${process.pid}/`, import.meta.url));
+    rmSync(dir, { recursive: true, force: true });
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'scenarios.mjs'), mod!.code);
+    writeFileSync(join(dir, 'interleave.config.mjs'), cfg!.code);
+    try {
+      const race = await run('check', join(dir, 'scenarios.mjs'), '--out', join(dir, '.interleave/'));
+      expect(race.code).toBe(1);
+      expect(race.stdout).toContain("✗ invariant 'one-leader' violated");
+      expect(existsSync(join(dir, '.interleave/election-seed0.json'))).toBe(true);
+      expect((await run('check', join(dir, 'scenarios.mjs'), '--param', 'tieBreak=by-id')).code).toBe(0);
+      const byName = await run('check', 'election', '--config', join(dir, 'interleave.config.mjs'), '--out', join(dir, 'by-name.json'));
+      expect(byName.code).toBe(1);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
