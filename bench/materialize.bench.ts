@@ -35,7 +35,7 @@ export default async function (argv: string[]): Promise<void> {
     const note = fixture === 'e12'
       ? `offload p90 / inline p90 = ${(off.p90 / base.p90).toFixed(2)} (seed measured 148.2 / 129.5 = 1.14)`
       : fixture === 'e1'
-        ? `inline max / offload max = ${(base.max / off.max).toFixed(1)}x (seed measured 5784 / 180, ~32x)`
+        ? `inline max / offload max = ${(base.max / off.max).toFixed(1)}x (PR measured 5784 / 180, ~32x; offload here is the bare round trip); inline p50 ${r1(base.p50)} (PR: bound by the round trip, about 105)`
         : `over 200 ms: inline ${(base.over200 * 100).toFixed(1)}%, offload ${(off.over200 * 100).toFixed(1)}% (seed measured 58 of 261 = 22%, and 0)`;
     printTable(`${fixture} (${seconds[fixture]} virtual s, seed 1): latency of lookups, virtual ms`,
       ['design', 'n', 'p50', 'p90', 'p99', 'max', '> 200 ms', 'queued p90', 'retire max', 'inline/offl/capped', 'events/s'], rows, note);
