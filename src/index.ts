@@ -3,6 +3,11 @@
 // `interleave/live`, the storage actors in `interleave/storage`, the vitest matchers in
 // `interleave/vitest`, the bundled protocol models in `interleave/machines`.
 // docs/api.md lists what each entry point exports.
+/**
+ * Define actors and scenarios, check them, replay and simulate them, and read, write and render trace files. Start with `defineScenario`, `send` and `check`; docs/guide.md is the tutorial.
+ *
+ * @module interleave
+ */
 export * from './actors/index.ts';
 export * from './check/index.ts';
 // Both layers name the payload of an input step; the runtime's is the one users build.

@@ -15,7 +15,7 @@ export type ScenarioSource =
    */
   | { readonly module: string; readonly export: string; readonly args?: readonly unknown[]; readonly params?: Readonly<Record<string, unknown>> };
 
-/** Options of {@link check}. Every field is optional. */
+/** Options of `check` (and of the vitest matchers). Every field is optional. */
 export interface CheckOptions {
   /**
    * `bfs` (default: shortest counterexamples) and `dfs` explore every reachable state

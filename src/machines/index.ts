@@ -1,5 +1,10 @@
 // The `interleave/machines` entry point: the protocol models bundled with interleave
 // (the scenario families `interleave list` shows) and their scenario builders.
+/**
+ * The protocol models bundled with interleave (amber-loop, airflow-checkpoints, materialize-peeks and the demos) and their scenario builders.
+ *
+ * @module interleave/machines
+ */
 export { families, findFamily } from './catalog.ts';
 export { pingPongFamily } from './demo/family.ts';
 export { lostUpdateFamily } from './demo/lost-update-family.ts';

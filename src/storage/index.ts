@@ -1,5 +1,10 @@
 // Storage actors: simulated reducers and live adapters speaking the protocols in
 // messages.ts. See docs/storage.md.
+/**
+ * Simulated storage actors (object store with Iceberg-style documents, task state store, peek stash), the request constructors machines send and the reply types. See docs/storage.md.
+ *
+ * @module interleave/storage
+ */
 export * from './messages.ts';
 export * from './keys.ts';
 export { objectStore, handleS3 } from './object-store.ts';

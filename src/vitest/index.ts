@@ -7,6 +7,11 @@
 // Importing the module registers the matchers (expect.extend) and their types. A
 // failure message shows the shrunk counterexample step by step, the seed, where the
 // trace JSON and the HTML viewer were written, and the command that replays it.
+/**
+ * The vitest matchers `toHoldUnder` and `toBeViolatedBy`; importing the module registers them.
+ *
+ * @module interleave/vitest
+ */
 import { expect } from 'vitest';
 import { assertScenario, type Scenario } from '../actors/index.ts';
 import { check, type CheckOptions, type CheckResult } from '../check/index.ts';
