@@ -37,7 +37,7 @@ const models: [string, () => Scenario][] = [
   ['monitor with watches (steps it ignores commute)', () => orderingBug(3, 2, 3)],
 ];
 
-describe('sleep-set POR is sound', () => {
+describe('POR (stubborn sets + sleep sets) is sound on hand models', () => {
   for (const [name, make] of models) {
     it(`${name}: same quiescent worlds, same violations, fewer states`, async () => {
       const sc = make();
@@ -49,8 +49,8 @@ describe('sleep-set POR is sound', () => {
         expect(full.quiescent.size).toBeGreaterThan(0);
         expect([...red.quiescent].sort()).toEqual([...full.quiescent].sort());
         expect([...red.violated].sort()).toEqual([...full.violated].sort());
-        // Sleep sets prune transitions, never states.
-        expect(red.r.stats.distinctStates).toBe(full.r.stats.distinctStates);
+        // Stubborn sets skip states; sleep sets prune transitions.
+        expect(red.r.stats.distinctStates).toBeLessThanOrEqual(full.r.stats.distinctStates);
         expect(red.r.stats.states).toBeLessThan(full.r.stats.states);
         expect(red.r.stats.transitions).toBeLessThan(full.r.stats.transitions);
       }
@@ -66,7 +66,7 @@ describe('sleep-set POR is sound', () => {
         const red = await explore(sc, strategy, true);
         expect([...red.quiescent].sort(), `seed ${seed} ${strategy}`).toEqual([...full.quiescent].sort());
         expect([...red.violated].sort(), `seed ${seed} ${strategy}`).toEqual([...full.violated].sort());
-        expect(red.r.stats.distinctStates, `seed ${seed} ${strategy}`).toBe(full.r.stats.distinctStates);
+        expect(red.r.stats.distinctStates, `seed ${seed} ${strategy}`).toBeLessThanOrEqual(full.r.stats.distinctStates);
         expect(red.r.stats.transitions).toBeLessThanOrEqual(full.r.stats.transitions);
         if (red.r.stats.transitions < full.r.stats.transitions) reduced++;
       }
@@ -74,7 +74,7 @@ describe('sleep-set POR is sound', () => {
     expect(reduced).toBeGreaterThan(40);
   });
 
-  it('bfs with POR still finds a shortest counterexample (random systems)', async () => {
+  it('bfs with POR finds a counterexample exactly when the full search does (random systems)', async () => {
     let compared = 0;
     for (let seed = 1; seed <= 40; seed++) {
       const sc = randomSystem(seed);
@@ -82,7 +82,8 @@ describe('sleep-set POR is sound', () => {
       const red = await check(sc, { strategy: 'bfs', por: true, shrink: false });
       expect(red.ok).toBe(full.ok);
       if (!full.ok) {
-        expect(red.violation!.schedule.length, `seed ${seed}`).toBe(full.violation!.schedule.length);
+        // Shortest in the reduced graph, which may skip the full graph's shortest path.
+        expect(red.violation!.schedule.length, `seed ${seed}`).toBeGreaterThanOrEqual(full.violation!.schedule.length);
         compared++;
       }
     }
@@ -97,7 +98,7 @@ describe('sleep-set POR is sound', () => {
       const red = await explore(sc, 'dfs', true);
       expect([...red.quiescent].sort(), `seed ${seed}`).toEqual([...full.quiescent].sort());
       expect([...red.violated].sort(), `seed ${seed}`).toEqual([...full.violated].sort());
-      expect(red.r.stats.distinctStates, `seed ${seed}`).toBe(full.r.stats.distinctStates);
+      expect(red.r.stats.distinctStates, `seed ${seed}`).toBeLessThanOrEqual(full.r.stats.distinctStates);
       if (red.r.stats.transitions < full.r.stats.transitions) reduced++;
     }
     expect(reduced).toBeGreaterThan(10);

@@ -1,9 +1,12 @@
 // Exhaustive exploration: depth-first and breadth-first search over `enabled` /
-// `apply`, with state dedupe by fingerprint and sleep-set reduction (por.ts).
-// Breadth-first finds a shortest counterexample first. Both explore with
-// `apply(..., { detail: false })`; the counterexample trace is replayed with detail.
+// `apply`, with state dedupe by fingerprint, stubborn sets (por-stubborn.ts) with
+// the cycle proviso, and sleep sets (por.ts). Breadth-first finds a shortest
+// counterexample first when the reduction is off (with it, a shortest one in the
+// reduced graph; shrinking follows). Both explore with `apply(..., { detail: false })`;
+// the counterexample trace is replayed with detail.
 import { StepMemo, apply, enabled, initialWorld, isQuiescent, type Scenario, type Step, type World } from '../actors/index.ts';
 import { inSet, markOf, nextSleep, visible, wokenSteps, type PorContext } from './por.ts';
+import { Stubborn } from './por-stubborn.ts';
 import { endViolation, stepViolation } from './properties.ts';
 import type { Lanes } from './fingerprint.ts';
 import type { Explorer, Session } from './session.ts';
@@ -22,6 +25,15 @@ interface Node {
   readonly via: string | undefined;
   /** Per-actor fingerprint lanes of `world` (successors reuse the untouched ones). */
   lanes: Lanes | undefined;
+  /** Every enabled step, while `steps` is a stubborn subset (undefined once expanded fully). */
+  all: Step[] | undefined;
+  /** The world's fingerprint folded to a number (depth-first: the on-stack set). */
+  readonly key: number;
+}
+
+/** Folds a 64-bit fingerprint to a safe integer; a collision only expands a state fully. */
+function keyOf(a: number, b: number): number {
+  return (a >>> 0) * 2097152 + (b & 0x1fffff);
 }
 
 /** Released nodes share this (frozen: a push into it would be a bug). */
@@ -43,6 +55,8 @@ abstract class Search implements Explorer {
 
   /** Evaluate invariants on revisited worlds too (see `step`). */
   private readonly checkRevisits: boolean;
+  /** The state-reducing part of POR (undefined when POR is off). */
+  readonly stubborn: Stubborn | undefined;
 
   constructor(
     protected readonly s: Session,
@@ -50,6 +64,17 @@ abstract class Search implements Explorer {
   ) {
     this.sc = s.sc;
     this.checkRevisits = s.hasher.symmetric || s.opts.inspect?.violation !== undefined;
+    this.stubborn = por.enabled ? new Stubborn(s.sc, por, s.hasher.symmetric) : undefined;
+  }
+
+  /** What `result.options` says about the reduction that ran. */
+  reductionInfo(): Record<string, unknown> {
+    const st = this.stubborn;
+    if (!st) return { reduction: 'none' };
+    const out: Record<string, unknown> = { reduction: st.on ? 'stubborn-sets+sleep-sets' : 'sleep-sets' };
+    if (!st.on && st.reason) out.stubbornNote = `state reduction off: ${st.reason}`;
+    if (st.restarts > 0) out.porRestarts = st.restarts;
+    return out;
   }
 
   protected abstract push(n: Node): void;
@@ -57,6 +82,17 @@ abstract class Search implements Explorer {
   protected abstract size(): number;
   /** Called when a node has no more steps. */
   protected abstract retire(n: Node): void;
+  /** Forgets every node (the search restarts). */
+  protected abstract clear(): void;
+  /** Cycle proviso: true when the edge from `n` to the world just visited (not new) may close a cycle. */
+  protected abstract closesCycle(n: Node): boolean;
+
+  /** Expands a stubborn node fully (the proviso asked for it). */
+  private expandFully(n: Node): void {
+    const all = n.all!;
+    n.all = undefined;
+    for (const t of all) if (!inSet(t, n.steps) && !inSet(t, n.sleep)) n.steps.push(t);
+  }
 
   /** Records a violation; true when exploration stops (unless an inspector asks to go on). */
   private report(property: PropertyRef, schedule: string[]): boolean {
@@ -68,6 +104,7 @@ abstract class Search implements Explorer {
   /** Records a new or revisited state; returns the node to expand, if any. */
   private arrive(world: World, fresh: boolean, depth: number, sleep: Step[], parent: Node | undefined, via: string | undefined): Node | undefined {
     const s = this.s;
+    const key = keyOf(s.hasher.ha, s.hasher.hb);
     if (!fresh) {
       if (!this.por.enabled) return undefined;
       const m = s.visited.mark();
@@ -77,16 +114,22 @@ abstract class Search implements Explorer {
         return undefined;
       }
       // Met again with a different sleep set: explore what the first visit left asleep.
+      // Under symmetry the world met may be a permutation of the first one, whose
+      // enabled steps are listed in another order, so the mark (one bit per position)
+      // cannot be read: it only says "something was asleep", and every step not
+      // asleep now is explored (a superset of Godefroid's wake-up set).
       const all = enabled(this.sc, world);
-      const steps = wokenSteps(m, all, sleep);
+      const symmetric = s.hasher.symmetric;
+      const steps = symmetric ? all.filter((t) => !inSet(t, sleep)) : wokenSteps(m, all, sleep);
       if (steps.length === 0) return undefined;
-      s.visited.setMark(m & markOf(sleep, all));
-      return { world, depth, steps, i: 0, sleep, done: [], parent, via, lanes: s.hasher.lastLanes };
+      s.visited.setMark(symmetric ? (sleep.length > 0 ? 0xff : 0) : m & markOf(sleep, all));
+      return { world, depth, steps, i: 0, sleep, done: [], parent, via, lanes: s.hasher.lastLanes, all: this.stubborn?.on && steps.length < all.length ? all : undefined, key };
     }
     s.reach.see(world);
     if (depth > s.maxDepth) s.maxDepth = depth;
     const all = enabled(this.sc, world);
-    if (this.por.enabled && sleep.length > 0) s.visited.setMark(markOf(sleep, all));
+    if (this.por.enabled && sleep.length > 0) s.visited.setMark(s.hasher.symmetric ? 0xff : markOf(sleep, all));
+    if (this.stubborn?.on && s.visited.hasAux) s.visited.setAux(depth);
     const inspect = s.opts.inspect;
     if (inspect?.quiescent && isQuiescent(all)) inspect.quiescent(world);
     const end = endViolation(this.sc, world, all);
@@ -96,9 +139,24 @@ abstract class Search implements Explorer {
       s.cutBy ??= 'maxDepth';
       return undefined;
     }
-    const steps = sleep.length === 0 ? all : all.filter((t) => !inSet(t, sleep));
-    if (steps.length === 0) return undefined;
-    return { world, depth, steps, i: 0, sleep, done: [], parent, via, lanes: s.hasher.lastLanes };
+    const stub = this.stubborn?.on ? this.stubborn.reduce(world, all) : undefined;
+    const base = stub ?? all;
+    const steps = sleep.length === 0 ? base : base.filter((t) => !inSet(t, sleep));
+    const node: Node = { world, depth, steps, i: 0, sleep, done: [], parent, via, lanes: s.hasher.lastLanes, all: stub ? all : undefined, key };
+    if (steps.length === 0) {
+      // Every stubborn step is asleep: the rest of the world's steps may not be.
+      if (!stub) return undefined;
+      this.expandFully(node);
+      if (node.steps.length === 0) return undefined;
+    }
+    return node;
+  }
+
+  private restart(): void {
+    this.stubborn!.restarts++;
+    this.started = false;
+    this.clear();
+    this.s.resetVisited();
   }
 
   step(until: number): boolean {
@@ -136,12 +194,19 @@ abstract class Search implements Explorer {
       const r = apply(sc, from, t, { detail: false, memo: this.memo });
       s.transitions++;
       s.states++;
+      if (this.stubborn?.learn(t, r.events)) {
+        // The step did something the reduction did not know an actor could do: the
+        // stubborn sets chosen so far may be too small. Start again with what it knows.
+        this.restart();
+        return false;
+      }
       // Invariants read only the world, so a world met again (same fingerprint) passed
       // them on its first visit: check them on new worlds only (two thirds of the
       // successors on protocol models are revisits). Not under symmetry (a permuted
       // world need not satisfy an invariant that is not symmetric) nor when an
       // inspector collects every violation.
       const fresh = s.visit(r.world, from, fromLanes);
+      if (!fresh && n.all && this.closesCycle(n)) this.expandFully(n);
       const v = stepViolation(sc, r.world, r.events, fresh || this.checkRevisits);
       if (v && this.report(v, scheduleOf(n, t.id))) return true;
       let sleep: Step[] = [];
@@ -164,17 +229,31 @@ abstract class Search implements Explorer {
 
 /** Depth-first: a stack of nodes; the path to the top is the current schedule. */
 export class Dfs extends Search {
-  private readonly stack: Node[] = [];
+  private stack: Node[] = [];
+  /** Keys of the worlds on the stack, with counts (the stack proviso). */
+  private onStack = new Map<number, number>();
   protected push(n: Node): void {
     this.stack.push(n);
+    this.onStack.set(n.key, (this.onStack.get(n.key) ?? 0) + 1);
   }
   protected next(): Node | undefined {
     while (this.stack.length > 0) {
       const top = this.stack[this.stack.length - 1]!;
       if (top.i < top.steps.length) return top;
       this.stack.pop();
+      const c = this.onStack.get(top.key)!;
+      if (c > 1) this.onStack.set(top.key, c - 1);
+      else this.onStack.delete(top.key);
     }
     return undefined;
+  }
+  protected clear(): void {
+    this.stack = [];
+    this.onStack = new Map();
+  }
+  protected closesCycle(_n: Node): boolean {
+    // Spin's proviso: an edge back into the stack closes a cycle of the reduced graph.
+    return this.onStack.has(keyOf(this.s.hasher.ha, this.s.hasher.hb));
   }
   protected size(): number {
     return this.stack.length;
@@ -204,6 +283,16 @@ export class Bfs extends Search {
   }
   protected size(): number {
     return this.queue.length - this.head;
+  }
+  protected clear(): void {
+    this.queue = [];
+    this.head = 0;
+  }
+  protected closesCycle(n: Node): boolean {
+    // Every cycle has an edge to a world first met no deeper than the edge's source
+    // (depths cannot rise all the way round), so expanding such sources fully leaves
+    // no cycle of stubborn steps only.
+    return this.s.visited.getAux() <= n.depth;
   }
   protected retire(n: Node): void {
     this.head++;

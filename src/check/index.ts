@@ -30,6 +30,7 @@ export { expectHolds, formatViolation } from './expect.ts';
 export { shrinkSchedule, nearestPassing, contextSwitches, actorOfStep } from './shrink.ts';
 export { WorldHasher, Hasher, fpHex, type Fp } from './fingerprint.ts';
 export { VisitedSet } from './visited.ts';
+export { reads, readsEach } from './por-stubborn.ts';
 export { runOne, estimateK, type SampleConfig, type PctConfig } from './sample.ts';
 export { resolveSource } from './swarm.ts';
 export { replayLasso, type LassoReplay } from './lasso.ts';
@@ -143,6 +144,7 @@ async function run(
       if (done) break;
       await yieldToLoop();
     }
+    if (explorer instanceof Bfs || explorer instanceof Dfs) Object.assign(options, explorer.reductionInfo());
   }
   s.exploreMs = s.ms();
   const result = finish(sc, s, opts, strategy, seed, options, exhaustive);

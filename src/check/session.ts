@@ -32,7 +32,7 @@ export class Session {
   stopped = false;
   /** Set when exploration ends (before shrinking). */
   exploreMs: number | undefined;
-  readonly visited: VisitedSet;
+  visited: VisitedSet;
   readonly hasher: WorldHasher;
   readonly reach: Reachability;
   readonly maxStates: number;
@@ -42,16 +42,26 @@ export class Session {
   constructor(
     readonly sc: Scenario,
     readonly opts: CheckOptions,
-    withMarks: boolean,
+    private readonly withMarks: boolean,
     /** Liveness keeps a node number per state (src/check/liveness-graph.ts). */
-    withIds = false,
+    private readonly withIds = false,
   ) {
-    this.visited = new VisitedSet(withMarks, 1024, withIds);
+    this.visited = this.newVisited();
     this.hasher = new WorldHasher(sc, opts.symmetry ?? (sc.symmetry?.length ?? 0) > 0);
     this.reach = new Reachability(sc);
     this.maxStates = opts.maxStates ?? Infinity;
     this.maxDepthBudget = opts.maxDepth ?? Infinity;
     this.deadline = opts.timeLimitMs === undefined ? Infinity : this.t0 + opts.timeLimitMs;
+  }
+
+  private newVisited(): VisitedSet {
+    // Breadth-first POR keeps each state's depth for its cycle proviso (explore.ts).
+    return new VisitedSet(this.withMarks, 1024, this.withIds, this.withMarks && (this.opts.strategy ?? 'bfs') === 'bfs');
+  }
+
+  /** Forgets every visited state (the reduction restarts the search when what it learned grows). */
+  resetVisited(): void {
+    this.visited = this.newVisited();
   }
 
   /** Adds the world's fingerprint to the visited set; true when new. */

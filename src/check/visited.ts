@@ -20,16 +20,19 @@ export class VisitedSet {
   private keys: Uint32Array;
   private marks: Uint8Array | undefined;
   private ids: Int32Array | undefined;
+  /** Optional per-state number (breadth-first POR keeps each state's depth here for the cycle proviso). */
+  private aux: Uint32Array | undefined;
   private cap: number;
   size = 0;
   /** Slot of the last `add` or `has`, for `mark` / `setMark`. */
   private last = -1;
 
-  constructor(withMarks = false, initialCapacity = 1024, withIds = false) {
+  constructor(withMarks = false, initialCapacity = 1024, withIds = false, withAux = false) {
     this.cap = Math.max(16, Math.ceil(initialCapacity));
     this.keys = new Uint32Array(this.cap * 2);
     this.marks = withMarks ? new Uint8Array(this.cap) : undefined;
     this.ids = withIds ? new Int32Array(this.cap) : undefined;
+    this.aux = withAux ? new Uint32Array(this.cap) : undefined;
   }
 
   get capacity(): number {
@@ -38,7 +41,7 @@ export class VisitedSet {
 
   /** Bytes held by the tables. */
   get bytes(): number {
-    return this.keys.byteLength + (this.marks?.byteLength ?? 0) + (this.ids?.byteLength ?? 0);
+    return this.keys.byteLength + (this.marks?.byteLength ?? 0) + (this.ids?.byteLength ?? 0) + (this.aux?.byteLength ?? 0);
   }
 
   private home(a: number, b: number, cap: number): number {
@@ -111,15 +114,30 @@ export class VisitedSet {
     this.ids![this.last] = v;
   }
 
+  get hasAux(): boolean {
+    return this.aux !== undefined;
+  }
+
+  /** The per-state number of the slot touched by the last `add`/`has` (see `aux`). */
+  getAux(): number {
+    return this.aux![this.last]!;
+  }
+
+  setAux(v: number): void {
+    this.aux![this.last] = v;
+  }
+
   private grow(): void {
     const old = this.keys;
     const oldMarks = this.marks;
     const oldIds = this.ids;
+    const oldAux = this.aux;
     const oldCap = this.cap;
     const cap = Math.ceil(oldCap * 1.5);
     this.keys = new Uint32Array(cap * 2);
     this.marks = oldMarks ? new Uint8Array(cap) : undefined;
     this.ids = oldIds ? new Int32Array(cap) : undefined;
+    this.aux = oldAux ? new Uint32Array(cap) : undefined;
     this.cap = cap;
     const keys = this.keys;
     for (let j = 0; j < oldCap; j++) {
@@ -132,6 +150,7 @@ export class VisitedSet {
       keys[i * 2 + 1] = b;
       if (oldMarks) this.marks![i] = oldMarks[j]!;
       if (oldIds) this.ids![i] = oldIds[j]!;
+      if (oldAux) this.aux![i] = oldAux[j]!;
     }
   }
 }

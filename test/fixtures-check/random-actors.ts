@@ -1,0 +1,211 @@
+// Random actor systems for the partial-order reduction's differential test: every
+// feature the reduction must respect, drawn from a seed (sfc32, src/actors/prng.ts),
+// so a failing seed reproduces alone: `randomActors(seed)`.
+//
+// - reducers whose state and sends (to fixed targets, or back to the sender) depend
+//   on their state and the message; some answer `ask` only in even states (so an
+//   asker can wait forever: a deadlock);
+// - xstate machines: an asker (initial state sends `ask`, waits for `ans`), a
+//   ticker (a delayed transition or a delayed send: timers, `timers: 'any'` or
+//   `'quiescent'`);
+// - a symmetric group of identical clients of one server (declared `symmetry`);
+// - faults: a budget, crashes, restarts, dropped channel heads, reducer fault outcomes;
+// - a monitor with `watches` that reads the world when it sees an answer;
+// - invariants: local (one actor), per-actor conjunctions (`readsEach`), over two
+//   actors (`reads`), sometimes undeclared (state reduction then turns itself off);
+// - `eventually` at quiescence and deadlock by the default rule.
+import { assign, setup } from 'xstate';
+import { defineScenario, rng, send, type MonitorDef, type Predicate, type ReducerLogic, type Scenario, type TraceEvent } from '../../src/actors/index.ts';
+import { reads, readsEach } from '../../src/check/index.ts';
+
+type Msg = { type: string; v?: number; hops?: number };
+
+function reducer(r: ReturnType<typeof rng>, ids: readonly string[], self: number, faulty: boolean): ReducerLogic<number> {
+  const n = ids.length;
+  // table[state % 3][v % 2]: targets (-1: back to the sender).
+  const table = Array.from({ length: 3 }, () => Array.from({ length: 2 }, () => Array.from({ length: r.int(4) === 0 ? 2 : r.int(2) }, () => r.int(n + 1) - 1)));
+  const picky = r.int(2) === 0;
+  return {
+    kind: 'reducer',
+    init: () => 0,
+    faultOutcomes: faulty ? (_s, msg) => (msg.type === 'ask' ? ['refuse'] : []) : undefined,
+    receive(s, msg, ctx) {
+      if (msg.type === 'ask') {
+        if (ctx.outcome === 'refuse') return { state: s, send: [{ to: ctx.from, msg: { type: 'ans', v: 9 } }] };
+        const ns = (s + 1) % 5;
+        return picky && s % 2 === 1 ? { state: ns } : { state: ns, send: [{ to: ctx.from, msg: { type: 'ans', v: s } }] };
+      }
+      if (msg.type === 'ans') return { state: (s + 2) % 5 };
+      if (msg.type !== 'm') return { state: s, unhandled: true };
+      const v = (msg as Msg).v ?? 0;
+      const ns = (s * 2 + v + 1) % 5;
+      const hops = (msg as Msg).hops ?? 0;
+      if (hops <= 0) return { state: ns };
+      const out = table[ns % 3]![v % 2]!.map((t) => ({ to: t < 0 ? ctx.from : ids[t]!, msg: { type: 'm', v: (v + ns + self) % 3, hops: hops - 1 } }));
+      return { state: ns, send: out.filter((o) => o.to !== 'env') };
+    },
+  };
+}
+
+/** Sends `ask` to a target when it starts, waits for `ans` (a deadlock if none comes). */
+const asker = setup({
+  types: {} as { context: { to: string; got: number }; input: { to: string } },
+}).createMachine({
+  context: ({ input }) => ({ to: input.to, got: -1 }),
+  initial: 'idle',
+  states: {
+    idle: { on: { go: { target: 'awaiting', actions: send(({ context }) => context.to, { type: 'ask' }) } } },
+    awaiting: { on: { ans: { target: 'done', actions: assign({ got: ({ event }) => (event as any).v ?? 0 }) }, m: {} } },
+    done: { tags: ['end'], on: { m: {}, ans: {} } },
+  },
+});
+
+/** On `m`, waits (a timer) and then forwards a message; `delayedSend` uses a delayed sendTo instead of `after`. */
+function ticker(delayedSend: boolean) {
+  return setup({
+    types: {} as { context: { to: string; fired: number }; input: { to: string } },
+  }).createMachine({
+    context: ({ input }) => ({ to: input.to, fired: 0 }),
+    initial: 'idle',
+    states: delayedSend
+      ? {
+          idle: {
+            on: {
+              m: { guard: ({ context }) => context.fired < 2, actions: [assign({ fired: ({ context }) => context.fired + 1 }), send(({ context }) => context.to, { type: 'm', v: 1, hops: 1 }, { delay: 5 })] },
+              ans: {},
+            },
+          },
+        }
+      : {
+          idle: { on: { m: { guard: ({ context }) => context.fired < 2, target: 'waiting' }, ans: {} } },
+          waiting: {
+            after: { 10: { target: 'idle', actions: [assign({ fired: ({ context }) => context.fired + 1 }), send(({ context }) => context.to, { type: 'm', v: 2, hops: 1 })] } },
+            on: { m: {}, ans: {} },
+          },
+        },
+  });
+}
+
+/** A symmetric client: asks the server once or twice. */
+const client = setup({
+  types: {} as { context: { left: number }; input: { rounds: number } },
+}).createMachine({
+  context: ({ input }) => ({ left: input.rounds }),
+  initial: 'idle',
+  states: {
+    idle: { on: { go: { target: 'awaiting', actions: send('srv', { type: 'ask' }) } } },
+    awaiting: {
+      on: {
+        ans: [
+          { guard: ({ context }) => context.left > 1, target: 'awaiting', reenter: true, actions: [assign({ left: ({ context }) => context.left - 1 }), send('srv', { type: 'ask' })] },
+          { target: 'done', actions: assign({ left: 0 }) },
+        ],
+      },
+    },
+    done: { type: 'final' },
+  },
+});
+
+const server: ReducerLogic<number> = {
+  kind: 'reducer',
+  init: () => 0,
+  receive: (s, msg, ctx) => (msg.type === 'ask' ? { state: (s + 1) % 4, send: [{ to: ctx.from, msg: { type: 'ans', v: s } }] } : { state: s, unhandled: true }),
+};
+
+export interface RandomActorsInfo {
+  readonly symmetric: boolean;
+  readonly timers: boolean;
+  readonly faults: boolean;
+  readonly monitor: boolean;
+  readonly undeclared: boolean;
+}
+
+/** A random actor system, and which features it drew. */
+export function randomActors(seed: number): { sc: Scenario; info: RandomActorsInfo } {
+  const r = rng(seed);
+  const nr = 2 + r.int(2);
+  const rids = Array.from({ length: nr }, (_, i) => `p${i}`);
+  const symmetric = r.int(3) === 0;
+  const hasAsker = r.int(2) === 0;
+  const hasTicker = r.int(3) === 0;
+  const faults = r.int(2) === 0;
+  const monitor = r.int(3) === 0;
+  const undeclared = r.int(8) === 0;
+  const ids = [...rids];
+  if (hasAsker) ids.push('ask');
+  if (hasTicker) ids.push('tick');
+  const actors: Record<string, any> = {};
+  rids.forEach((id, i) => (actors[id] = reducer(r, ids, i, faults && r.int(2) === 0)));
+  const start: { to: string; msg: Msg }[] = [];
+  const starts = 1 + r.int(2);
+  for (let k = 0; k < starts; k++) start.push({ to: rids[r.int(nr)]!, msg: { type: 'm', v: r.int(3), hops: 1 + r.int(2) } });
+  if (hasAsker) {
+    actors.ask = { logic: asker, input: { to: rids[r.int(nr)]! } };
+    start.push({ to: 'ask', msg: { type: 'go' } });
+  }
+  if (hasTicker) {
+    actors.tick = { logic: ticker(r.int(2) === 0), input: { to: rids[r.int(nr)]! } };
+    start.push({ to: 'tick', msg: { type: 'm' } });
+  }
+  const group: string[] = [];
+  if (symmetric) {
+    actors.srv = server;
+    const k = 2 + (r.int(4) === 0 ? 1 : 0);
+    const rounds = 1 + r.int(2);
+    for (let i = 0; i < k; i++) {
+      const id = `c${i}`;
+      group.push(id);
+      actors[id] = { logic: client, input: { rounds } };
+      start.push({ to: id, msg: { type: 'go' } });
+    }
+  }
+  // Faults never single out one member of the symmetric group (the group would not be symmetric).
+  const all = Object.keys(actors).filter((id) => !group.includes(id));
+  const a = rids[r.int(nr)]!,
+    b = rids[r.int(nr)]!;
+  const local: Predicate = (q) => q.context(a) !== 4 || `${a} reached 4`;
+  const pair: Predicate = (q) => !(q.context(a) === 3 && q.context(b) === 1 && a !== b) || `${a} = 3 while ${b} = 1`;
+  const each: Predicate = (q) => rids.every((id) => q.context(id) !== 4) || 'some reducer reached 4';
+  const invariants: Record<string, Predicate> = {
+    local: undeclared ? local : reads([a], local),
+    pair: reads([a, b], pair),
+  };
+  if (r.int(2) === 0) invariants.each = readsEach(rids, each);
+  if (symmetric) invariants.srvBound = reads(['srv'], (q) => q.context('srv') !== 3 || 'server answered three times');
+  const monitors: Record<string, MonitorDef> = {};
+  if (monitor) {
+    const watched = (e: TraceEvent) => e.kind === 'deliver' && e.msg.type === 'ans';
+    const m: MonitorDef<number> = {
+      init: 0,
+      watches: watched,
+      observe(s, e, q) {
+        if (!watched(e)) return s;
+        // Reads another actor's state: steps it watches commute with nothing.
+        if (s >= 1 && q.context(a) === 1) return { fail: `second answer while ${a} = 1` };
+        return s + 1;
+      },
+    };
+    monitors.answers = m;
+  }
+  const faultSpec = faults
+    ? {
+        budget: 1 + r.int(2),
+        crash: [all[r.int(all.length)]!],
+        restart: r.int(2) === 0 ? [all[r.int(all.length)]!] : [],
+        drop: [[all[r.int(all.length)]!, all[r.int(all.length)]!]] as [string, string][],
+      }
+    : undefined;
+  const sc = defineScenario({
+    name: `random-actors-${seed}`,
+    actors,
+    start,
+    ...(faultSpec ? { faults: faultSpec } : {}),
+    timers: r.int(2) === 0 ? 'any' : 'quiescent',
+    invariants,
+    ...(monitor ? { monitors } : {}),
+    eventually: { someZero: (q) => rids.some((id) => q.context(id) === 0) || 'no reducer rests in 0' },
+    ...(symmetric ? { symmetry: [group] } : {}),
+  });
+  return { sc, info: { symmetric, timers: hasTicker, faults, monitor, undeclared } };
+}
+
