@@ -151,6 +151,12 @@ export interface MonitorDef<S = any> {
    * reduction commute steps the monitor cannot see (without it, POR is off).
    */
   readonly watches?: (event: TraceEvent) => boolean;
+  /**
+   * Optional: true when `observe` reads only its state and the event, never the world
+   * query. Lets partial-order reduction commute a step this monitor watches with steps
+   * it does not (without it, a watched step commutes with nothing).
+   */
+  readonly eventsOnly?: boolean;
 }
 
 /**

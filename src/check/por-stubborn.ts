@@ -19,8 +19,9 @@
 //   would move the clock every delivery reads): X joins C; a world with a pending
 //   timer is expanded fully. Under `timers: 'quiescent'` no timer fires while a
 //   delivery of T is pending;
-// - X's step may produce an event a monitor watches (monitors see events in order
-//   and may read the world): X joins C, and a T with such a step is not used.
+// - a T with a step some monitor watches is not used (monitors see events in order);
+//   and when a monitor may read the world (it does not declare `eventsOnly`), an X
+//   whose step it may watch joins C (that step's verdict may depend on T's).
 // "X may send to Y" is a relation over (actor, what it handles, target): what X does
 // when it handles a message from Z (or boots after a restart, or crashes). Whether X
 // can handle something from Z outside T follows from the channels non-empty at s and
@@ -88,6 +89,8 @@ export class Stubborn {
   private readonly visibleActor: Uint8Array;
   private readonly swaps: Int32Array[] = [];
   private readonly eager: boolean;
+  /** Some monitor reads the world when it observes: its watched steps commute with nothing. */
+  private readonly worldMonitors: boolean;
   // Scratch, reused per world.
   private readonly inC: Uint8Array;
   private readonly act: Uint8Array;
@@ -108,6 +111,7 @@ export class Stubborn {
     this.act = new Uint8Array(n * K);
     this.chan = new Uint8Array((n + 1) * n);
     this.eager = sc.timers !== 'quiescent';
+    this.worldMonitors = sc.monitorDefs.some((m) => m.eventsOnly !== true);
     if (symmetry) {
       for (const g of sc.symmetry ?? []) {
         const idx = g.map((id) => sc.index.get(id)!);
@@ -314,7 +318,7 @@ export class Stubborn {
         let join = false;
         for (let k = 0; k < K && !join; k++) {
           if (!act[x * K + k]) continue;
-          if (this.watched[x * K + k] || (this.eager && this.setsTimer[x * K + k])) join = true;
+          if ((this.worldMonitors && this.watched[x * K + k]) || (this.eager && this.setsTimer[x * K + k])) join = true;
           const base = (x * K + k) * n;
           for (let y = 0; y < n && !join; y++) {
             if (!inC[y] || !this.sends[base + y]) continue;

@@ -8,6 +8,7 @@ import type { PoolCtx } from './pool.ts';
 import type { Setup } from './scenario.ts';
 import { arrangement, compactionError } from './trace.ts';
 import { referenceAnswer, sameResponse } from './walk.ts';
+import { reads } from '../../check/por-stubborn.ts';
 import { CLIENT, POOL, workerId, type Design, type PeekResponse, type PeekSpec, type SlotRelease, type StashConfig, type Update, type WorkerConfig } from './types.ts';
 
 export interface CaseOptions {
@@ -325,9 +326,10 @@ export function checkFixture(p: CheckFixtureParams): Setup {
     faults: p.faults,
     resourceForm: p.resourceForm,
     reachable: {
-      ...(offloads ? { 'an-offloaded-walk': (q: WorldQuery) => w0(q).counters.offloaded > 0, 'a-capped-walk': (q: WorldQuery) => w0(q).counters.capped > 0 } : {}),
-      ...(p.cancel ? { 'a-canceled-answer': (q: WorldQuery) => merged(q, 'p1')?.kind === 'canceled' } : {}),
-      ...(p.peeks >= 4 && p.stash ? { 'a-stashed-answer': (q: WorldQuery) => merged(q, 'p4')?.kind === 'stashed' } : {}),
+      // Each reads one actor (declared for partial-order reduction).
+      ...(offloads ? { 'an-offloaded-walk': reads([workerId(0)], (q: WorldQuery) => w0(q).counters.offloaded > 0), 'a-capped-walk': reads([workerId(0)], (q: WorldQuery) => w0(q).counters.capped > 0) } : {}),
+      ...(p.cancel ? { 'a-canceled-answer': reads([CLIENT], (q: WorldQuery) => merged(q, 'p1')?.kind === 'canceled') } : {}),
+      ...(p.peeks >= 4 && p.stash ? { 'a-stashed-answer': reads([CLIENT], (q: WorldQuery) => merged(q, 'p4')?.kind === 'stashed') } : {}),
     },
     params: { ...p, fixture: 'check' },
   };

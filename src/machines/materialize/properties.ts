@@ -6,6 +6,7 @@ import type { ClientCtx } from './client.ts';
 import type { WorkerCtx } from './worker-ctx.ts';
 import type { PoolCtx } from './pool.ts';
 import { referenceAnswer, sameResponse } from './walk.ts';
+import { reads, readsEach } from '../../check/por-stubborn.ts';
 import { CLIENT, POOL, workerId, type PeekResponse, type PeekSpec, type Snapshot, type StashConfig } from './types.ts';
 
 // The checker evaluates these on every new world: the per-worker checks are
@@ -58,26 +59,31 @@ function holdsMatchPending(c: WorkerCtx): string | undefined {
   return low !== undefined && since > low ? `since ${since} passed the hold of a pending peek at ${low}` : undefined;
 }
 
-/** Invariants over the world, checked after every step. */
+/**
+ * Invariants over the world, checked after every step. Each declares the actors it
+ * reads (partial-order reduction needs it): the per-worker checks read each worker
+ * alone, invariant 8 the client alone, the resource form the pool and the workers.
+ */
 export function invariants(workers: number, opts: { resourceForm: boolean }): Record<string, Predicate> {
+  const ws = Array.from({ length: workers }, (_, i) => workerId(i));
   const inv: Record<string, Predicate> = {
-    'counters-partition-walks': (q) => firstBad(workersOf(q, workers), countersPartitionWalks),
-    'in-flight-within-cap': (q) => firstBad(workersOf(q, workers), inFlightWithinCap),
-    'slot-released-once': (q) => firstBad(workersOf(q, workers), slotReleasedOnce),
-    'holds-match-pending': (q) => firstBad(workersOf(q, workers), holdsMatchPending),
+    'counters-partition-walks': readsEach(ws, (q) => firstBad(workersOf(q, workers), countersPartitionWalks)),
+    'in-flight-within-cap': readsEach(ws, (q) => firstBad(workersOf(q, workers), inFlightWithinCap)),
+    'slot-released-once': readsEach(ws, (q) => firstBad(workersOf(q, workers), slotReleasedOnce)),
+    'holds-match-pending': readsEach(ws, (q) => firstBad(workersOf(q, workers), holdsMatchPending)),
     // 8: exactly one response per (worker, peek); nothing for unknown peeks.
-    'one-response-per-worker': (q) => {
+    'one-response-per-worker': reads([CLIENT], (q) => {
       const c = q.context(CLIENT) as ClientCtx;
       return c.duplicates > 0 ? `${c.duplicates} duplicate worker response(s)` : c.strays > 0 ? `${c.strays} response(s) for a peek not open` : true;
-    },
+    }),
   };
   if (opts.resourceForm) {
     // 3, resource form: blocking walks running per worker within the cap (expected to fail under retire + cancel).
-    inv['running-blocking-within-cap'] = (q) => {
+    inv['running-blocking-within-cap'] = reads([POOL, ...ws], (q) => {
       const p = q.context(POOL) as PoolCtx;
       for (const c of workersOf(q, workers)) if (p.running[c.w]! > c.capAtLastClaim) return `w${c.w}: ${p.running[c.w]} blocking walks running, cap ${c.capAtLastClaim}`;
       return true;
-    };
+    });
   }
   return inv;
 }
@@ -102,6 +108,7 @@ export function monitors(): Record<string, MonitorDef> {
     'offloaded-equals-inline': {
       init: null,
       // Declared so partial-order reduction can run: every other event returns `s` unchanged below.
+      eventsOnly: true,
       watches: (ev) => emitted(ev)?.type === 'WalkAnswer',
       observe(s, ev) {
         const m = emitted(ev);
@@ -116,6 +123,7 @@ export function monitors(): Record<string, MonitorDef> {
     // 4 and 2: gates passed at the instant the cursors were taken; placement matches its reason. 11: only between steps.
     'dispatch-gates-and-placement': {
       init: null,
+      eventsOnly: true,
       watches: (ev) => {
         const t = emitted(ev)?.type;
         return t === 'Dispatch' || t === 'Retire' || t === 'Rejected';
@@ -139,6 +147,7 @@ export function monitors(): Record<string, MonitorDef> {
     // 6: a diverting walk's slot is held until its upload ends. 7: a diversion ends in Stashed, Error or Canceled.
     'stash-slot-and-answer': {
       init: { uploading: {}, diverted: {} } as MonState,
+      eventsOnly: true,
       watches: (ev) => {
         if (ev.kind === 'send') return ev.msg.type === 'WorkerResponse';
         const t = emitted(ev)?.type;
