@@ -19,6 +19,10 @@ export {
   traceJsonSchema,
   validateTraceFile,
   parseTraceText,
+  parseTraceBytes,
+  parseTraceLimits,
+  DEFAULT_TRACE_LIMITS,
+  RenderTooLargeError,
   TraceFileError,
   render,
   FORMATS,
@@ -32,6 +36,7 @@ export {
   type TraceFileData,
   type TraceEventData,
   type ReadResult,
+  type TraceLimits,
   type ScheduleDiff,
   type DiffRow,
 } from './report/index.ts';

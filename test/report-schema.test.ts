@@ -3,7 +3,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { EVENT_KINDS, formatHtml, formatMermaid, formatText, parseTraceText, traceJsonSchema, validateTraceFile, type TraceFileData } from '../src/report/index.ts';
+import { DEFAULT_TRACE_LIMITS, EVENT_KINDS, RenderTooLargeError, formatHtml, formatMermaid, formatText, parseTraceBytes, parseTraceLimits, parseTraceText, scriptSafeJson, traceJsonSchema, validateTraceFile, type TraceFileData, type TraceLimits } from '../src/report/index.ts';
 import { lostUpdateTrace } from './report-fixtures.ts';
 
 const good = (): any => JSON.parse(JSON.stringify(lostUpdateTrace({ passing: true })));
@@ -132,6 +132,128 @@ describe('trace reader fuzz (fast-check)', () => {
     expect(rejected(f)).toMatch(/field 'trace\[4\]\.msg\.d\.d\.d…' is nested more than 200 levels deep/);
     const text = '['.repeat(200_000) + ']'.repeat(200_000);
     expect(parseTraceText(text).ok).toBe(false);
+  });
+
+  it('checks nesting of a deep and wide value without a path per pending node (190 deep, 2,000,000 wide)', () => {
+    let v: unknown = Array.from({ length: 2_000_000 }, () => 0);
+    for (let i = 0; i < 190; i++) v = [v];
+    const f = good();
+    f.trace[5].data = v; // a log event carries any data
+    f.trace[5].kind = 'log';
+    f.trace[5].actor = 'x';
+    expect(validateTraceFile(f, 'x.json').ok).toBe(true);
+    let tooDeep: unknown = {};
+    for (let i = 0; i < 200; i++) tooDeep = [tooDeep];
+    f.trace[5].data = [v, tooDeep]; // the wide part first: the check walks past it
+    expect(rejected(f)).toMatch(/field 'trace\[5\]\.data\[1\]\[0\]\[0\]…' is nested more than 200 levels deep/);
+  });
+});
+
+/** The limits a JSON value needs, measured on the value (the reference the byte scanner is tested against). */
+function needs(v: unknown): { depth: number; items: number; stringBytes: number } {
+  const str = (x: string) => Buffer.byteLength(JSON.stringify(x)) - 2;
+  if (typeof v === 'string') return { depth: 0, items: 0, stringBytes: str(v) };
+  if (typeof v !== 'object' || v === null) return { depth: 0, items: 0, stringBytes: 0 };
+  const entries = Array.isArray(v) ? v.map((x) => ['', x] as const) : Object.entries(v).map(([k, x]) => [k, x] as const);
+  const out = { depth: 1, items: entries.length, stringBytes: 0 };
+  for (const [k, x] of entries) {
+    const n = needs(x);
+    out.depth = Math.max(out.depth, n.depth + 1);
+    out.items = Math.max(out.items, n.items);
+    out.stringBytes = Math.max(out.stringBytes, n.stringBytes, Array.isArray(v) ? 0 : str(k));
+  }
+  return out;
+}
+
+/** A value `depth` arrays deep whose innermost array holds `width` strings of `len` characters `ch`. */
+const shaped = fc.record({ depth: fc.nat({ max: 60 }), width: fc.nat({ max: 300 }), len: fc.nat({ max: 3000 }), ch: fc.constantFrom('a', '<', '&', '\u00e9', '\u2028', '"', '\\', '\u{1F600}', '\n') });
+function build(s: { depth: number; width: number; len: number; ch: string }): unknown {
+  let v: unknown = Array.from({ length: s.width }, () => s.ch.repeat(s.len));
+  for (let i = 0; i < s.depth; i++) v = [v];
+  return v;
+}
+const limitsNear = (n: { depth: number; items: number; stringBytes: number }, bytes: number) =>
+  fc.record({
+    maxBytes: fc.integer({ min: Math.max(1, bytes - 50), max: bytes + 50 }),
+    maxDepth: fc.integer({ min: Math.max(1, n.depth - 3), max: n.depth + 3 }),
+    maxItems: fc.integer({ min: Math.max(1, n.items - 3), max: n.items + 3 }),
+    maxStringBytes: fc.integer({ min: Math.max(1, n.stringBytes - 10), max: n.stringBytes + 10 }),
+  });
+
+describe('trace limits (fast-check: deep, wide and huge inputs)', () => {
+  it('the byte scanner refuses exactly the files over a limit, naming it, and otherwise agrees with the unlimited reader', () => {
+    const seen = { within: 0, over: 0 };
+    fc.assert(
+      fc.property(
+        shaped.chain((s) => {
+          const f = good();
+          f.trace[5] = { kind: 'log', step: f.trace[5].step, actor: 'x', data: build(s) };
+          const text = JSON.stringify(f);
+          return fc.tuple(fc.constant(text), limitsNear(needs(f), Buffer.byteLength(text)));
+        }),
+        ([text, limits]: [string, TraceLimits]) => {
+          const n = needs(JSON.parse(text));
+          const over = {
+            maxBytes: Buffer.byteLength(text) > limits.maxBytes,
+            maxDepth: n.depth > limits.maxDepth,
+            maxItems: n.items > limits.maxItems,
+            maxStringBytes: n.stringBytes > limits.maxStringBytes,
+          };
+          const r = parseTraceText(text, 'f.json', limits);
+          seen[Object.values(over).some(Boolean) ? 'over' : 'within']++;
+          if (!Object.values(over).some(Boolean)) {
+            expect(r).toEqual(parseTraceText(text, 'f.json', { maxBytes: 1e9, maxDepth: 1e6, maxItems: 1e9, maxStringBytes: 1e9 }));
+            return true;
+          }
+          expect(r.ok).toBe(false);
+          const named = { maxBytes: /trace size limit/, maxDepth: /levels deep/, maxItems: /items/, maxStringBytes: /bytes per string/ };
+          const hit = (Object.keys(over) as (keyof TraceLimits)[]).filter((k) => over[k] && named[k].test(r.ok ? '' : r.error));
+          expect(hit.length, r.ok ? '' : r.error).toBeGreaterThan(0);
+          expect(r.ok ? '' : r.error).toMatch(/raise it with --trace-limit (bytes|depth|items|string)=<n>/);
+          return true;
+        },
+      ),
+      { numRuns: 300, seed: 45 },
+    );
+    // Both sides of the limits were exercised.
+    expect(seen.within).toBeGreaterThan(30);
+    expect(seen.over).toBeGreaterThan(30);
+  });
+
+  it('never throws on arbitrary bytes, and refuses invalid UTF-8 instead of reading U+FFFD', () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 400 }), (b) => {
+        const r = parseTraceBytes(b, 'b.json', { ...DEFAULT_TRACE_LIMITS, maxDepth: 8, maxItems: 8, maxStringBytes: 16 });
+        return r.ok || r.error.length > 0;
+      }),
+      { numRuns: 500, seed: 46 },
+    );
+    const text = Buffer.from(JSON.stringify({ ...good(), seed: 1, note: 'XX' }));
+    const at = text.indexOf('XX');
+    for (const bad of [[0xc3, 0x28], [0xff, 0xfe], [0xed, 0xa0]]) {
+      text[at] = bad[0]!;
+      text[at + 1] = bad[1]!;
+      const r = parseTraceBytes(text, 'bad.json');
+      expect(r.ok ? '' : r.error).toMatch(/bad\.json: not valid UTF-8/);
+    }
+    text[at] = 0x58;
+    text[at + 1] = 0x58;
+    expect(parseTraceBytes(text, 'good.json').ok).toBe(true);
+  });
+
+  it('parses limits as the CLI takes them, and refuses bad ones', () => {
+    expect(parseTraceLimits('bytes=256M, depth=400,string=2k,items=5')).toEqual({ maxBytes: 256 * 1024 ** 2, maxDepth: 400, maxStringBytes: 2048, maxItems: 5 });
+    expect(parseTraceLimits('')).toEqual(DEFAULT_TRACE_LIMITS);
+    for (const bad of ['bytes', 'size=3', 'depth=-1', 'depth=0', 'depth=1.5']) expect(() => parseTraceLimits(bad)).toThrow(/trace limit/);
+  });
+});
+
+describe('HTML embedding of huge strings', () => {
+  it('refuses, with a message, a page that would outgrow a JavaScript string, instead of dying in the escaping', () => {
+    const v = { s: '<&>'.repeat(10) };
+    expect(scriptSafeJson(v, 1000)).toBe(JSON.stringify(v).replace(/</g, '\\u003c').replace(/>/g, '\\u003e').replace(/&/g, '\\u0026'));
+    expect(() => scriptSafeJson(v, 100)).toThrow(RenderTooLargeError);
+    expect(() => scriptSafeJson(v, 100)).toThrow(/escaped JSON would be 188 characters, over the 100/);
   });
 });
 

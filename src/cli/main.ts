@@ -60,6 +60,7 @@ Examples:
     .option('--no-por', 'turn partial-order reduction off')
     .option('--from <trace.json>', 'explore around a recorded run (a live recording or any saved trace) instead of from scratch')
     .option('--within <k>', 'with --from: deviations (reorderings, faults) allowed from the recorded schedule (default 1)', intArg('--within', 0))
+    .option('--trace-limit <name=value>', 'a trace file limit <name>=<n>, repeatable: bytes, depth, string, items (see docs/cli.md)', collectParam, [])
     .option('-o, --out <file>', 'where to write the counterexample JSON (HTML next to it); default .interleave/<scenario>-seed<N>.json')
     .option('--config <file>', CONFIG_HELP)
     .option('--json', 'print one JSON document and nothing else')
@@ -80,13 +81,15 @@ Examples:
     .argument('<trace.json>', "a trace file written by 'interleave check'")
     .option('--config <file>', CONFIG_HELP)
     .option('--json', 'print one JSON document')
-    .action(async (path: string, o: { json?: boolean; config?: string }) => setCode(await runReplay(io, path, o)));
+    .option('--trace-limit <name=value>', 'a trace file limit <name>=<n>, repeatable: bytes, depth, string, items (see docs/cli.md)', collectParam, [])
+    .action(async (path: string, o: { json?: boolean; config?: string; traceLimit: string[] }) => setCode(await runReplay(io, path, o)));
 
   p.command('show')
     .description('render a saved trace as a step list, a Mermaid sequence diagram, an HTML viewer or JSON')
     .argument('<trace.json>', "a trace file written by 'interleave check'")
     .addOption(new Option('-f, --format <format>', 'output format (default text, or from the --out extension)').choices(FORMATS))
     .option('-o, --out <file>', 'write to a file instead of stdout')
+    .option('--trace-limit <name=value>', 'a trace file limit <name>=<n>, repeatable: bytes, depth, string, items (see docs/cli.md)', collectParam, [])
     .option('--no-verify', "draw the file as saved, without re-running its schedule on the scenario")
     .option('--config <file>', CONFIG_HELP)
     .action(async (path: string, o: ShowFlags) => setCode(await runShow(io, path, o)));

@@ -2,25 +2,51 @@
 // a JSON island with `<`, `>` and `&` escaped, and the page's script builds the
 // DOM with textContent, so payloads render as text. A CSP pins the one script by hash.
 import { createHash } from 'node:crypto';
+import { constants as bufferConstants } from 'node:buffer';
 import { readFileSync } from 'node:fs';
 import { diffSchedules } from './diff.ts';
 import { fileView, traceView } from './model.ts';
 import type { TraceFileData } from './schema.ts';
 
+const MAX_STRING_LENGTH = bufferConstants.MAX_STRING_LENGTH;
 let script: string | undefined;
 function viewerScript(): string {
   script ??= readFileSync(new URL('./viewer.client.js', import.meta.url), 'utf8');
   return script;
 }
 
-/** JSON that is safe inside a `<script>` element: no `</script>`, no `<!--`, no line separators. */
-export function scriptSafeJson(v: unknown): string {
-  return JSON.stringify(v)
-    .replace(/</g, '\\u003c')
-    .replace(/>/g, '\\u003e')
-    .replace(/&/g, '\\u0026')
-    .replace(/\u2028/g, '\\u2028')
-    .replace(/\u2029/g, '\\u2029');
+/** A trace too large to render in one string (the HTML page, or a JavaScript string at all). */
+export class RenderTooLargeError extends Error {
+  override name = 'RenderTooLargeError';
+}
+
+const SCRIPT_ESCAPES: Record<string, string> = { '<': '\\u003c', '>': '\\u003e', '&': '\\u0026', '\u2028': '\\u2028', '\u2029': '\\u2029' };
+const SCRIPT_UNSAFE = /[<>&\u2028\u2029]/g;
+
+/**
+ * JSON that is safe inside a `<script>` element: no `</script>`, no `<!--`, no line
+ * separators. Each escaped character grows to six, so the escaped length is counted
+ * first: past `maxLength` (V8's longest string by default) a `RenderTooLargeError`
+ * says so, where building the string would die with "Invalid string length".
+ */
+export function scriptSafeJson(v: unknown, maxLength: number = MAX_STRING_LENGTH): string {
+  let json: string;
+  try {
+    json = JSON.stringify(v);
+  } catch (e) {
+    if (e instanceof RangeError) throw new RenderTooLargeError(`the trace is too large to embed in one HTML page (${e.message}); use --format text or json, or a smaller trace`);
+    throw e;
+  }
+  let unsafe = 0;
+  for (let i = 0; i < json.length; i++) {
+    const c = json.charCodeAt(i);
+    if (c === 0x3c || c === 0x3e || c === 0x26 || c === 0x2028 || c === 0x2029) unsafe++;
+  }
+  const length = json.length + 5 * unsafe;
+  if (length > maxLength) {
+    throw new RenderTooLargeError(`the trace is too large to embed in one HTML page: its escaped JSON would be ${length} characters, over the ${maxLength} a JavaScript string can hold; use --format text or json, or a smaller trace`);
+  }
+  return unsafe === 0 ? json : json.replace(SCRIPT_UNSAFE, (c) => SCRIPT_ESCAPES[c]!);
 }
 
 export function escapeHtml(s: string): string {
@@ -150,7 +176,7 @@ export function formatHtml(f: TraceFileData): string {
 <p id="diff-summary"></p>
 <table><thead><tr><th>#</th><th>counterexample</th><th>#</th><th>passing</th></tr></thead><tbody id="diff-rows"></tbody></table>
 </section>
-<script type="application/json" id="trace-data">${scriptSafeJson(data)}</script>
+<script type="application/json" id="trace-data">${scriptSafeJson(data, MAX_STRING_LENGTH - js.length - CSS.length - 16 * 1024)}</script>
 <script>${js}</script>
 </body>
 </html>

@@ -1,9 +1,10 @@
 // Public surface of the report layer: read, validate and render saved traces.
-export { TRACE_SCHEMA_VERSION, EVENT_KINDS, traceJsonSchema, traceFileSchema, eventSchema, validateTraceFile, parseTraceText, TraceFileError, type TraceFileData, type TraceEventData, type ReadResult } from './schema.ts';
+export { DEFAULT_TRACE_LIMITS, TRACE_LIMIT_NAMES, parseTraceLimits, traceBytesProblem, traceSizeProblem, type TraceLimits } from './trace-limits.ts';
+export { TRACE_SCHEMA_VERSION, EVENT_KINDS, traceJsonSchema, traceFileSchema, eventSchema, validateTraceFile, parseTraceText, parseTraceBytes, TraceFileError, type TraceFileData, type TraceEventData, type ReadResult } from './schema.ts';
 export { traceView, fileView, type StepView, type TraceView } from './model.ts';
 export { formatText, formatSteps, shortName, safeText } from './text.ts';
 export { formatMermaid, mermaidText } from './mermaid.ts';
-export { formatHtml, viewerData, scriptSafeJson, escapeHtml } from './html.ts';
+export { formatHtml, viewerData, scriptSafeJson, escapeHtml, RenderTooLargeError } from './html.ts';
 export { diffSchedules, type ScheduleDiff, type DiffRow } from './diff.ts';
 export { formatTable } from './table.ts';
 export { styleFor, plain, ansi, type Style } from './style.ts';

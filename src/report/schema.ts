@@ -1,6 +1,7 @@
 // The trace file: a saved counterexample, versioned and validated on read, so a
 // hand-edited, truncated or future file is refused with the field that is wrong.
 import { z } from 'zod';
+import { DEFAULT_TRACE_LIMITS, raiseHint, traceBytesProblem, traceSizeProblem, type TraceLimits } from './trace-limits.ts';
 
 export const TRACE_SCHEMA_VERSION = 1;
 
@@ -122,23 +123,38 @@ function typeName(v: unknown): string {
 export type ReadResult = { readonly ok: true; readonly file: TraceFileData } | { readonly ok: false; readonly error: string };
 
 /** Nesting no real trace reaches; deeper input would exhaust the stack of renderers. */
-export const MAX_NESTING = 200;
+export const MAX_NESTING = DEFAULT_TRACE_LIMITS.maxDepth;
 
-/** The path to the first value nested deeper than `max`, found without recursion. */
+/**
+ * The path to the first value nested deeper than `max`, found without recursion.
+ * The stack holds one frame per open level (a container and a cursor into it), not
+ * a path per pending value, so memory is O(depth) however wide the input.
+ */
 function tooDeep(root: unknown, max: number): PropertyKey[] | undefined {
-  const stack: [unknown, PropertyKey[]][] = [[root, []]];
+  if (typeof root !== 'object' || root === null) return undefined;
+  type Frame = { keys: readonly PropertyKey[]; at: number; v: Record<PropertyKey, unknown> };
+  const frame = (v: object): Frame => ({ keys: Array.isArray(v) ? [] : Object.keys(v), at: 0, v: v as Record<PropertyKey, unknown> });
+  const stack: Frame[] = [frame(root)];
   while (stack.length) {
-    const [v, path] = stack.pop()!;
-    if (typeof v !== 'object' || v === null) continue;
-    if (path.length >= max) return path;
-    if (Array.isArray(v)) v.forEach((x, i) => stack.push([x, [...path, i]]));
-    else for (const k of Object.keys(v)) stack.push([(v as Record<string, unknown>)[k], [...path, k]]);
+    const f = stack[stack.length - 1]!;
+    const isArr = Array.isArray(f.v);
+    const n = isArr ? (f.v as unknown as unknown[]).length : f.keys.length;
+    if (f.at >= n) {
+      stack.pop();
+      continue;
+    }
+    const k = isArr ? f.at : f.keys[f.at]!;
+    f.at++;
+    const child = f.v[k];
+    if (typeof child !== 'object' || child === null) continue;
+    if (stack.length >= max) return [...stack.map((s) => (Array.isArray(s.v) ? s.at - 1 : s.keys[s.at - 1]!))];
+    stack.push(frame(child));
   }
   return undefined;
 }
 
 /** Validates parsed JSON as a trace file. Never throws. */
-export function validateTraceFile(data: unknown, source = 'trace file'): ReadResult {
+export function validateTraceFile(data: unknown, source = 'trace file', limits: TraceLimits = DEFAULT_TRACE_LIMITS): ReadResult {
   try {
     if (typeof data !== 'object' || data === null || Array.isArray(data)) {
       return { ok: false, error: `${source}: expected a JSON object (an interleave trace with schemaVersion ${TRACE_SCHEMA_VERSION}), got ${typeName(data)}` };
@@ -147,8 +163,8 @@ export function validateTraceFile(data: unknown, source = 'trace file'): ReadRes
     if (typeof v === 'number' && v > TRACE_SCHEMA_VERSION) {
       return { ok: false, error: `${source}: field 'schemaVersion' is ${v}, written by a newer interleave; this version reads schemaVersion ${TRACE_SCHEMA_VERSION}: upgrade interleave to read it` };
     }
-    const deep = tooDeep(data, MAX_NESTING);
-    if (deep) return { ok: false, error: `${source}: field '${fieldPath(deep.slice(0, 6))}…' is nested more than ${MAX_NESTING} levels deep; no interleave trace is` };
+    const deep = tooDeep(data, limits.maxDepth);
+    if (deep) return { ok: false, error: `${source}: field '${fieldPath(deep.slice(0, 6))}…' is nested more than ${limits.maxDepth} levels deep; no interleave trace is (${raiseHint('maxDepth')})` };
     const r = traceFileSchema.safeParse(data);
     if (r.success) return { ok: true, file: r.data };
     const issues = r.error.issues.slice(0, 3).map((i) => `field '${fieldPath(i.path)}': ${i.message.replace(/^Invalid input: /, '')}`);
@@ -160,13 +176,28 @@ export function validateTraceFile(data: unknown, source = 'trace file'): ReadRes
   }
 }
 
-/** Parses and validates the text of a trace file. Never throws. */
-export function parseTraceText(text: string, source = 'trace file'): ReadResult {
+/**
+ * Parses and validates the bytes of a trace file. The bytes are checked against
+ * `limits` and for UTF-8 before anything is parsed. Never throws.
+ */
+export function parseTraceBytes(bytes: Uint8Array, source = 'trace file', limits: TraceLimits = DEFAULT_TRACE_LIMITS): ReadResult {
+  const problem = traceBytesProblem(bytes, source, limits);
+  if (problem) return { ok: false, error: problem };
+  return parseChecked(new TextDecoder('utf-8', { fatal: true }).decode(bytes), source, limits);
+}
+
+/** Parses and validates the text of a trace file, under the same limits as `parseTraceBytes` (on its UTF-8 form). Never throws. */
+export function parseTraceText(text: string, source = 'trace file', limits: TraceLimits = DEFAULT_TRACE_LIMITS): ReadResult {
+  if (text.length > limits.maxBytes) return { ok: false, error: traceSizeProblem(text.length, source, limits)! };
+  return parseTraceBytes(Buffer.from(text, 'utf8'), source, limits);
+}
+
+function parseChecked(text: string, source: string, limits: TraceLimits): ReadResult {
   let data: unknown;
   try {
     data = JSON.parse(text);
   } catch (e) {
     return { ok: false, error: `${source}: not JSON (${e instanceof Error ? e.message : String(e)}); expected an interleave trace file written by 'interleave check'` };
   }
-  return validateTraceFile(data, source);
+  return validateTraceFile(data, source, limits);
 }

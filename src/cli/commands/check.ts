@@ -25,6 +25,8 @@ export interface CheckFlags {
   /** Explore within `within` deviations of this recorded trace (src/check/from-trace.ts). */
   from?: string;
   within?: number;
+  /** With `from`: trace file limits (`name=value`, see trace-file.ts). */
+  traceLimit?: string[];
   out?: string;
   config?: string;
   json?: boolean;
@@ -137,8 +139,8 @@ export async function runCheck(io: Io, name: string, flags: CheckFlags): Promise
   try {
     if (flags.from !== undefined) {
       const { fromTraceRun } = await import('../../check/from-trace.ts');
-      const { readTrace } = await import('./trace-file.ts');
-      run = fromTraceRun(sc, readTrace(flags.from), { within: flags.within ?? 1, from: flags.from, ...(opts.maxStates !== undefined ? { maxStates: opts.maxStates } : {}), ...(opts.timeLimitMs !== undefined ? { timeLimitMs: opts.timeLimitMs } : {}), ...(opts.maxDepth !== undefined ? { maxDepth: opts.maxDepth } : {}) });
+      const { readTrace, traceLimits } = await import('./trace-file.ts');
+      run = fromTraceRun(sc, readTrace(flags.from, traceLimits(flags.traceLimit)), { within: flags.within ?? 1, from: flags.from, ...(opts.maxStates !== undefined ? { maxStates: opts.maxStates } : {}), ...(opts.timeLimitMs !== undefined ? { timeLimitMs: opts.timeLimitMs } : {}), ...(opts.maxDepth !== undefined ? { maxDepth: opts.maxDepth } : {}) });
     } else run = api.checkRun(sc, opts);
   } catch (e) {
     if (e instanceof ScenarioError || (e instanceof Error && e.name === 'ScenarioError')) throw new UsageError(e.message);

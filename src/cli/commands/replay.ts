@@ -3,10 +3,10 @@ import { EXIT } from '../errors.ts';
 import { printJson, type Io } from '../io.ts';
 import { formatSteps, toPlainTrace, traceView } from '../replay-view.ts';
 import { rerunTrace, scenarioOfTrace } from '../trace-rerun.ts';
-import { readTrace } from './trace-file.ts';
+import { readTrace, traceLimits } from './trace-file.ts';
 
-export async function runReplay(io: Io, path: string, flags: { json?: boolean; config?: string }): Promise<number> {
-  const file = readTrace(path);
+export async function runReplay(io: Io, path: string, flags: { json?: boolean; config?: string; traceLimit?: string[] }): Promise<number> {
+  const file = readTrace(path, traceLimits(flags.traceLimit));
   const { sc } = await scenarioOfTrace(file, path, flags.config);
   const out = await rerunTrace(file, path, sc);
   const o = io.style;

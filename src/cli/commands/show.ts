@@ -3,11 +3,11 @@
 // refused rather than drawn.
 import { mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { FORMATS, formatText, render, type Format, type TraceFileData } from '../../report/index.ts';
+import { FORMATS, RenderTooLargeError, formatText, render, type Format, type TraceFileData } from '../../report/index.ts';
 import { EXIT, UsageError } from '../errors.ts';
 import type { Io } from '../io.ts';
 import { firstDifference, rerunTrace, scenarioOfTrace } from '../trace-rerun.ts';
-import { readTrace } from './trace-file.ts';
+import { readTrace, traceLimits } from './trace-file.ts';
 
 const BY_EXT: Record<string, Format> = { '.html': 'html', '.htm': 'html', '.mmd': 'mermaid', '.mermaid': 'mermaid', '.json': 'json', '.txt': 'text' };
 
@@ -17,15 +17,24 @@ export interface ShowFlags {
   /** false with --no-verify: render the file as saved, without re-running its schedule. */
   verify?: boolean;
   config?: string;
+  /** --trace-limit name=value (trace-file.ts). */
+  traceLimit?: string[];
 }
 
 export async function runShow(io: Io, path: string, flags: ShowFlags): Promise<number> {
   const ext = flags.out ? /\.[^./\\]+$/.exec(flags.out)?.[0]?.toLowerCase() : undefined;
   const format = (flags.format ?? (ext ? BY_EXT[ext] : undefined) ?? 'text') as Format;
   if (!FORMATS.includes(format)) throw new UsageError(`unknown format '${flags.format}'; formats: ${FORMATS.join(', ')}`);
-  const file = readTrace(path);
+  const file = readTrace(path, traceLimits(flags.traceLimit));
   if (flags.verify !== false) await verify(io, file, path, flags.config);
-  const text = format === 'text' && !flags.out ? formatText(file, io.style) : render(file, format);
+  let text: string;
+  try {
+    text = format === 'text' && !flags.out ? formatText(file, io.style) : render(file, format);
+  } catch (e) {
+    if (e instanceof RenderTooLargeError) throw new UsageError(`${path}: ${e.message}`);
+    if (e instanceof RangeError && /string length/i.test(e.message)) throw new UsageError(`${path}: the trace is too large to render as ${format} in one string (${e.message}); try another --format, or a smaller trace`);
+    throw e;
+  }
   if (flags.out) {
     writeOut(flags.out, text);
     io.err(`wrote ${format} to ${flags.out}`);
