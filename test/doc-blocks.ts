@@ -6,6 +6,9 @@
 //                   later block can import it ('./counter.ts'); a NAME ending in
 //                   .test.ts is a vitest file whose tests the docs test registers.
 //   no-run: REASON  the block is not run; the reason is required.
+// A shell block is run only when marked (```sh run): each `npx interleave …` line runs
+// the command in the doc's folder, and a trailing `# exit N` comment is the exit code
+// it must end with.
 // A ```text output block right after a run block lists lines its console output must
 // contain, in order; `…` inside a line matches anything, a line that is only `…` is
 // skipped.
@@ -13,6 +16,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 
 export const RUN_LANGS = new Set(['ts', 'typescript', 'js', 'javascript', 'mjs', 'mts']);
+const SHELL_LANGS = new Set(['sh', 'bash', 'shell']);
 
 export interface DocBlock {
   readonly doc: string;
@@ -51,7 +55,7 @@ export function blocksOf(doc: string, text: string): DocBlock[] {
   for (let k = 0; k < raw.length; k++) {
     const { line, info, code } = raw[k];
     const lang = (info.split(/\s+/)[0] ?? '').toLowerCase();
-    if (!RUN_LANGS.has(lang)) continue;
+    if (!RUN_LANGS.has(lang) && !(SHELL_LANGS.has(lang) && /(?:^|\s)run(?:\s|$)/.test(info))) continue;
     const file = /(?:^|\s)file=(\S+)/.exec(info)?.[1];
     const noRunMatch = /(?:^|\s)no-run(?::\s*(.*))?$/.exec(info);
     const next = raw[k + 1];
@@ -65,10 +69,26 @@ export function readBlocks(root: string, doc: string): DocBlock[] {
   return blocksOf(doc, readFileSync(join(root, doc), 'utf8'));
 }
 
+export function isShell(b: DocBlock): boolean {
+  return SHELL_LANGS.has(b.lang);
+}
+
+/** The `npx interleave` commands of a `sh run` block, with the exit code each must end with. */
+export function shellCommands(b: DocBlock): { args: string[]; exit: number }[] {
+  const out: { args: string[]; exit: number }[] = [];
+  for (const line of b.code.split('\n')) {
+    const m = /^\s*npx interleave\s+(.*?)\s*(?:#\s*exit\s+(\d+).*)?$/.exec(line);
+    if (!m) continue;
+    const args = (m[1].match(/'[^']*'|"[^"]*"|\S+/g) ?? []).map((a) => a.replace(/^(['"])(.*)\1$/, '$2'));
+    out.push({ args, exit: m[2] === undefined ? 0 : Number(m[2]) });
+  }
+  return out;
+}
+
 /** The file name a block is saved under in its doc's folder. */
 export function blockFileName(b: DocBlock): string {
   if (b.file) return b.file;
-  const ext = b.lang === 'js' || b.lang === 'javascript' || b.lang === 'mjs' ? 'mjs' : 'ts';
+  const ext = isShell(b) ? 'sh' : b.lang === 'js' || b.lang === 'javascript' || b.lang === 'mjs' ? 'mjs' : 'ts';
   return `block-line${b.line}.${ext}`;
 }
 

@@ -9,7 +9,8 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { format } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { blockFileName, blocksOf, missingOutput, readBlocks, userDocs, type DocBlock } from './doc-blocks.ts';
+import { spawnSync } from 'node:child_process';
+import { blockFileName, blocksOf, isShell, missingOutput, readBlocks, shellCommands, userDocs, type DocBlock } from './doc-blocks.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 // Inside the repository, so that `import … from 'interleave'` resolves to this package.
@@ -23,13 +24,24 @@ for (const doc of userDocs(root)) {
   const saved: Saved[] = [];
   for (const block of readBlocks(root, doc)) {
     const path = join(dir, blockFileName(block));
-    if (block.noRun === undefined) {
+    if (block.noRun === undefined && !isShell(block)) {
       mkdirSync(dirname(path), { recursive: true });
       writeFileSync(path, block.code + '\n');
     }
     saved.push({ block, path });
   }
   byDoc.set(doc, saved);
+}
+
+/** Runs the `npx interleave` lines of a `sh run` block in the doc's folder; returns their stdout. */
+function runShell(block: DocBlock, dir: string): string {
+  const printed: string[] = [];
+  for (const { args, exit } of shellCommands(block)) {
+    const r = spawnSync(process.execPath, [join(root, 'bin/interleave.js'), ...args], { cwd: dir, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' }, timeout: 120_000 });
+    expect(r.status, `npx interleave ${args.join(' ')}\n${r.stdout}\n${r.stderr}`).toBe(exit);
+    printed.push(r.stdout);
+  }
+  return printed.join('\n');
 }
 
 /** Runs a saved block and returns what it printed with console.log / console.info. */
@@ -56,13 +68,16 @@ describe('the docs-block reader', () => {
       '```js no-run: needs a browser', 'x', '```',
       '```ts no-run', 'y', '```',
       '```sh', 'npx interleave list', '```',
+      "```sh run", "npx interleave check './m.ts#x' --seed 0   # exit 1", '```',
     ].join('\n');
     const blocks = blocksOf('x.md', md);
     expect(blocks.map((b) => [b.lang, b.file, b.noRun, b.expectOutput])).toEqual([
       ['ts', 'a.ts', undefined, 'one … three'],
       ['js', undefined, 'needs a browser', undefined],
       ['ts', undefined, '', undefined],
+      ['sh', undefined, undefined, undefined],
     ]);
+    expect(shellCommands(blocks[3])).toEqual([{ args: ['check', './m.ts#x', '--seed', '0'], exit: 1 }]);
   });
   it('finds the blocks of the user docs', () => {
     const all = [...byDoc.values()].flat();
@@ -89,7 +104,7 @@ for (const [doc, saved] of byDoc) {
       }
       if (path.endsWith('.test.ts')) continue; // registered below, at the top level
       it(`${name} runs`, async () => {
-        const printed = await runBlock(path);
+        const printed = isShell(block) ? runShell(block, dirname(path)) : await runBlock(path);
         if (block.expectOutput !== undefined) {
           const missing = missingOutput(block.expectOutput, printed);
           expect(missing, `${name}: ${missing}\n--- printed ---\n${printed}`).toBeUndefined();

@@ -7,7 +7,7 @@ export type Strategy = 'dfs' | 'bfs' | 'random' | 'pct' | 'swarm';
 
 /** Where a swarm worker gets the scenario from (scenarios are not transferable between threads). */
 export type ScenarioSource =
-  /** A family of src/machines/catalog.ts, built with these parameters. */
+  /** A built-in family (`interleave list`), built with these parameters. */
   | { readonly family: string; readonly params?: Readonly<Record<string, unknown>> }
   /**
    * A module (absolute path or file: URL; .ts loads through tsx) exporting a Scenario, a
@@ -54,7 +54,19 @@ export interface CheckOptions {
   shrink?: boolean;
   /** Canonicalise symmetric actors, default true when the scenario declares symmetry groups. */
   symmetry?: boolean;
-  /** Swarm: how a worker rebuilds the scenario (default: the catalog family named like the scenario). */
+  /**
+   * Swarm: how each worker thread rebuilds the scenario (a scenario holds functions and
+   * cannot be sent to a thread). `interleave check ./module.ts#export` passes it for you.
+   * From code, a scenario of your own needs it: `{ module: absolutePath, export: 'name' }`
+   * (plus `args` for a function export, `params` for a family). Default: the built-in
+   * family named like the scenario. When neither fits, the swarm runs every run in the
+   * calling thread, says so in `result.options.swarmNote` and warns on stderr.
+   *
+   * @example
+   * ```ts
+   * await check(scenario, { strategy: 'swarm', source: { module: fileURLToPath(import.meta.url), export: 'scenario' } });
+   * ```
+   */
   source?: ScenarioSource;
   /** Random / pct / swarm: the probability of taking a fault step when one is offered (default 0.1). */
   faultRate?: number;
