@@ -7,7 +7,15 @@ import type { ScenarioFamily } from '../actors/index.ts';
 import type { TraceFileData } from '../report/index.ts';
 import { ModuleLoadError, importModule, scenarioExports, type ScenarioExport } from '../check/load-module.ts';
 import { UsageError, didYouMean } from './errors.ts';
-import { loadCatalog } from './options.ts';
+
+async function builtinFamily(name: string): Promise<ScenarioFamily | undefined> {
+  const { loadFamily } = await import('../machines/family-loaders.ts');
+  return loadFamily(name);
+}
+
+async function builtinNames(): Promise<readonly string[]> {
+  return (await import('../machines/family-loaders.ts')).familyNames;
+}
 
 /** A scenario family and, for a user's module, where it was exported from. */
 export interface Target {
@@ -131,14 +139,14 @@ export async function configTargets(explicit?: string): Promise<{ file: string; 
 /** The scenario a command-line argument names. Built-in names come first, then the config's. */
 export async function resolveTarget(arg: string, config?: string): Promise<Target> {
   if (isModuleRef(arg)) return moduleTarget(arg);
-  const { families } = await loadCatalog();
-  const builtin = families.find((f) => f.name === arg);
+  // Only the named built-in model is loaded (start-up time).
+  const builtin = await builtinFamily(arg);
   if (builtin) return { family: builtin };
   const project = await configTargets(config);
   const mine = project?.targets.filter((t) => t.family.name === arg || t.origin?.export === arg) ?? [];
   if (mine.length === 1) return mine[0]!;
   if (mine.length > 1) throw new UsageError(`'${arg}' names ${mine.length} scenarios of ${relative(process.cwd(), project!.file)}; choose one: ${mine.map((t) => refText(t.origin!)).join(', ')}`);
-  const names = [...families.map((x) => x.name), ...(project?.targets.map((t) => t.family.name) ?? [])];
+  const names = [...(await builtinNames()), ...(project?.targets.map((t) => t.family.name) ?? [])];
   throw new UsageError(
     `unknown scenario '${arg}'${didYouMean(arg, names)}; registered scenarios: ${names.join(', ')} (see 'interleave list')` +
       (project ? '' : `; to check your own, give its module (interleave check ./scenarios.ts#name) or list it in interleave.config.js`),
@@ -158,13 +166,12 @@ export async function traceTarget(file: TraceFileData, tracePath: string, config
     const [t] = await targetsOfRef({ path: abs, export: m.export }, '/');
     return t!;
   }
-  const { families } = await loadCatalog();
-  const builtin = families.find((f) => f.name === file.scenario.name);
+  const builtin = await builtinFamily(file.scenario.name);
   if (builtin) return { family: builtin };
   const project = await configTargets(config);
   const mine = project?.targets.filter((t) => t.family.name === file.scenario.name) ?? [];
   if (mine.length === 1) return mine[0]!;
-  const names = [...families.map((x) => x.name), ...(project?.targets.map((t) => t.family.name) ?? [])];
+  const names = [...(await builtinNames()), ...(project?.targets.map((t) => t.family.name) ?? [])];
   throw new UsageError(
     `${tracePath}: unknown scenario '${file.scenario.name}'${didYouMean(file.scenario.name, names)}, and the trace does not say which module it came from; ` +
       `scenarios: ${names.join(', ')}. Traces written by 'interleave check ./module.ts#export' record their module; for others, list the module in interleave.config.js`,
