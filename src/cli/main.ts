@@ -1,14 +1,12 @@
 // The `interleave` command: list, check, replay, show, simulate, bench.
 // `main` parses argv, runs one command and returns the exit code:
 // 0 all properties hold, 1 a violation, 2 bad input, 130 interrupted.
+// A command's module is imported when it runs, so `--version` and `--help` load only
+// commander and this file's few imports (npm run bench -- cli measures the start-up).
 import { Command, CommanderError, Option } from 'commander';
-import { FORMATS } from '../report/index.ts';
-import { runBench } from './commands/bench.ts';
-import { runCheck, type CheckFlags } from './commands/check.ts';
-import { runList } from './commands/list.ts';
-import { runReplay } from './commands/replay.ts';
-import { runShow, type ShowFlags } from './commands/show.ts';
-import { runSimulate } from './commands/simulate.ts';
+import { FORMATS } from '../report/formats.ts';
+import type { CheckFlags } from './commands/check.ts';
+import type { ShowFlags } from './commands/show.ts';
 import { EXIT, UsageError, didYouMean } from './errors.ts';
 import { processIo, type Io } from './io.ts';
 import { collectParam, intArg, scenarioNames, secondsArg, shardArg } from './options.ts';
@@ -42,7 +40,7 @@ Examples:
     .argument('[module...]', 'list the scenarios these modules export instead (./path/to/module.ts)')
     .option('--config <file>', CONFIG_HELP)
     .option('--json', 'print one JSON document')
-    .action(async (modules: string[], o: { json?: boolean; config?: string }) => setCode(await runList(io, modules, o)));
+    .action(async (modules: string[], o: { json?: boolean; config?: string }) => setCode(await (await import('./commands/list.ts')).runList(io, modules, o)));
 
   p.command('check')
     .description('explore the schedules of a scenario and check its properties')
@@ -74,7 +72,7 @@ Examples:
   $ npx interleave check lost-update --param design=compare-and-set --param clients=3
   $ npx interleave check ping-pong --strategy random --runs 500 --seed 7 --json
   $ npx interleave check ./test/scenarios.ts#election --param tieBreak=by-id`)
-    .action(async (name: string, o: CheckFlags) => setCode(await runCheck(io, name, o)));
+    .action(async (name: string, o: CheckFlags) => setCode(await (await import('./commands/check.ts')).runCheck(io, name, o)));
 
   p.command('replay')
     .description('re-run a saved counterexample: exit 1 if it still fails, 0 if not, 2 if it no longer fits the model')
@@ -82,7 +80,7 @@ Examples:
     .option('--config <file>', CONFIG_HELP)
     .option('--json', 'print one JSON document')
     .option('--trace-limit <name=value>', 'a trace file limit <name>=<n>, repeatable: bytes, depth, string, items (see docs/cli.md)', collectParam, [])
-    .action(async (path: string, o: { json?: boolean; config?: string; traceLimit: string[] }) => setCode(await runReplay(io, path, o)));
+    .action(async (path: string, o: { json?: boolean; config?: string; traceLimit: string[] }) => setCode(await (await import('./commands/replay.ts')).runReplay(io, path, o)));
 
   p.command('show')
     .description('render a saved trace as a step list, a Mermaid sequence diagram, an HTML viewer or JSON')
@@ -92,7 +90,7 @@ Examples:
     .option('--trace-limit <name=value>', 'a trace file limit <name>=<n>, repeatable: bytes, depth, string, items (see docs/cli.md)', collectParam, [])
     .option('--no-verify', "draw the file as saved, without re-running its schedule on the scenario")
     .option('--config <file>', CONFIG_HELP)
-    .action(async (path: string, o: ShowFlags) => setCode(await runShow(io, path, o)));
+    .action(async (path: string, o: ShowFlags) => setCode(await (await import('./commands/show.ts')).runShow(io, path, o)));
 
   p.command('simulate')
     .description("run a scenario's virtual-time study and print its metrics tables")
@@ -101,7 +99,7 @@ Examples:
     .option('--config <file>', CONFIG_HELP)
     .option('--seed <n>', 'seed of the simulation', intArg('--seed'))
     .option('--json', 'print one JSON document')
-    .action(async (name: string, o: { param: string[]; seed?: number; json?: boolean; config?: string }) => setCode(await runSimulate(io, name, o)));
+    .action(async (name: string, o: { param: string[]; seed?: number; json?: boolean; config?: string }) => setCode(await (await import('./commands/simulate.ts')).runSimulate(io, name, o)));
 
   p.command('bench')
     .description('run the benchmarks (bench/<name>.bench.ts), all of them without a name')
@@ -110,7 +108,7 @@ Examples:
     .helpOption('-h, --help', 'show help for a command')
     .action(async (names: string[], _o: unknown, cmd: Command) => {
       const extra = cmd.args.filter((a) => a.startsWith('-'));
-      setCode(await runBench(names.filter((n) => !n.startsWith('-')), extra));
+      setCode(await (await import('./commands/bench.ts')).runBench(names.filter((n) => !n.startsWith('-')), extra));
     });
   return p;
 }

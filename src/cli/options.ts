@@ -1,6 +1,7 @@
 // Parsing and validating command-line values: numbers, shards, `--param k=v`, scenarios.
 import { InvalidArgumentError } from 'commander';
-import { ScenarioError, describeParam, parseParams, type ParamValues, type ScenarioFamily } from '../actors/index.ts';
+import { describeParam, parseParams, type ParamValues, type ScenarioFamily } from '../actors/family.ts';
+import { ScenarioError } from '../actors/scenario.ts';
 import { UsageError, didYouMean } from './errors.ts';
 
 export function intArg(what: string, min = 0) {
