@@ -2,7 +2,8 @@
 // repository with no tsx, no typescript and no TypeScript sources of interleave, and there
 // import it from plain .mjs, type-check a .ts file against its .d.ts, run a vitest suite
 // with interleave/vitest on the project's own scenario (test/fixtures/consumer, written for
-// this test) and run the `interleave` command. Slow (a full build), one file.
+// this test), check that scenario with the `interleave` command and replay its trace, and
+// run the bundled models from dist/. Slow (a full build), one file.
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -92,9 +93,24 @@ describe('the packed package', { timeout: 5 * MINUTES }, () => {
     expect(r.out).toMatch(/counterexample: \d+ steps/);
     expect(r.out).toMatch(/seed {6}0 \(bfs\)/);
     expect(r.out).toContain('trace     .interleave/hotel-ask-then-book-seed0.json');
-    expect(r.out).toContain('replay    ');
-    expect(existsSync(join(c!.dir, '.interleave/hotel-ask-then-book-seed0.json'))).toBe(true);
+    expect(r.out).toContain('replay    npx interleave replay .interleave/hotel-ask-then-book-seed0.json');
     expect(readFileSync(join(c!.dir, '.interleave/hotel-ask-then-book-seed0.html'), 'utf8')).toContain('<script');
+    // The replay the message offers: the trace names its module, so the command rebuilds it.
+    const replayed = run(process.execPath, [c!.bin, 'replay', '.interleave/hotel-ask-then-book-seed0.json']);
+    expect(replayed.code, replayed.out).toBe(1);
+    expect(replayed.out).toContain("still fails: invariant 'never-overbooked' violated");
+  });
+
+  it("checks the project's own scenarios from the command line: a violation (exit 1), replayed (exit 1); the fix holds (exit 0)", () => {
+    const checked = run(process.execPath, [c!.bin, 'check', './scenarios.js#overbooked', '--out', 'cli/overbooked.json']);
+    expect(checked.code, checked.out).toBe(1);
+    expect(checked.out).toContain("invariant 'never-overbooked' violated");
+    const replayed = run(process.execPath, [c!.bin, 'replay', 'cli/overbooked.json']);
+    expect(replayed.code, replayed.out).toBe(1);
+    expect(replayed.out).toContain("still fails: invariant 'never-overbooked' violated");
+    const safe = run(process.execPath, [c!.bin, 'check', './scenarios.js#safe']);
+    expect(safe.code, safe.out).toBe(0);
+    expect(safe.out).toContain('exploration complete');
   });
 
   it('runs the interleave command from dist/: --version, a built-in check (exit 1), a swarm over worker threads', () => {

@@ -1,9 +1,10 @@
 // interleave/vitest: toHoldUnder and toBeViolatedBy, imported by package name as a user
 // would (inside the repository the names resolve to src/, see vitest.config.ts).
 import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { replayTraceFile } from 'interleave';
+import { replayTraceFile, type Scenario } from 'interleave';
 import { lostUpdate, pingPong } from 'interleave/machines';
 import { toBeViolatedBy, toHoldUnder } from 'interleave/vitest';
 import { cli, scratchDir } from './cli-helpers.ts';
@@ -52,6 +53,16 @@ describe('toHoldUnder', () => {
     const res = cli(['replay', join(dir, 'lu.json')], { cwd: dir });
     expect(res.stdout + res.stderr).toContain('no-lost-update');
     expect(res.code).toBe(1);
+  });
+
+  it("records a module source in the trace, relative to it, so the replay command can rebuild the scenario", async () => {
+    const dir = scratchDir();
+    const module = fileURLToPath(new URL('./fixtures/consumer/scenarios.js', import.meta.url));
+    const { overbooked } = (await import(module)) as { overbooked: Scenario };
+    const r = await toHoldUnder(overbooked, { out: join(dir, 'traces', 'o.json'), source: { module, export: 'overbooked' } });
+    expect(r.message()).toContain(`replay    npx interleave replay ${join(dir, 'traces', 'o.json')}`);
+    const file = JSON.parse(readFileSync(join(dir, 'traces', 'o.json'), 'utf8'));
+    expect(file.scenario.module).toEqual({ path: relative(join(dir, 'traces'), module), export: 'overbooked' });
   });
 });
 

@@ -1,7 +1,8 @@
 // Writes a matcher's counterexample where `interleave check` would (trace JSON and HTML
 // viewer) and says how to replay it.
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
+import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { Scenario } from '../actors/index.ts';
 import { formatViolation, toTraceFile, type CheckResult, type ScenarioSource } from '../check/index.ts';
 import { formatHtml, validateTraceFile } from '../report/index.ts';
@@ -38,8 +39,16 @@ export function writeCounterexample(sc: Scenario, r: CheckResult, out: string | 
   const seed = v.seed ?? r.seed;
   const jsonPath = out ?? join('.interleave', `${sc.name.replace(/[^\w.-]+/g, '-')}-seed${seed}.json`);
   const base = toTraceFile(sc, v, { params: { ...(sc.params ?? {}) }, options: r.options, seed });
-  // A catalog family's trace is named by the family, so `interleave replay` can rebuild it.
-  const file = JSON.parse(JSON.stringify(source && 'family' in source ? { ...base, scenario: { name: source.family, params: { ...(source.params ?? {}) } } } : base));
+  // With a source, `interleave replay` can rebuild the scenario: a catalog family by its
+  // name, a module by its path (relative to the trace file) and export.
+  let scenario: Record<string, unknown> = base.scenario;
+  if (source && 'family' in source) scenario = { name: source.family, params: { ...(source.params ?? {}) } };
+  else if (source && 'module' in source) {
+    const abs = source.module.startsWith('file:') ? fileURLToPath(source.module) : resolve(source.module);
+    const module = { path: relative(dirname(resolve(jsonPath)), abs).split(sep).join('/'), export: source.export };
+    scenario = { ...base.scenario, ...(source.params ? { params: { ...source.params } } : {}), module };
+  }
+  const file = JSON.parse(JSON.stringify({ ...base, scenario }));
   const ok = validateTraceFile(file, 'the trace the checker produced');
   if (!ok.ok) return { text, error: ok.error };
   try {
@@ -51,7 +60,7 @@ export function writeCounterexample(sc: Scenario, r: CheckResult, out: string | 
   }
   const path = shown(jsonPath);
   const replay =
-    source && 'family' in source
+    source
       ? `npx interleave replay ${quoted(path)}`
       : `replayTraceFile(scenario, JSON.parse(readFileSync(${JSON.stringify(path)}, 'utf8')))  (from 'interleave'; its .violation is the one above)`;
   return { text, jsonPath: path, replay };

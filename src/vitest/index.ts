@@ -30,6 +30,13 @@ export interface HoldOptions extends CheckOptions {
    * writes nothing.
    */
   readonly out?: string | false;
+  /**
+   * Where the scenario comes from, so that `npx interleave replay` of the trace can rebuild
+   * it (and swarm workers can): `{ module: fileURLToPath(new URL('./scenarios.js', import.meta.url)),
+   * export: 'checkout' }` for a module's export, `{ family, params }` for a bundled model. Without it the failure
+   * message shows how to replay the trace in code.
+   */
+  readonly source?: CheckOptions['source'];
 }
 
 export type ViolationOptions = Omit<HoldOptions, 'allowIncomplete'>;
