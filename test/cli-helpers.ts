@@ -4,6 +4,9 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { main } from '../src/cli/main.ts';
+import type { Io } from '../src/cli/io.ts';
+import { plain } from '../src/report/style.ts';
 
 export const BIN = fileURLToPath(new URL('../bin/interleave.js', import.meta.url));
 
@@ -52,4 +55,13 @@ export function cliInterrupted(args: readonly string[], opts: { cwd: string; whe
       done({ code, stdout, stderr });
     });
   });
+}
+
+/** The command in this process (main(argv, io)), output collected without colours. */
+export async function runMain(...argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  let stdout = '';
+  let stderr = '';
+  const io: Io = { out: (s) => (stdout += `${s}\n`), err: (s) => (stderr += `${s}\n`), style: plain, errStyle: plain, tty: false };
+  const code = await main(argv, io);
+  return { code, stdout, stderr };
 }

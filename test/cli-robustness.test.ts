@@ -6,20 +6,11 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'n
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../src/cli/main.ts';
-import type { Io } from '../src/cli/io.ts';
-import { plain } from '../src/report/style.ts';
-import { BIN, scratchDir } from './cli-helpers.ts';
+import { BIN, scratchDir, runMain } from './cli-helpers.ts';
 
 const TS = fileURLToPath(new URL('./fixtures/user-scenarios/election.ts', import.meta.url));
 
-async function run(...argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const io: Io = { out: (s) => (stdout += `${s}\n`), err: (s) => (stderr += `${s}\n`), style: plain, errStyle: plain, tty: false };
-  const code = await main(argv, io);
-  return { code, stdout, stderr };
-}
+const run = runMain;
 
 /** Runs the command with its stdout pipe closed by the reader at once, as `| head -0` would. */
 function closedStdout(args: string[], cwd: string): Promise<{ code: number | null; stderr: string }> {

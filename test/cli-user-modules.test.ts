@@ -6,13 +6,10 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { main } from '../src/cli/main.ts';
-import type { Io } from '../src/cli/io.ts';
-import { plain } from '../src/report/style.ts';
 import { check } from '../src/check/index.ts';
 import { initialFingerprint, resolveSource } from '../src/check/swarm.ts';
 import { importModule } from '../src/check/load-module.ts';
-import { cli, scratchDir } from './cli-helpers.ts';
+import { cli, scratchDir, runMain } from './cli-helpers.ts';
 import { blocksOf } from './doc-blocks.ts';
 import { election, electionFamily } from './fixtures/user-scenarios/election.ts';
 
@@ -20,13 +17,7 @@ const FIX = fileURLToPath(new URL('./fixtures/user-scenarios/', import.meta.url)
 const TS = join(FIX, 'election.ts');
 const JS = join(FIX, 'election.mjs');
 
-async function run(...argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const io: Io = { out: (s) => (stdout += `${s}\n`), err: (s) => (stderr += `${s}\n`), style: plain, errStyle: plain, tty: false };
-  const code = await main(argv, io);
-  return { code, stdout, stderr };
-}
+const run = runMain;
 
 describe('check ./module.ts#export', () => {
   it('finds the race in a TypeScript family: exit 1, the counterexample, and a trace that names its module', async () => {
