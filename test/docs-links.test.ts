@@ -1,6 +1,6 @@
 // Links in README.md, docs/*.md and examples/README.md point at files that exist, and
 // `#anchors` at headings that exist (GitHub's slugs); nothing points outside the repository.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -30,6 +30,31 @@ function anchorsOf(file: string): Set<string> {
   }
   return out;
 }
+
+/** Every file under `dir` with one of the extensions, recursively. */
+function filesUnder(dir: string, exts: readonly string[]): string[] {
+  const out: string[] = [];
+  for (const e of readdirSync(join(root, dir), { withFileTypes: true })) {
+    const rel = join(dir, e.name);
+    if (e.isDirectory()) out.push(...filesUnder(rel, exts));
+    else if (exts.some((x) => e.name.endsWith(x))) out.push(rel);
+  }
+  return out;
+}
+
+describe('nothing a user reads points outside the repository', () => {
+  it('no mention of ../shared, the design note or section numbers of documents users do not have', () => {
+    const files = ['README.md', ...['docs', 'src', 'examples', 'bin'].flatMap((d) => filesUnder(d, ['.md', '.ts', '.js', '.mjs', '.json']))];
+    const bad: string[] = [];
+    for (const f of files) {
+      readFileSync(join(root, f), 'utf8').split('\n').forEach((line, i) => {
+        if (/\.\.\/shared\/|shared\/(DESIGN|spec|seeds)|spec §|spec scenario|§\d/.test(line)) bad.push(`${f}:${i + 1}: ${line.trim()}`);
+      });
+    }
+    expect(files.length).toBeGreaterThan(100);
+    expect(bad, bad.join('\n')).toEqual([]);
+  });
+});
 
 describe('links in the docs', () => {
   it('slugs headings as GitHub does', () => {
