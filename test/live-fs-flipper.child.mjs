@@ -6,7 +6,7 @@
 // - the objects `f0` and `h0` in that directory between a regular file and a
 //   symlink (f0) or a hard link (h0) to a secret outside.
 // Every step may race the store (which prunes empty directories, replaces files),
-// so each is allowed to fail. Prints `ready` once, then `flips <n>` every 1,000 flips.
+// so each is allowed to fail. Prints `ready` once, then `flips <n>` every 100 flips.
 import { linkSync, lstatSync, mkdirSync, renameSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -56,5 +56,5 @@ for (let n = 1; ; n++) {
     replace(join(dir, 'f0'), (p) => writeFileSync(p, 'inside f0'));
     replace(join(dir, 'h0'), (p) => writeFileSync(p, 'inside h0'));
   }
-  if (n % 1000 === 0) process.stdout.write(`flips ${n}\n`);
+  if (n % 100 === 0) process.stdout.write(`flips ${n}\n`);
 }

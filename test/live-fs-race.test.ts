@@ -110,9 +110,9 @@ describe.runIf(HANDLE_RELATIVE)('filesystem object store under a symlink-flippin
     expect(leaks).toEqual([]);
     // Nothing was created, written, removed or left (temp files) outside the root.
     expect(snapshot(outside)).toEqual(before);
-    // The race was real: the attacker flipped thousands of times, and the store both
+    // The race was real: the attacker flipped hundreds to thousands of times, and the store both
     // succeeded (through `d` while it was a real directory) and refused (through a symlink or a hard link).
-    expect(flips).toBeGreaterThanOrEqual(1000);
+    expect(flips).toBeGreaterThanOrEqual(500); // 2,000 to 14,000 seen on a loaded 2-core machine
     expect(tally['put ok'] ?? 0).toBeGreaterThan(100);
     expect(tally['get ok'] ?? 0).toBeGreaterThan(50);
     expect(tally['list ok'] ?? 0).toBeGreaterThan(50);
