@@ -8,7 +8,7 @@ import { buildScenario, type Setup } from '../src/machines/materialize/scenario.
 import { costModel, runSim, simulateReport, summarize } from '../src/machines/materialize/simulation.ts';
 import { arrangement } from '../src/machines/materialize/trace.ts';
 import type { Design, SlotRelease } from '../src/machines/materialize/types.ts';
-import { WAKE_MS } from '../src/machines/materialize/fixtures.ts';
+import { WAKE_MS, simFixture } from '../src/machines/materialize/fixtures.ts';
 import type { RecordedEvent } from '../src/actors/types.ts';
 
 describe('E12: a peek queued behind a chain of merge activations', () => {
@@ -39,6 +39,20 @@ describe('E12: a peek queued behind a chain of merge activations', () => {
     expect(Math.abs(y.latency.p90 - ip90[0]!) / ip90[0]!).toBeLessThan(0.05);
     expect(Math.abs(oy.latency.p90 - op90[0]!) / op90[0]!).toBeLessThan(0.05);
     expect(offload[0]!.counters).toEqual({ inline: 0, offloaded: offload[0]!.latency.n * 8, capped: 0 });
+  }, 300_000);
+
+  it("the merge steps follow the PR's histogram: about 206 over 128 ms and 25 over 512 ms in two minutes", () => {
+    const over128: number[] = [],
+      over512: number[] = [];
+    for (const seed of [1, 2, 3, 4, 5, 6]) {
+      const f = simFixture({ fixture: 'e12', design: 'inline', seconds: 120 } as never, seed);
+      const ms = (f.setup.cycles ?? []).flatMap((c) => c.chains.flat()).map((a) => a.ms);
+      over128.push(ms.filter((x) => x > 128).length);
+      over512.push(ms.filter((x) => x > 512).length);
+    }
+    const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+    expect(Math.abs(mean(over128) - 206) / 206).toBeLessThan(0.1);
+    expect(Math.abs(mean(over512) - 25) / 25).toBeLessThan(0.25);
   });
 
   it('ablation: with chain length 1 the gap shrinks to the overhead of the offload', () => {

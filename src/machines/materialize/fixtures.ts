@@ -84,6 +84,14 @@ function base(p: SimParams, workers: number) {
   return { cfg, traces };
 }
 
+/**
+ * E12's merge-step lengths (ms): lognormal, fitted to the PR's two counts over two minutes
+ * (206 steps over 128 ms, 25 over 512 ms) given the about 900 steps the chains make in that
+ * time: P(> 128) = 0.229 and P(> 512) = 0.028 give sigma = ln(4) / (z(0.972) - z(0.771)) and
+ * the median from the first. Capped at 1 s ("steps approach 1 s").
+ */
+export const E12_STEP = { median: 53, sigma: 1.18 } as const;
+
 /** Builds one fixture for one design from one seed. */
 export function simFixture(p: SimParams, seed: number): SimFixture {
   const r = rng(seed);
@@ -99,7 +107,7 @@ export function simFixture(p: SimParams, seed: number): SimFixture {
         const chains: Activation[][] = [];
         for (let w = 0; w < W; w++) {
           const len = p.chain === 'single' ? 1 : 3 + r.int(8);
-          chains.push(Array.from({ length: len }, () => ({ ms: Math.min(1000, lognormal(r, 40, 1.1)) })));
+          chains.push(Array.from({ length: len }, () => ({ ms: Math.min(1000, lognormal(r, E12_STEP.median, E12_STEP.sigma)) })));
         }
         cycles.push({ at, chains });
       }
