@@ -66,7 +66,7 @@ describe('structural hash', () => {
     expect(seen.size).toBe(20_000);
   });
 
-  it('hashes an xstate snapshot by value, status and context only', async () => {
+  it('hashes an xstate snapshot by content, not by object identity', async () => {
     const sc = lostUpdate();
     const a = run(sc, ['deliver:env->c1:go']);
     const b = run(sc, ['deliver:env->c1:go']);

@@ -5,7 +5,7 @@
 // Not hashed: `world.anon` (the counter that names anonymous delayed sends). Those
 // ids are names, not state: two worlds that differ only in them behave the same.
 import type { Scenario, World } from '../actors/index.ts';
-import { Hasher, finA, finB, mixA, mixB, type Fp } from './hash.ts';
+import { Hasher, finA, finB, mixA, mixB, type Fp, type SnapshotLike } from './hash.ts';
 
 export { Hasher, type Fp } from './hash.ts';
 
@@ -237,8 +237,7 @@ export class WorldHasher {
       out[o + A_SUMS + 2] = h.sn;
       h.recordHash(h.sa, h.sb, h.sn);
       if (kind === SNAPSHOT) {
-        const snap = s as { value: unknown; status: unknown };
-        h.snapshot(snap.value, snap.status, h.ha, h.hb);
+        h.snapshot(s as SnapshotLike, h.ha, h.hb);
       }
     }
     out[o + A_SNAP] = h.ha;

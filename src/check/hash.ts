@@ -2,9 +2,19 @@
 // mixing functions give one 64-bit key. Objects worth it are cached by identity
 // (WeakMap), which is sound because world values are immutable. Arrays hash in
 // order; plain objects, Maps and Sets order-insensitively (a commutative sum over
-// entries), so insertion order never makes a "new" state. xstate snapshots hash only
-// {value, status, context}; typed arrays by bytes; Dates by time; Arrow tables, batches and schemas once
+// entries), so insertion order never makes a "new" state. xstate snapshots hash
+// {value, status, context} plus what else decides their future: the history values
+// (as sets of state-node ids) and a final output or error when set; typed arrays by bytes; Dates by time; Arrow tables, batches and schemas once
 // by content.
+
+/** The fields of an xstate snapshot that decide its future, besides its context. */
+export interface SnapshotLike {
+  readonly value: unknown;
+  readonly status: unknown;
+  readonly historyValue?: object | null;
+  readonly output?: unknown;
+  readonly error?: unknown;
+}
 
 /** A 64-bit fingerprint as two unsigned 32-bit lanes. */
 export interface Fp {
@@ -229,7 +239,7 @@ export class Hasher {
     if ('machine' in r && 'value' in r && 'context' in r) {
       // An xstate snapshot: never hash `machine` or `_nodes`.
       this.hash(r.context);
-      this.snapshot(r.value, r.status, this.ha, this.hb);
+      this.snapshot(r as SnapshotLike, this.ha, this.hb);
       return;
     }
     if (isArrowTable(r)) return this.table(r, T_TABLE);
@@ -332,18 +342,71 @@ export class Hasher {
     this.hb = finB(mixB(sb, n + T_OBJ));
   }
 
-  /** Sets `ha`/`hb` to the hash of an xstate snapshot whose context hashes to (ca, cb). */
-  snapshot(value: unknown, status: unknown, ca: number, cb: number): void {
+  /**
+   * Sets `ha`/`hb` to the hash of an xstate snapshot whose context hashes to (ca, cb):
+   * its state value, status, history values, and output / error when set. History
+   * decides where a re-entered compound state resumes, so two snapshots that differ
+   * only in it behave differently (issue 13, defect 1).
+   */
+  snapshot(snap: SnapshotLike, ca: number, cb: number): void {
     let a = T_SNAP,
       b = T_SNAP;
-    this.hash(value);
+    this.hash(snap.value);
     a = mixA(mixA(a, this.ha), this.hb);
     b = mixB(mixB(b, this.hb), this.ha);
-    this.hash(status);
+    this.hash(snap.status);
     a = mixA(a, this.ha);
     b = mixB(b, this.hb);
+    const hv = snap.historyValue;
+    if (hv !== undefined && hv !== null) {
+      this.history(hv);
+      a = mixA(mixA(a, this.ha), this.hb);
+      b = mixB(mixB(b, this.hb), this.ha);
+    }
+    if (snap.output !== undefined) {
+      this.hash(snap.output);
+      a = mixA(mixA(mixA(a, T_SNAP + 1), this.ha), this.hb);
+      b = mixB(mixB(mixB(b, T_SNAP + 1), this.hb), this.ha);
+    }
+    if (snap.error !== undefined) {
+      this.hash(snap.error instanceof Error ? `${snap.error.name}: ${snap.error.message}` : snap.error);
+      a = mixA(mixA(mixA(a, T_SNAP + 2), this.ha), this.hb);
+      b = mixB(mixB(mixB(b, T_SNAP + 2), this.hb), this.ha);
+    }
     this.ha = finA(mixA(mixA(a, ca), cb));
     this.hb = finB(mixB(mixB(b, cb), this.ha));
+  }
+
+  private readonly historyCache = new WeakMap<object, Fp>();
+
+  /**
+   * xstate's `historyValue`: history node id -> the state nodes it remembers. Hashed
+   * as a set of (history id, set of remembered node ids): xstate reads each list as a
+   * set, and its order follows the path that entered the states. Ids are state-node
+   * paths, never actor ids, so they are not renamed. Empty (no history yet) adds 0.
+   */
+  private history(hv: object): void {
+    const c = this.historyCache.get(hv);
+    if (c !== undefined) {
+      this.ha = c.a;
+      this.hb = c.b;
+      return;
+    }
+    let sa = 0,
+      sb = 0,
+      n = 0;
+    for (const key in hv) {
+      const nodes = (hv as Record<string, unknown>)[key];
+      if (!Array.isArray(nodes)) continue;
+      const ids = nodes.map((x) => String((x as { id?: unknown })?.id ?? x)).sort();
+      this.str(`${key}=${ids.join('\u0000')}`);
+      sa = (sa + this.ha) | 0;
+      sb = (sb + this.hb) | 0;
+      n++;
+    }
+    this.ha = n === 0 ? 0 : finA(mixA(sa, n ^ T_SNAP));
+    this.hb = n === 0 ? 0 : finB(mixB(sb, n + T_SNAP));
+    this.historyCache.set(hv, { a: this.ha, b: this.hb });
   }
 
   /**
