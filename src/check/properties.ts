@@ -9,12 +9,16 @@
 //
 // Deadlock. A quiescent world is an accepted end when the scenario's `acceptEnd`
 // holds; without `acceptEnd`, when no actor is *waiting*. A machine actor is
-// waiting when it is up, its snapshot is not final (`status: 'done'`), it has left
-// its initial state, and its state has no `idle` or `end` tag. So servers resting in
-// their initial state (a store, a ponger) are not waiting, and neither are reducers,
-// crashed actors or actors that stopped with an error (reported as errors anyway).
-// A client stuck in `awaitingReply` is. Tag a state `idle` to accept resting there.
-import { isQuiescent, offersInput, queryOf, type Scenario, type Step, type TraceEvent, type World } from '../actors/index.ts';
+// waiting when it is up, its snapshot is not final (`status: 'done'`), its state
+// has no `idle` or `end` tag, and either it has left its initial state or its
+// initial state sends a message on entry (it started by making a request: a peer
+// that asks and waits for a reply that never comes is deadlocked in its first
+// state). So servers resting in an initial state that sends nothing (a store, a
+// ponger) are not waiting, and neither are reducers, crashed actors or actors that
+// stopped with an error (reported as errors anyway). A client stuck in
+// `awaitingReply` is. Tag a state `idle` to accept resting there.
+import { ENV, isQuiescent, offersInput, queryOf, type Scenario, type Step, type TraceEvent, type World } from '../actors/index.ts';
+import { XS, isAddressStub } from '../actors/xstate-adapter.ts';
 import type { PropertyRef } from './types.ts';
 
 function verdict(r: boolean | string, fallback: string): string | undefined {
@@ -66,24 +70,39 @@ export function waitingActors(sc: Scenario, w: World): string[] {
     const s = w.snaps[a.index] as any;
     if (!s || s.status !== 'active') continue;
     if (typeof s.hasTag === 'function' && (s.hasTag('idle') || s.hasTag('end'))) continue;
-    if (sameValue(s.value, initialValue(a.stepper as any, a.input))) continue;
+    const init = initialOf(a.stepper as any, a.input);
+    if (!init.sends && sameValue(s.value, init.value)) continue;
     out.push(a.id);
   }
   return out;
 }
 
-const initialValues = new WeakMap<object, unknown>();
-function initialValue(stepper: { initial(input: unknown): { snapshot: { value: unknown } } }, input: unknown): unknown {
-  if (!initialValues.has(stepper)) {
-    let v: unknown = Symbol('unknown');
+/** A machine's initial state value, and whether entering it sends a message to an actor. */
+interface Initial {
+  readonly value: unknown;
+  readonly sends: boolean;
+}
+const initials = new WeakMap<object, Map<unknown, Initial>>();
+function initialOf(stepper: { initial(input: unknown): { snapshot: { value: unknown }; actions: readonly { type: string; params: any }[] } }, input: unknown): Initial {
+  let byInput = initials.get(stepper);
+  if (!byInput) initials.set(stepper, (byInput = new Map()));
+  let init = byInput.get(input);
+  if (!init) {
     try {
-      v = stepper.initial(input).snapshot.value;
+      const r = stepper.initial(input);
+      const sends = r.actions.some((x) => x.type === XS.sendTo && targetId(x.params?.to) !== ENV);
+      init = { value: r.snapshot.value, sends };
     } catch {
       // A machine whose initial state throws is reported as an error elsewhere.
+      init = { value: Symbol('unknown'), sends: false };
     }
-    initialValues.set(stepper, v);
+    byInput.set(input, init);
   }
-  return initialValues.get(stepper);
+  return init;
+}
+
+function targetId(to: unknown): unknown {
+  return isAddressStub(to) ? to.id : to;
 }
 
 function sameValue(a: unknown, b: unknown): boolean {

@@ -65,6 +65,8 @@ Examples:
     .addHelpText('after', `
 Exit codes: 0 every property holds (the output says whether exploration was complete
 or cut by a budget), 1 a violation (counterexample printed and saved), 2 bad input.
+Deadlock: nothing enabled while a machine waits (not final, no 'idle'/'end' tag, out of
+its initial state or its initial state sent a request on entry).
 Ctrl-C stops the search and prints the stats so far (exit 130).
 
 Examples:

@@ -52,7 +52,9 @@ export function taskProcessMachine(cfg: AirflowConfig) {
     },
     states: {
       // A (re)started process announces itself; the runner answers with the try to run.
-      idle: { entry: send('runner', { type: 'Hello' }), always: route('idle') },
+      // Tagged `idle`: a process whose Hello goes unanswered (no try left to run) rests
+      // here, it is not deadlocked (the runner's properties judge the run).
+      idle: { tags: ['idle'], entry: send('runner', { type: 'Hello' }), always: route('idle') },
       reading: { always: route('reading') },
       looping: { always: route('looping') },
       closing: { always: route('closing') },
