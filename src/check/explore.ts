@@ -165,6 +165,7 @@ abstract class Search implements Explorer {
     if (!this.started) {
       this.started = true;
       const init = initialWorld(sc, { detail: false });
+      s.determinism?.checkInitial(init.world);
       s.states++;
       const fresh = s.visit(init.world);
       const v = stepViolation(sc, init.world, init.events);
@@ -192,6 +193,7 @@ abstract class Search implements Explorer {
       const from = n.world!;
       const fromLanes = n.lanes;
       const r = apply(sc, from, t, { detail: false, memo: this.memo });
+      s.determinism?.check(from, t, r.world, r.events);
       s.transitions++;
       s.states++;
       if (this.stubborn?.learn(t, r.events)) {

@@ -36,6 +36,7 @@ export { resolveSource } from './swarm.ts';
 export { replayLasso, type LassoReplay } from './lasso.ts';
 export { hasLiveness } from './liveness.ts';
 export type { LivenessStats } from './liveness-graph.ts';
+export { NondeterminismError, DETERMINISM_DEFAULTS } from './purity.ts';
 
 const DEFAULT_RUNS = 1000;
 const DEFAULT_SWARM_RUNS = 10_000;
@@ -110,6 +111,7 @@ async function run(
   if (por.reason && opts.por !== false) options.porNote = `POR off: ${por.reason}`;
   if (live && opts.por !== false) options.porNote = 'POR off: liveness properties are decided on the full state graph';
   if (hasLiveness(sc) && !live) options.livenessNote = exhaustive ? 'liveness properties not checked (liveness: false)' : `liveness properties are checked by dfs and bfs only; ${strategy} checked the other properties`;
+  if (exhaustive) options.determinism = opts.determinism ?? true;
   for (const k of ['maxStates', 'maxDepth', 'timeLimitMs'] as const) if (opts[k] !== undefined) options[k] = opts[k];
 
   // Let the caller subscribe to progress$ before any work.

@@ -4,6 +4,7 @@ import type { Scenario, World } from '../actors/index.ts';
 import { WorldHasher, type Lanes } from './fingerprint.ts';
 import { Reachability } from './properties.ts';
 import { VisitedSet } from './visited.ts';
+import { DeterminismCheck } from './purity.ts';
 import type { CheckOptions, CutBy, Progress, PropertyRef } from './types.ts';
 
 /** A violation as found by a strategy, before replay with detail and shrinking. */
@@ -38,6 +39,8 @@ export class Session {
   readonly maxStates: number;
   readonly maxDepthBudget: number;
   readonly deadline: number;
+  /** dfs / bfs: the re-step sample that detects impure machines (undefined when off). */
+  readonly determinism: DeterminismCheck | undefined;
 
   constructor(
     readonly sc: Scenario,
@@ -52,6 +55,8 @@ export class Session {
     this.maxStates = opts.maxStates ?? Infinity;
     this.maxDepthBudget = opts.maxDepth ?? Infinity;
     this.deadline = opts.timeLimitMs === undefined ? Infinity : this.t0 + opts.timeLimitMs;
+    const d = opts.determinism ?? true;
+    this.determinism = d === false ? undefined : new DeterminismCheck(sc, d === true ? {} : d);
   }
 
   private newVisited(): VisitedSet {

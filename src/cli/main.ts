@@ -56,6 +56,7 @@ Examples:
     .option('--workers <n>', 'swarm: worker threads (0 runs in this thread)', intArg('--workers', 0))
     .option('--shard <i/n>', 'swarm: run slice i of n (for several machines)', shardArg)
     .option('--no-por', 'turn partial-order reduction off')
+    .option('--no-determinism-check', 'dfs/bfs: do not re-step a sample of transitions to catch impure machines')
     .option('--from <trace.json>', 'explore around a recorded run (a live recording or any saved trace) instead of from scratch')
     .option('--within <k>', 'with --from: deviations (reorderings, faults) allowed from the recorded schedule (default 1)', intArg('--within', 0))
     .option('--trace-limit <name=value>', 'a trace file limit <name>=<n>, repeatable: bytes, depth, string, items (see docs/cli.md)', collectParam, [])

@@ -54,7 +54,7 @@ function machine(r: ReturnType<typeof rng>, id: string, ids: readonly string[]) 
       target,
       guard: ({ context, event }: { context: { n: number }; event: { v: number } }) => (guard === 0 ? true : guard === 1 ? event.v % 2 === context.n % 2 : context.n !== k),
       actions: [
-        assign({ n: ({ context, event }: { context: { n: number }; event: { v: number } }) => (context.n + event.v) % 3 }),
+        assign({ n: ({ context, event }: any) => (context.n + (event.v as number)) % 3 }),
         send(to, ({ event, context }: { event: { v: number; hops: number }; context: { n: number } }) => ({ type: 'm', v: (event.v + context.n) % 3, hops: event.hops - 1 })),
       ],
     };

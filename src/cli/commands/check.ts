@@ -22,6 +22,8 @@ export interface CheckFlags {
   workers?: number;
   shard?: { index: number; count: number };
   por: boolean;
+  /** False with --no-determinism-check. */
+  determinismCheck?: boolean;
   /** Explore within `within` deviations of this recorded trace (src/check/from-trace.ts). */
   from?: string;
   within?: number;
@@ -55,6 +57,7 @@ function checkOptions(t: Target, p: ParamValues, flags: CheckFlags): CheckOption
   if (flags.workers !== undefined) o.workers = flags.workers;
   if (flags.shard !== undefined) o.shard = flags.shard;
   if (!flags.por) o.por = false;
+  if (flags.determinismCheck === false) o.determinism = false;
   // Swarm workers rebuild the scenario in their own threads, from the catalog or the user's module.
   o.source = t.origin ? { module: t.origin.path, export: t.origin.export, params: { ...p } } : { family: f.name, params: { ...p } };
   return o;
