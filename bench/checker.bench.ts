@@ -15,8 +15,12 @@
 // 4. One machine, every event: a single xstate machine checked against every event
 //    sequence through scenario inputs, beside @xstate/graph's getAdjacencyMap on the
 //    same machine at three sizes (same state counts; goal: faster than @xstate/graph).
+// 5. The nondeterminism sample (src/check/purity.ts): check CPU time with the default
+//    re-step sample against `determinism: false`, runs alternated, median per model.
+//    Goal: under 5% of check time.
 //
 //   npm run bench -- checker                 (about two minutes of CPU)
+//   npm run bench -- checker --determinism   (only table 5)
 //   npm run bench -- checker --quick         (smaller models, cap 1000)
 //   npm run bench -- checker --cap=20000     (raise the runs cap for random)
 import { transition } from 'xstate';
@@ -235,11 +239,60 @@ function sampling(quick: boolean, cap: number): void {
   );
 }
 
+/** Table 4: check CPU with and without the nondeterminism re-step sample (alternated runs, medians). */
+async function determinismCost(quick: boolean): Promise<void> {
+  const models: [string, Scenario, { maxStates?: number }][] = [
+    ['lost update CAS, 3 clients x 3', lostUpdate({ cas: true, clients: 3, rounds: quick ? 2 : 3 }), {}],
+    ['token ring, 8 xstate nodes', machineRing(8, 1, 2), {}],
+  ];
+  try {
+    const { families } = await import('../src/machines/catalog.ts');
+    const { parseParams } = await import('../src/actors/family.ts');
+    for (const f of families) {
+      for (const params of BENCH_PARAMS[f.name] ?? []) {
+        const label = Object.entries(params).map(([k, v]) => `${k}=${String(v)}`).join(' ');
+        models.push([`${f.name} ${label}`, f.build(parseParams(f, params)), { maxStates: quick ? 5_000 : 30_000 }]);
+      }
+    }
+  } catch (e) {
+    console.log(`protocol scenarios skipped: ${(e as Error).message}`);
+  }
+  const { DETERMINISM_DEFAULTS } = await import('../src/check/index.ts');
+  const rows: (string | number)[][] = [];
+  const reps = quick ? 3 : 5;
+  for (const [name, sc, caps] of models) {
+    const on: number[] = [];
+    const off: number[] = [];
+    let r: CheckResult | undefined;
+    for (let i = 0; i < reps; i++) {
+      for (const det of i % 2 === 0 ? [true, false] : [false, true]) {
+        const c0 = cpuMs();
+        r = await check(sc, { strategy: 'dfs', shrink: false, determinism: det, ...caps });
+        (det ? on : off).push(cpuMs() - c0);
+      }
+    }
+    const t = r!.stats.transitions;
+    const d = DETERMINISM_DEFAULTS;
+    const resteps = d.repeats * (Math.min(t, d.first) + Math.max(0, Math.floor(t / d.every) - Math.floor(Math.min(t, d.first) / d.every)));
+    const mOn = median(on),
+      mOff = median(off);
+    rows.push([name, t.toLocaleString('en-US'), resteps.toLocaleString('en-US'), Math.round(mOff), Math.round(mOn), `${(((mOn - mOff) / mOff) * 100).toFixed(1)}%`]);
+  }
+  printTable(
+    `nondeterminism sample: check CPU with and without it (dfs, POR on, median of ${reps} alternated runs each)`,
+    ['model', 'transitions', 're-steps', 'CPU ms off', 'CPU ms on (default)', 'overhead'],
+    rows,
+    `Default sample: the first ${DETERMINISM_DEFAULTS.first} transitions, then every ${DETERMINISM_DEFAULTS.every}th, re-stepped ${DETERMINISM_DEFAULTS.repeats}x without the step memo. Goal: overhead < 5%.\nCPU time of this process; on a shared machine the spread between runs is several percent.`,
+  );
+}
+
 export default async function (argv: string[]): Promise<void> {
   const quick = argv.includes('--quick');
+  if (argv.includes('--determinism')) return determinismCost(quick);
   const capArg = argv.find((a) => a.startsWith('--cap='));
   const cap = capArg ? Number(capArg.slice(6)) : quick ? 1000 : 8000;
   await throughput(quick);
   printTable('one machine, every event: scenario inputs against @xstate/graph', EVERY_EVENT_HEADER, await everyEventRows(quick), EVERY_EVENT_NOTE);
   sampling(quick, cap);
+  await determinismCost(quick);
 }

@@ -90,7 +90,8 @@ describe('read-at-endchannel (D2)', () => {
     const broken = await check(amberScenario({ design: 'read-at-consume' }), opts);
     expect(broken.ok).toBe(false);
     const fixed = await check(amberScenario({ design: 'read-at-endchannel' }), opts);
-    expectHolds(fixed);
+    // Sampling never proves absence: 100 runs without a failure is what this claims.
+    expectHolds(fixed, { allowIncomplete: true });
     expect(fixed.stats.runs).toBe(100);
   });
 

@@ -28,7 +28,7 @@ describe('text', () => {
     const t = formatText(f);
     expect(t).toMatch(/^✗ invariant 'no-lost-update' violated: all 2 clients finished but the counter is 1/);
     expect(t).toContain('seed 1, 10 steps (shrunk from 12)');
-    expect(t).toContain('nearest passing schedule (10 steps)');
+    expect(t).toContain('a nearby passing schedule (10 steps)');
   });
 
   it('strips terminal control characters from payloads', () => {

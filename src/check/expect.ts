@@ -63,13 +63,28 @@ export function formatViolation(v: Violation): string {
     lines.push(i === 0 ? '  0. (start)' : `  ${i}. ${v.schedule[i - 1]}`);
     for (const e of evs) if (e.kind !== 'timer-set' && e.kind !== 'log') lines.push(`       ${eventLine(e).trimEnd()}`);
   }
-  if (v.passing) lines.push(`nearest passing schedule (one step reordered): ${v.passing.join(', ')}`);
+  if (v.passing) lines.push(`a nearby passing schedule${v.passingNote ? ` (${v.passingNote})` : ''}: ${v.passing.join(', ')}`);
   return lines.join('\n');
 }
 
-/** Throws unless the check found no violation. */
-export function expectHolds(result: CheckResult): void {
-  if (result.ok) return;
+export interface ExpectHoldsOptions {
+  /**
+   * Accept a search that did not visit every reachable state (a budget cut, a stop,
+   * or a sampling strategy, which never proves absence). Default false.
+   */
+  allowIncomplete?: boolean;
+}
+
+/**
+ * Throws unless the check found no violation and, unless `allowIncomplete`, explored
+ * every reachable state: "no violation in the part explored" is not "holds".
+ */
+export function expectHolds(result: CheckResult, opts: ExpectHoldsOptions = {}): void {
+  if (result.ok) {
+    if (result.complete || opts.allowIncomplete) return;
+    const why = result.cutBy === 'runs' ? `${result.strategy} sampled ${result.stats.runs ?? 'some'} runs (sampling never proves absence)` : `the search was cut by ${result.cutBy ?? 'a budget'}`;
+    throw new Error(`no violation found, but the exploration is not complete: ${why} (${result.stats.distinctStates} distinct states). Raise the budget, use dfs/bfs, or pass { allowIncomplete: true } to accept a partial search.`);
+  }
   const v = result.violation;
   throw new Error(v ? `\n${formatViolation(v)}` : 'check failed without a counterexample');
 }

@@ -26,8 +26,8 @@ import type { CheckOptions, CheckResult, CheckRun, Progress, Violation } from '.
 export type * from './types.ts';
 export { replaySchedule, runSchedule, type ScheduleInput } from './replay.ts';
 export { toTraceFile, TOOL_VERSION } from './trace-file.ts';
-export { expectHolds, formatViolation } from './expect.ts';
-export { shrinkSchedule, nearestPassing, contextSwitches, actorOfStep } from './shrink.ts';
+export { expectHolds, formatViolation, type ExpectHoldsOptions } from './expect.ts';
+export { shrinkSchedule, nearestPassing, contextSwitches, actorOfStep, NEAREST_PASSING_TRIES, type NearPassing, type ShrinkOptions } from './shrink.ts';
 export { WorldHasher, Hasher, fpHex, type Fp } from './fingerprint.ts';
 export { VisitedSet } from './visited.ts';
 export { reads, readsEach } from './por-stubborn.ts';
@@ -154,6 +154,15 @@ async function run(
   return result;
 }
 
+/**
+ * TLC's optimistic estimate of the chance that some state was omitted because its
+ * fingerprint equalled an earlier one's: each of the m - n generated states that
+ * were found "seen" could have been a new state colliding with one of n keys.
+ */
+export function collisionProbability(distinct: number, generated: number): number {
+  return Math.min(1, (distinct * Math.max(0, generated - distinct)) / 2 ** 64);
+}
+
 function sampleConfig(sc: Scenario, opts: CheckOptions, strategy: 'random' | 'pct' | 'swarm', seed: number, options: Record<string, unknown>): SampleConfig {
   const per = strategy === 'swarm' ? (opts.swarmStrategy ?? 'pct') : strategy;
   const maxDepth = opts.maxDepth ?? DEFAULT_SAMPLE_DEPTH;
@@ -195,7 +204,10 @@ function finish(sc: Scenario, s: Session, opts: CheckOptions, strategy: string, 
     };
     if (f.seed !== undefined) violation.seed = f.seed;
     const passing = nearestPassing(sc, out.schedule);
-    if (passing) violation.passing = passing;
+    if (passing) {
+      violation.passing = passing.schedule;
+      violation.passingNote = passing.note;
+    }
   }
   // Exploration time only (shrinking and the final replay are not part of the rate).
   const ms = s.exploreMs ?? s.ms();
@@ -219,6 +231,7 @@ function finish(sc: Scenario, s: Session, opts: CheckOptions, strategy: string, 
     options,
   };
   if (s.runs > 0) result.stats.runs = s.runs;
+  if (exhaustive) result.collisionProbability = collisionProbability(distinct, s.states);
   if (!complete && !s.found && s.cutBy) result.cutBy = s.cutBy;
   if (violation) result.violation = violation;
   return result;

@@ -5,17 +5,19 @@
 //    halving the chunk size when no chunk can go.
 // 2. Adjacent swaps toward fewer context switches (consecutive steps of different
 //    actors), so the story reads actor by actor.
-// Also finds a nearest passing schedule: one conflicting step moved earlier so the run passes.
+// Also finds a nearby passing schedule (greedy, bounded: see `nearestPassing`).
 import { apply, enabled, isFault, type Scenario } from '../actors/index.ts';
 import { endViolation, sameProperty, stepViolation } from './properties.ts';
 import { runSchedule } from './replay.ts';
 import type { PropertyRef } from './types.ts';
 
+// Both searches are bounded by work (candidate replays and replayed steps), never by
+// wall-clock time, so the printed counterexample does not depend on machine load.
 export interface ShrinkOptions {
   /** Stop after this many candidate replays (default 4000). */
   readonly maxReplays?: number;
-  /** Stop after this long (default 10 s). */
-  readonly timeLimitMs?: number;
+  /** Stop after replaying this many steps in all (default 1,000,000). */
+  readonly maxSteps?: number;
 }
 
 /** The actor a step id is about: the receiver of a delivery or drop, the owner of a timer, the crashed actor. */
@@ -38,12 +40,14 @@ export function contextSwitches(schedule: readonly string[]): number {
 
 export function shrinkSchedule(sc: Scenario, property: PropertyRef, schedule: readonly string[], opts: ShrinkOptions = {}): string[] {
   const maxReplays = opts.maxReplays ?? 4000;
-  const deadline = performance.now() + (opts.timeLimitMs ?? 10_000);
+  const maxSteps = opts.maxSteps ?? 1_000_000;
   let replays = 0;
-  const budget = () => replays < maxReplays && performance.now() < deadline;
+  let steps = 0;
+  const budget = () => replays < maxReplays && steps < maxSteps;
   /** The schedule actually taken, if the candidate still fails the same way. */
   const fails = (cand: readonly string[]): string[] | undefined => {
     replays++;
+    steps += cand.length;
     let out;
     try {
       out = runSchedule(sc, cand, { detail: false, lenient: true });
@@ -95,6 +99,16 @@ export function shrinkSchedule(sc: Scenario, property: PropertyRef, schedule: re
   return cur;
 }
 
+/** A passing schedule near a counterexample, and how it was obtained (printed with it). */
+export interface NearPassing {
+  readonly schedule: string[];
+  /** What changed and how it was searched, in words. */
+  readonly note: string;
+}
+
+/** Candidate replays `nearestPassing` tries at most (each runs on to quiescence). */
+export const NEAREST_PASSING_TRIES = 200;
+
 /**
  * A passing schedule one reordering away from `schedule`: two adjacent steps swapped,
  * or one step moved earlier past others to just before a step on the same actor.
@@ -104,8 +118,13 @@ export function shrinkSchedule(sc: Scenario, property: PropertyRef, schedule: re
  * outcome (`…!403`) that the new order does not offer becomes the normal delivery:
  * that a fault is impossible in the other order is often the whole point. When no
  * reordering passes, the same interleaving without one fault outcome is tried.
+ *
+ * This is a greedy heuristic bounded by `maxTries` candidate replays, not a search
+ * for the fewest reordered steps: the first single move that passes is returned,
+ * and the note says which move (or that the fallback "same run without the fault"
+ * was used).
  */
-export function nearestPassing(sc: Scenario, schedule: readonly string[], maxTries = 200): string[] | undefined {
+export function nearestPassing(sc: Scenario, schedule: readonly string[], maxTries = NEAREST_PASSING_TRIES): NearPassing | undefined {
   let tries = 0;
   const passes = (cand: string[]): string[] | undefined => {
     tries++;
@@ -116,6 +135,7 @@ export function nearestPassing(sc: Scenario, schedule: readonly string[], maxTri
       return undefined;
     }
   };
+  const bound = () => `greedy search over single moves, nearest first, ${tries} of at most ${maxTries} replays; not proven nearest`;
   for (let d = 1; d < schedule.length && tries < maxTries; d++) {
     for (let i = schedule.length - 1 - d; i >= 0 && tries < maxTries; i--) {
       const j = i + d;
@@ -124,8 +144,15 @@ export function nearestPassing(sc: Scenario, schedule: readonly string[], maxTri
       if (d > 1 && actorOfStep(schedule[i]!) !== actorOfStep(schedule[j]!)) continue;
       const moved = schedule[j]!;
       const cand = [...schedule.slice(0, i), moved, ...schedule.slice(i, j), ...schedule.slice(j + 1)];
-      const found = passes(cand) ?? (isFaultOutcome(moved) ? passes(cand.map((id, k) => (k === i ? withoutOutcome(id) : id))) : undefined);
-      if (found) return found;
+      let found = passes(cand);
+      let asNormal = false;
+      if (!found && isFaultOutcome(moved)) {
+        found = passes(cand.map((id, k) => (k === i ? withoutOutcome(id) : id)));
+        asNormal = found !== undefined;
+      }
+      if (found) {
+        return { schedule: found, note: `step ${j + 1} (${moved}) moved before step ${i + 1}${asNormal ? ' as a normal delivery' : ''}, then run on to the end with normal steps (${bound()})` };
+      }
     }
   }
   // No reordering passes: the same interleaving with one fault outcome turned into the
@@ -133,7 +160,7 @@ export function nearestPassing(sc: Scenario, schedule: readonly string[], maxTri
   for (let i = schedule.length - 1; i >= 0 && tries < maxTries; i--) {
     if (!isFaultOutcome(schedule[i]!)) continue;
     const found = passes(schedule.map((id, k) => (k === i ? withoutOutcome(id) : id)));
-    if (found) return found;
+    if (found) return { schedule: found, note: `no single move passed; the same run with step ${i + 1} (${schedule[i]}) as a normal delivery instead of the fault (${bound()})` };
   }
   return undefined;
 }

@@ -43,7 +43,7 @@ export function toTraceFile(
     } catch {
       // The passing schedule was found by lenient replay; keep just the schedule if it no longer replays.
     }
-    file.passing = { schedule: [...v.passing], trace: passTrace };
+    file.passing = { schedule: [...v.passing], trace: passTrace, ...(v.passingNote ? { note: v.passingNote } : {}) };
   }
   return file;
 }

@@ -137,13 +137,19 @@ export interface Violation {
   world: World;
   /** The seed of the run that found it (random, pct, swarm): replays alone. */
   seed?: number;
-  /** Nearest passing schedule (one conflicting step moved earlier), if found. */
+  /**
+   * A nearby passing schedule, if found: one step moved (or, failing that, one fault
+   * outcome turned into a normal delivery), then run on to the end. Found greedily
+   * within a bounded number of replays; `passingNote` says what changed.
+   */
   passing?: string[];
   /**
    * A liveness lasso: `schedule.slice(cycleStart)` is a cycle that returns to the world
    * reached after `schedule.slice(0, cycleStart)` and repeats forever.
    */
   cycleStart?: number;
+  /** How `passing` differs from the counterexample and how it was searched. */
+  passingNote?: string;
 }
 
 /** What stopped a search before it was complete. */
@@ -183,6 +189,12 @@ export interface CheckResult {
   seed: number;
   /** The options in effect, including seed-derived ones (pct's d and k). */
   options: Record<string, unknown>;
+  /**
+   * dfs / bfs: estimated probability that two distinct states shared a 64-bit
+   * fingerprint, so that one was never explored (TLC's optimistic estimate,
+   * n * (m - n) / 2^64 for n distinct states out of m generated).
+   */
+  collisionProbability?: number;
 }
 
 /** A check in progress (`checkRun`): its result, a progress stream, and a way to stop it early. */
@@ -210,7 +222,7 @@ export interface TraceFile {
   originalLength: number;
   inputs?: { index: number; from: string; to: string; msg: unknown }[];
   trace: unknown[];
-  passing?: { schedule: string[]; trace: unknown[] };
+  passing?: { schedule: string[]; trace: unknown[]; note?: string };
   /** A liveness lasso: the schedule from this index on is a cycle back to the same world. */
   cycleStart?: number;
 }

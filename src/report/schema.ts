@@ -67,7 +67,7 @@ export const traceFileSchema = z
     originalLength: z.number().int().min(0),
     inputs: z.array(z.object({ index: z.number().int().min(0), from: str, to: str, msg: z.unknown() })).optional(),
     trace: z.array(eventSchema),
-    passing: z.object({ schedule: z.array(str), trace: z.array(eventSchema) }).optional(),
+    passing: z.object({ schedule: z.array(str), trace: z.array(eventSchema), note: str.optional() }).optional(),
   })
   .superRefine((f, ctx) => {
     // Step 0 is the initial world; step k is the effect of schedule[k-1].

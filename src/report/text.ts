@@ -77,7 +77,7 @@ export function formatText(f: TraceFileData, style: Style = plain): string {
   );
   if (p) lines.push(style.red(`${' '.repeat(String(f.schedule.length).length + 4)}✗ after step ${f.schedule.length}: ${safeText(p.name)}`));
   if (f.passing) {
-    lines.push('', `nearest passing schedule (${f.passing.schedule.length} steps):`, ...formatSteps(fileViewOf(f.passing), style));
+    lines.push('', `a nearby passing schedule (${f.passing.schedule.length} steps)${f.passing.note ? `: ${safeText(f.passing.note)}` : ''}:`, ...formatSteps(fileViewOf(f.passing), style));
   }
   return `${lines.join('\n')}\n`;
 }

@@ -113,7 +113,9 @@ function stats(r: CheckResult): string {
   const s = r.stats;
   const n = (x: number) => Math.round(x).toLocaleString('en-US');
   const runs = s.runs !== undefined ? `, ${n(s.runs)} runs` : '';
-  return `${n(s.states)} states, ${n(s.distinctStates)} distinct, ${n(s.transitions)} transitions, max depth ${s.maxDepth}${runs}, ${(s.ms / 1000).toFixed(2)}s (${n(s.statesPerSecond)} states/s)`;
+  const p = r.collisionProbability;
+  const collision = p === undefined ? '' : `; fingerprint collision probability ${p === 0 ? '0' : p.toExponential(1)} (optimistic, as TLC)`;
+  return `${n(s.states)} states, ${n(s.distinctStates)} distinct, ${n(s.transitions)} transitions, max depth ${s.maxDepth}${runs}, ${(s.ms / 1000).toFixed(2)}s (${n(s.statesPerSecond)} states/s)${collision}`;
 }
 
 const CUT: Record<string, string> = {
@@ -202,6 +204,7 @@ export async function runCheck(io: Io, name: string, flags: CheckFlags): Promise
         complete: r.complete,
         ...(r.cutBy ? { cutBy: r.cutBy } : {}),
         stats: r.stats,
+        ...(r.collisionProbability !== undefined ? { collisionProbability: r.collisionProbability } : {}),
         violation: { property: v.property, schedule: file.schedule, originalLength: v.originalLength, steps: formatSteps(traceView(file.schedule, file.trace)).map((l) => l.trim()) },
         ...(writeError ? { writeError } : { trace: { json: jsonPath, html: htmlPath }, replay: replayCmd }),
         rerun,
@@ -230,7 +233,7 @@ export async function runCheck(io: Io, name: string, flags: CheckFlags): Promise
   const hint = f.hint?.(p, false);
   const verdict = r.complete ? 'complete' : `cut by ${CUT[r.cutBy ?? ''] ?? r.cutBy ?? 'a budget'}`;
   if (flags.json) {
-    printJson(io, { ok: true, scenario, strategy: r.strategy, seed: r.seed, complete: r.complete, ...(r.cutBy ? { cutBy: r.cutBy } : {}), stats: r.stats, unreached: r.unreached, interrupted, ...(hint ? { hint } : {}) });
+    printJson(io, { ok: true, scenario, strategy: r.strategy, seed: r.seed, complete: r.complete, ...(r.cutBy ? { cutBy: r.cutBy } : {}), stats: r.stats, ...(r.collisionProbability !== undefined ? { collisionProbability: r.collisionProbability } : {}), unreached: r.unreached, interrupted, ...(hint ? { hint } : {}) });
     return interrupted ? EXIT.interrupted : EXIT.ok;
   }
   const props = [
