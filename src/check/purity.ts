@@ -14,7 +14,7 @@ import { ScenarioError, apply, formatStateValue, initialWorld, type Scenario, ty
 import { Hasher, WorldHasher } from './fingerprint.ts';
 import type { DeterminismOptions } from './types.ts';
 
-export const DETERMINISM_DEFAULTS: Required<DeterminismOptions> = { first: 512, every: 64, repeats: 2 };
+export const DETERMINISM_DEFAULTS: Required<DeterminismOptions> = { first: 128, every: 512, repeats: 2 };
 
 /** Thrown when one step from one world gave two different results: a machine is impure. */
 export class NondeterminismError extends ScenarioError {

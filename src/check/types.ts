@@ -83,16 +83,16 @@ export interface CheckOptions {
   /**
    * dfs / bfs: re-step a deterministic sample of transitions without the step memo and
    * stop with a `NondeterminismError` (naming the actor, its state and the event) when
-   * a result differs: an impure machine. Default on (`{ first: 512, every: 64,
+   * a result differs: an impure machine. Default on (`{ first: 128, every: 512,
    * repeats: 2 }`); `false` turns it off.
    */
   determinism?: boolean | DeterminismOptions;
 }
 
 export interface DeterminismOptions {
-  /** Re-step every one of the first `first` transitions (default 512: small models whole). */
+  /** Re-step every one of the first `first` transitions (default 128: small models whole). */
   first?: number;
-  /** Then every `every`-th transition (default 64; 0: none after the first). */
+  /** Then every `every`-th transition (default 512; 0: none after the first). */
   every?: number;
   /** Re-steps per sampled transition (default 2). */
   repeats?: number;
