@@ -233,6 +233,7 @@ export class GraphSearch implements Explorer {
     if (!this.started) {
       this.started = true;
       const init = initialWorld(sc, { detail: false });
+      s.determinism?.checkInitial(init.world);
       s.states++;
       s.visit(init.world);
       const v = stepViolation(sc, init.world, init.events);
@@ -271,6 +272,7 @@ export class GraphSearch implements Explorer {
       const t = n.steps[n.i++]!;
       const from = n.world!;
       const r = apply(sc, from, t, { detail: false, memo: this.memo });
+      s.determinism?.check(from, t, r.world, r.events);
       s.transitions++;
       s.states++;
       const fresh = s.visit(r.world, from, n.lanes);

@@ -152,6 +152,9 @@ function describeStep(sc: Scenario, w: World, t: Step): { actor: string; state: 
     const timer = w.timers[t.timer]!;
     to = timer.to;
     event = `timer '${timer.id}' ('${timer.event.type}')`;
+  } else if (t.kind === 'input') {
+    to = t.to;
+    event = `input '${t.msg.type}'`;
   } else if (t.kind === 'crash' || t.kind === 'restart') {
     to = t.actor;
     event = t.kind;
