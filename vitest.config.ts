@@ -11,7 +11,10 @@ export default defineConfig({
   ssr: { resolve: { conditions, externalConditions: conditions } },
   test: {
     include: ['test/**/*.test.ts'],
+    // Limits against hangs, not speed checks: CI shares a 2-core machine, and a CLI test
+    // that spawns node can wait seconds for a core.
     testTimeout: 60_000,
+    hookTimeout: 60_000,
     pool: 'forks',
   },
 });
