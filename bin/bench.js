@@ -17,6 +17,7 @@ for (const n of names) {
 }
 for (const n of names.length ? names : all) {
   const mod = await import(join(dir, `${n}.bench.ts`));
-  console.log(`\n## ${n}\n`);
+  // --json: the output is one JSON document per benchmark, so no heading around it.
+  if (!process.argv.includes('--json')) console.log(`\n## ${n}\n`);
   await mod.default(process.argv.slice(2).filter((a) => a.startsWith('-')));
 }
