@@ -84,7 +84,7 @@ describe('leadsTo and non-progress cycles on a retry loop', () => {
     const np = redefine(sc, { liveness: { storm: sc.liveness!['no retry storm']! } });
     const r = await check(np, bfs);
     expect(r.violation!.property).toMatchObject({ kind: 'liveness', name: 'storm' });
-    expect(r.violation!.property.message).toMatch(/no progress/);
+    expect(r.violation!.property.message).toMatch(/non-progress cycle/);
     // Bounded retries end (ends are not non-progress cycles).
     const bounded = retry(2);
     expect((await check(redefine(bounded, { liveness: { storm: nonProgressCycles() } }), bfs)).ok).toBe(true);

@@ -353,10 +353,10 @@ function cycleThrough(g: StateGraph, start: number, comp: Int32Array, k: number,
 export function livenessMessage(spec: LivenessSpec, classes: FairClasses, prefixLen: number, owedFrom: number, cycleLen: number | undefined): PropertyRef {
   const p = spec.property;
   const fairness = classes.count === 0 ? 'no fairness declared' : 'every weakly fair step class is taken or disabled on it';
-  const tail = cycleLen === undefined ? 'then the run ends (nothing but faults is enabled)' : `then steps ${prefixLen + 1}..${prefixLen + cycleLen} repeat forever (${fairness})`;
+  const tail = cycleLen === undefined ? `the run ends after step ${prefixLen} (nothing but faults is enabled)` : `steps ${prefixLen + 1}..${prefixLen + cycleLen} repeat forever (${fairness})`;
   let what: string;
-  if (p.kind === 'eventually') what = `never holds: ${tail}`;
-  else if (p.kind === 'leadsTo') what = `${owedFrom === 0 ? 'holds initially' : `holds after step ${owedFrom}`} and is never followed by the expected world: ${tail}`;
-  else what = `no progress: ${tail} without a progress world`;
-  return { name: spec.name, kind: 'liveness', message: `liveness '${spec.name}' (${p.kind}) ${what}` };
+  if (p.kind === 'eventually') what = `eventually: the expected world never comes: ${tail}`;
+  else if (p.kind === 'leadsTo') what = `leadsTo: the trigger ${owedFrom === 0 ? 'holds initially' : `holds after step ${owedFrom}`} and the expected world never follows: ${tail}`;
+  else what = `non-progress cycle: ${tail} without a progress world`;
+  return { name: spec.name, kind: 'liveness', message: what };
 }

@@ -36,6 +36,7 @@ export function toTraceFile(
     originalLength: v?.originalLength ?? schedule.length,
     trace: trace.map((e) => toPlain(e)),
   };
+  if (v?.cycleStart !== undefined) file.cycleStart = v.cycleStart;
   if (v?.passing) {
     let passTrace: unknown[] = [];
     try {

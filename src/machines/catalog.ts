@@ -2,11 +2,12 @@
 import type { ScenarioFamily } from '../actors/family.ts';
 import { pingPongFamily } from './demo/family.ts';
 import { lostUpdateFamily } from './demo/lost-update-family.ts';
+import { rallyFamily, retryFamily } from './demo/liveness-families.ts';
 import { amberLoopFamily } from './amber/family.ts';
 import { materializePeeksFamily } from './materialize/family.ts';
 import { airflowFamily } from './airflow/family.ts';
 
-export const families: readonly ScenarioFamily[] = [pingPongFamily, lostUpdateFamily, amberLoopFamily, materializePeeksFamily, airflowFamily];
+export const families: readonly ScenarioFamily[] = [pingPongFamily, lostUpdateFamily, amberLoopFamily, materializePeeksFamily, airflowFamily, rallyFamily, retryFamily];
 
 export function findFamily(name: string): ScenarioFamily | undefined {
   return families.find((f) => f.name === name);

@@ -93,6 +93,9 @@ svg text.fault { fill:var(--red); font-weight:700; }
 svg .lifeline { stroke:var(--line); stroke-dasharray:4 3; }
 svg .row { fill:transparent; cursor:pointer; }
 svg .row.fail { fill:var(--fail); }
+svg .row.cycle { fill:#e8f0fe; }
+svg .cycle-bar { stroke:var(--accent); stroke-width:3; }
+svg text.cycle-label { fill:var(--accent); font-size:12px; font-weight:600; }
 svg .row.current { fill:var(--cur); }
 svg .row.fail.current { fill:#ffd7a8; }
 svg .msg { stroke:var(--accent); stroke-width:1.4; }
@@ -125,6 +128,8 @@ export function viewerData(f: TraceFileData) {
     meta: `scenario ${f.scenario.name}${params ? ` (${params})` : ''} · seed ${f.seed} · ${f.schedule.length} steps${f.originalLength > f.schedule.length ? ` (shrunk from ${f.originalLength})` : ''} · interleave ${f.tool.version}`,
     property: f.property,
     failStep: f.property ? f.schedule.length : -1,
+    // A liveness lasso: steps after this one form the cycle that repeats forever (-1: none).
+    cycleStart: f.cycleStart ?? -1,
     actors: view.actors,
     steps: view.steps,
     passing,

@@ -2,7 +2,7 @@
 export { DEFAULT_TRACE_LIMITS, TRACE_LIMIT_NAMES, parseTraceLimits, traceBytesProblem, traceSizeProblem, type TraceLimits } from './trace-limits.ts';
 export { TRACE_SCHEMA_VERSION, EVENT_KINDS, traceJsonSchema, traceFileSchema, eventSchema, validateTraceFile, parseTraceText, parseTraceBytes, TraceFileError, type TraceFileData, type TraceEventData, type ReadResult } from './schema.ts';
 export { traceView, fileView, type StepView, type TraceView } from './model.ts';
-export { formatText, formatSteps, shortName, safeText } from './text.ts';
+export { formatText, formatSteps, shortName, safeText, lassoEnd } from './text.ts';
 export { formatMermaid, mermaidText } from './mermaid.ts';
 export { formatHtml, viewerData, scriptSafeJson, escapeHtml, RenderTooLargeError } from './html.ts';
 export { diffSchedules, type ScheduleDiff, type DiffRow } from './diff.ts';

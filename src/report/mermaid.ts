@@ -28,7 +28,10 @@ export function formatMermaid(f: TraceFileData): string {
   const first = view.actors.length ? who(view.actors[0]) : 'a_unknown';
   const last = view.actors.length ? who(view.actors[view.actors.length - 1]) : 'a_unknown';
   const span = first === last ? first : `${first},${last}`;
+  const cycleStart = f.cycleStart;
   for (const s of view.steps.slice(1)) {
+    // A liveness lasso's cycle: Mermaid's loop box around the steps that repeat forever.
+    if (cycleStart !== undefined && s.n === cycleStart + 1) lines.push(`  loop ${mermaidText(`↻ steps ${s.n}..${view.steps.length - 1} repeat forever`)}`);
     const label = mermaidText(`${s.n} ${s.what}${s.outcome !== undefined ? ` !${s.outcome}` : ''}`);
     switch (s.kind) {
       case 'deliver':
@@ -53,6 +56,7 @@ export function formatMermaid(f: TraceFileData): string {
     for (const m of s.moves) lines.push(`  Note over ${who(m.actor)}: ${mermaidText(`${m.from} → ${m.to}`)}`);
     for (const n of s.notes) lines.push(`  Note over ${s.actor && alias.has(s.actor) ? who(s.actor) : span}: ${mermaidText(n)}`);
   }
+  if (cycleStart !== undefined && cycleStart < view.steps.length - 1) lines.push('  end');
   if (f.property) lines.push(`  Note over ${span}: ${mermaidText(`✗ ${f.property.kind} ${f.property.name}: ${f.property.message}`)}`);
   return `${lines.join('\n')}\n`;
 }

@@ -68,12 +68,17 @@ export const traceFileSchema = z
     inputs: z.array(z.object({ index: z.number().int().min(0), from: str, to: str, msg: z.unknown() })).optional(),
     trace: z.array(eventSchema),
     passing: z.object({ schedule: z.array(str), trace: z.array(eventSchema), note: str.optional() }).optional(),
+    /** A liveness lasso: schedule[cycleStart..] is a cycle back to the world after schedule[..cycleStart] (absent: a finite run). */
+    cycleStart: z.number().int().min(0).optional(),
   })
   .superRefine((f, ctx) => {
     // Step 0 is the initial world; step k is the effect of schedule[k-1].
     f.trace.forEach((e, i) => {
       if (e.step > f.schedule.length) ctx.addIssue({ code: 'custom', path: ['trace', i, 'step'], message: `step ${e.step} is past the end of the schedule (${f.schedule.length} steps)` });
     });
+    if (f.cycleStart !== undefined && f.cycleStart >= f.schedule.length) {
+      ctx.addIssue({ code: 'custom', path: ['cycleStart'], message: `cycleStart ${f.cycleStart} must be the index of a step of the schedule (0..${f.schedule.length - 1}): the cycle needs at least one step` });
+    }
     f.passing?.trace.forEach((e, i) => {
       if (e.step > f.passing!.schedule.length) ctx.addIssue({ code: 'custom', path: ['passing', 'trace', i, 'step'], message: `step ${e.step} is past the end of the passing schedule (${f.passing!.schedule.length} steps)` });
     });

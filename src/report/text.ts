@@ -42,7 +42,8 @@ function movesText(s: StepView): string {
 
 /** The numbered step list (step 0, the initial world, is left out). */
 /** `notes`: 'alerts' (default) prints failures, losses, outputs and failed I/O under their step; 'all' every side event; 'none' nothing. */
-export function formatSteps(view: TraceView, style: Style = plain, opts: { readonly failStep?: number; readonly notes?: 'alerts' | 'all' | 'none' } = {}): string[] {
+/** `cycleStart`: a liveness lasso; the steps after it are marked ↻ under a line saying they repeat. */
+export function formatSteps(view: TraceView, style: Style = plain, opts: { readonly failStep?: number; readonly notes?: 'alerts' | 'all' | 'none'; readonly cycleStart?: number } = {}): string[] {
   const steps = view.steps.slice(1);
   const rows = steps.map((s) => columns(s).map(safeText));
   const w = [0, 1, 2].map((i) => Math.max(0, ...rows.map((r) => r[i]!.length)));
@@ -50,13 +51,20 @@ export function formatSteps(view: TraceView, style: Style = plain, opts: { reado
   const out: string[] = [];
   steps.forEach((s, k) => {
     const r = rows[k]!;
-    const line = `${String(s.n).padStart(nw + 2)}  ${r[0]!.padEnd(w[0]!)}  ${r[1]!.padEnd(w[1]!)}  ${r[2]!.padEnd(w[2]!)}   ${safeText(movesText(s))}`.trimEnd();
+    const cyc = opts.cycleStart !== undefined && s.n > opts.cycleStart;
+    if (cyc && s.n === opts.cycleStart! + 1) out.push(style.cyan(`${' '.repeat(nw + 2)}↻ cycle: steps ${s.n}..${steps.length} repeat forever`));
+    const line = `${cyc ? '↻' : ' '}${String(s.n).padStart(nw + 1)}  ${r[0]!.padEnd(w[0]!)}  ${r[1]!.padEnd(w[1]!)}  ${r[2]!.padEnd(w[2]!)}   ${safeText(movesText(s))}`.trimEnd();
     const bad = s.failed || s.n === opts.failStep;
     out.push(bad ? style.red(line) : line);
     const notes = opts.notes === 'none' ? [] : opts.notes === 'all' ? s.notes : s.alerts;
     for (const note of notes) out.push(style.dim(`${' '.repeat(nw + 4)}· ${safeText(note)}`));
   });
   return out;
+}
+
+/** How the last line of a counterexample reads: where it fails, or where its cycle closes. */
+export function lassoEnd(length: number, cycleStart: number | undefined): string {
+  return cycleStart === undefined ? `after step ${length}` : `after step ${length} the run is back at the world after step ${cycleStart}, forever`;
 }
 
 function paramsText(params: Readonly<Record<string, unknown>>): string {
@@ -73,9 +81,9 @@ export function formatText(f: TraceFileData, style: Style = plain): string {
     p ? style.red(`✗ ${p.kind} '${safeText(p.name)}' violated: ${safeText(p.message)}`) : style.green('no property violated in this trace'),
     `scenario ${safeText(f.scenario.name)}${safeText(paramsText(f.scenario.params))}, seed ${f.seed}, ${f.schedule.length} steps${f.originalLength > f.schedule.length ? ` (shrunk from ${f.originalLength})` : ''}`,
     '',
-    ...formatSteps(view, style, { failStep: p ? f.schedule.length : undefined }),
+    ...formatSteps(view, style, { failStep: p ? f.schedule.length : undefined, ...(f.cycleStart !== undefined ? { cycleStart: f.cycleStart } : {}) }),
   );
-  if (p) lines.push(style.red(`${' '.repeat(String(f.schedule.length).length + 4)}✗ after step ${f.schedule.length}: ${safeText(p.name)}`));
+  if (p) lines.push(style.red(`${' '.repeat(String(f.schedule.length).length + 4)}✗ ${lassoEnd(f.schedule.length, f.cycleStart)}: ${safeText(p.name)}`));
   if (f.passing) {
     lines.push('', `a nearby passing schedule (${f.passing.schedule.length} steps)${f.passing.note ? `: ${safeText(f.passing.note)}` : ''}:`, ...formatSteps(fileViewOf(f.passing), style));
   }

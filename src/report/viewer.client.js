@@ -67,11 +67,18 @@
   chart.appendChild(defs);
   var rows = [], marks = [];
   steps.forEach(function (s) {
-    var r = svg('rect', { x: 0, y: Y(s.n) - ROW / 2, width: width, height: ROW, class: 'row' + (s.n === data.failStep || s.failed ? ' fail' : ''), 'data-step': s.n });
+    var inCycle = data.cycleStart >= 0 && s.n > data.cycleStart;
+    var r = svg('rect', { x: 0, y: Y(s.n) - ROW / 2, width: width, height: ROW, class: 'row' + (s.n === data.failStep || s.failed ? ' fail' : '') + (inCycle ? ' cycle' : ''), 'data-step': s.n });
     r.addEventListener('click', function () { go(s.n); });
     chart.appendChild(r);
     rows.push(r);
   });
+  if (data.cycleStart >= 0) {
+    // The cycle of a liveness lasso: a bar along its steps, back to where it started.
+    var cy0 = Y(data.cycleStart + 1) - ROW / 2 + 3, cy1 = Y(last) + ROW / 2 - 3;
+    chart.appendChild(svg('line', { x1: 40, y1: cy0, x2: 40, y2: cy1, class: 'cycle-bar' }));
+    chart.appendChild(svg('text', { x: 44, y: cy0 + 11, class: 'cycle-label', id: 'cycle-label' }, '↻'));
+  }
   actors.forEach(function (a) {
     chart.appendChild(svg('line', { x1: X(a), y1: 0, x2: X(a), y2: height, class: 'lifeline' }));
     var name = svg('text', { x: X(a), y: 17, class: 'actor', 'text-anchor': 'middle' }, clip(a, Math.floor(LANE / 7.5)));
@@ -138,7 +145,8 @@
     slider.value = String(cur);
     document.getElementById('step-label').textContent = 'step ' + cur + ' / ' + last;
     var title = document.getElementById('step-title');
-    title.textContent = (cur === 0 ? '' : cur + '  ') + stepText(s);
+    var cyc = data.cycleStart >= 0 && cur > data.cycleStart ? (cur === last ? '  ↻ back to the world after step ' + data.cycleStart + ': steps ' + (data.cycleStart + 1) + '..' + last + ' repeat forever' : '  ↻ cycle') : '';
+    title.textContent = (cur === 0 ? '' : cur + '  ') + stepText(s) + cyc;
     title.className = s.n === data.failStep || s.failed ? 'fail' : '';
     document.getElementById('step-id').textContent = s.id;
     rows.forEach(function (r, i) { r.classList.toggle('current', i === cur); });

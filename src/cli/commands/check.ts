@@ -2,7 +2,7 @@
 import { mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { ScenarioError, type ParamValues, type Scenario, type ScenarioFamily } from '../../actors/index.ts';
-import { formatHtml, formatSteps, traceView, validateTraceFile, type TraceFileData } from '../../report/index.ts';
+import { formatHtml, formatSteps, lassoEnd, traceView, validateTraceFile, type TraceFileData } from '../../report/index.ts';
 import { loadChecker, type CheckOptions, type CheckResult, type CheckerApi, type Violation } from '../check-api.ts';
 import { EXIT, UsageError } from '../errors.ts';
 import { printJson, type Io } from '../io.ts';
@@ -115,7 +115,8 @@ function stats(r: CheckResult): string {
   const runs = s.runs !== undefined ? `, ${n(s.runs)} runs` : '';
   const p = r.collisionProbability;
   const collision = p === undefined ? '' : `; fingerprint collision probability ${p === 0 ? '0' : p.toExponential(1)} (optimistic, as TLC)`;
-  return `${n(s.states)} states, ${n(s.distinctStates)} distinct, ${n(s.transitions)} transitions, max depth ${s.maxDepth}${runs}, ${(s.ms / 1000).toFixed(2)}s (${n(s.statesPerSecond)} states/s)${collision}`;
+  const live = s.liveness ? `, liveness graph ${n(s.liveness.edges)} edges at ${n(s.liveness.bytesPerState)} B/state` : '';
+  return `${n(s.states)} states, ${n(s.distinctStates)} distinct, ${n(s.transitions)} transitions, max depth ${s.maxDepth}${runs}, ${(s.ms / 1000).toFixed(2)}s (${n(s.statesPerSecond)} states/s)${live}${collision}`;
 }
 
 const CUT: Record<string, string> = {
@@ -191,7 +192,8 @@ export async function runCheck(io: Io, name: string, flags: CheckFlags): Promise
     }
     const shown = (x: string) => (resolve(x).startsWith(process.cwd()) ? relative(process.cwd(), resolve(x)) || x : resolve(x));
     const replayCmd = `npx interleave replay ${shellWord(shown(jsonPath))}`;
-    const steps = formatSteps(traceView(file.schedule, file.trace), o, { failStep: file.schedule.length });
+    const lasso = v.cycleStart !== undefined ? { cycleStart: v.cycleStart } : {};
+    const steps = formatSteps(traceView(file.schedule, file.trace), o, { failStep: file.schedule.length, ...lasso });
     const rerun = flags.from !== undefined ? `npx interleave check ${shellWord(arg)}${paramFlags(f, p)} --from ${shellWord(flags.from)} --within ${flags.within ?? 1}` : `npx interleave check ${shellWord(arg)}${paramFlags(f, p)} --strategy ${r.strategy} --seed ${r.seed}`;
     const hint = f.hint?.(p, true);
     if (flags.json) {
@@ -205,7 +207,7 @@ export async function runCheck(io: Io, name: string, flags: CheckFlags): Promise
         ...(r.cutBy ? { cutBy: r.cutBy } : {}),
         stats: r.stats,
         ...(r.collisionProbability !== undefined ? { collisionProbability: r.collisionProbability } : {}),
-        violation: { property: v.property, schedule: file.schedule, originalLength: v.originalLength, steps: formatSteps(traceView(file.schedule, file.trace)).map((l) => l.trim()) },
+        violation: { property: v.property, schedule: file.schedule, originalLength: v.originalLength, ...lasso, steps: formatSteps(traceView(file.schedule, file.trace), undefined, lasso).map((l) => l.trim()) },
         ...(writeError ? { writeError } : { trace: { json: jsonPath, html: htmlPath }, replay: replayCmd }),
         rerun,
         unreached: r.unreached,
@@ -217,7 +219,7 @@ export async function runCheck(io: Io, name: string, flags: CheckFlags): Promise
     io.out(o.red(o.bold(`✗ ${v.property.kind} '${v.property.name}' violated`)) + o.red(`: ${v.property.message}`));
     io.out(`\ncounterexample, ${file.schedule.length} steps${shrunk}:`);
     io.out(steps.join('\n'));
-    io.out(o.red(`${' '.repeat(String(file.schedule.length).length + 4)}✗ after step ${file.schedule.length}: ${v.property.name}`));
+    io.out(o.red(`${' '.repeat(String(file.schedule.length).length + 4)}✗ ${lassoEnd(file.schedule.length, v.cycleStart)}: ${v.property.name}`));
     io.out('');
     io.out(`seed      ${r.seed} (${r.strategy}${v.seed !== undefined && v.seed !== r.seed ? `, failing run's seed ${v.seed}` : ''}; ${stats(r)})`);
     if (!writeError) io.out(`replay    ${replayCmd}`);
@@ -240,6 +242,7 @@ export async function runCheck(io: Io, name: string, flags: CheckFlags): Promise
     ...Object.keys(sc.invariants ?? {}).map((k) => `invariant ${k}`),
     ...Object.keys(sc.monitors ?? {}).map((k) => `monitor ${k}`),
     ...Object.keys(sc.eventually ?? {}).map((k) => `eventually ${k}`),
+    ...Object.keys(sc.liveness ?? {}).map((k) => `liveness ${k}`),
   ];
   if (interrupted) {
     io.out(o.yellow(`stopped by Ctrl-C: no violation in the part explored so far (${stats(r)})`));
@@ -251,6 +254,7 @@ export async function runCheck(io: Io, name: string, flags: CheckFlags): Promise
     ? `exploration complete: every reachable state was visited (${r.strategy}; ${stats(r)})`
     : o.yellow(`exploration not complete: ${verdict}; no violation found in the part explored (${r.strategy}, seed ${r.seed}; ${stats(r)})`));
   if (r.unreached.length) io.out(o.yellow(`never reached${r.complete ? '' : ' (in the part explored)'}: ${r.unreached.join(', ')}`));
+  if (typeof r.options.livenessNote === 'string') io.out(o.yellow(r.options.livenessNote));
   if (hint) io.out(`\n${o.cyan(hint)}`);
   return EXIT.ok;
 }

@@ -1,5 +1,7 @@
 // `interleave replay <trace.json>`: re-run a saved counterexample against today's model.
-import { EXIT } from '../errors.ts';
+import { Divergence, type Scenario } from '../../actors/index.ts';
+import { loadChecker, type CheckerApi } from '../check-api.ts';
+import { EXIT, UsageError } from '../errors.ts';
 import { printJson, type Io } from '../io.ts';
 import { formatSteps, toPlainTrace, traceView } from '../replay-view.ts';
 import { rerunTrace, scenarioOfTrace } from '../trace-rerun.ts';
@@ -8,6 +10,7 @@ import { readTrace, traceLimits } from './trace-file.ts';
 export async function runReplay(io: Io, path: string, flags: { json?: boolean; config?: string; traceLimit?: string[] }): Promise<number> {
   const file = readTrace(path, traceLimits(flags.traceLimit));
   const { sc } = await scenarioOfTrace(file, path, flags.config);
+  if (file.property?.kind === 'liveness') return replayLiveness(io, path, file, sc, await loadChecker(), flags);
   const out = await rerunTrace(file, path, sc);
   const o = io.style;
   const saved = file.property;
@@ -32,5 +35,39 @@ export async function runReplay(io: Io, path: string, flags: { json?: boolean; c
   io.out(o.red(`✗ still fails: ${v.property.kind} '${v.property.name}' violated: ${v.property.message}`));
   if (saved && !same) io.out(o.yellow(`(the trace was saved for ${saved.kind} '${saved.name}'; this run fails a different property first)`));
   io.out(formatSteps(traceView(v.schedule, toPlainTrace(v.trace)), o, { failStep: v.schedule.length }).join('\n'));
+  return EXIT.violation;
+}
+
+/** A liveness counterexample: run the prefix, then the cycle once, and confirm it is still a violation. */
+function replayLiveness(io: Io, path: string, file: ReturnType<typeof readTrace>, sc: Scenario, api: CheckerApi, flags: { json?: boolean }): number {
+  const name = file.property!.name;
+  let out;
+  try {
+    out = api.replayLasso(sc, file.schedule, file.cycleStart, name);
+  } catch (e) {
+    if (e instanceof Divergence || (e instanceof Error && e.name === 'Divergence')) {
+      const d = e as Divergence;
+      throw new UsageError(`${path}: replay diverges at step ${d.index + 1}: '${d.expected}' is not enabled there (the model changed since the trace was saved); enabled at that point: ${d.enabledIds.join(', ') || '(nothing)'}`);
+    }
+    throw e;
+  }
+  const o = io.style;
+  const v = out.property;
+  if (flags.json) {
+    printJson(io, { ok: !v, scenario: file.scenario, steps: file.schedule.length, saved: file.property, ...(file.cycleStart !== undefined ? { cycleStart: file.cycleStart } : {}), ...(out.loop ? { loop: out.loop } : {}), ...(v ? { violation: { property: v, schedule: out.schedule } } : { verdict: out.note ?? 'no property is violated' }) });
+    return v ? EXIT.violation : EXIT.ok;
+  }
+  const loop = out.loop ? `the cycle (steps ${file.cycleStart! + 1}..${file.schedule.length}) ${out.loop.returns ? `returns to the same world (fingerprint ${out.loop.from})` : `ends at fingerprint ${out.loop.to}, not ${out.loop.from}`}` : undefined;
+  if (!v) {
+    io.out(o.green(`✓ the schedule (${file.schedule.length} steps) no longer violates liveness '${name}': ${out.note ?? 'it holds'}`));
+    if (loop) io.out(loop);
+    return EXIT.ok;
+  }
+  if (v.kind !== 'liveness' || v.name !== name) {
+    io.out(o.red(`✗ still fails: ${v.kind} '${v.name}' violated: ${v.message}`));
+    io.out(o.yellow(`(the trace was saved for liveness '${name}'; this run fails a different property first)`));
+  } else io.out(o.red(`✗ still fails: ${v.message}`));
+  io.out(formatSteps(traceView(out.schedule, toPlainTrace(out.trace)), o, { failStep: out.schedule.length, ...(file.cycleStart !== undefined ? { cycleStart: file.cycleStart } : {}) }).join('\n'));
+  if (loop) io.out(o.cyan(`↻ ${loop}`));
   return EXIT.violation;
 }
