@@ -89,6 +89,8 @@ export interface AirflowConfig {
   readonly properties: boolean;
   /** Only these properties (by name, e.g. ['INV-2']); null for all. */
   readonly only: readonly string[] | null;
+  /** Also check LIV-1 and LIV-3 as liveness properties over every run, cycles included (the checker then runs without POR). */
+  readonly liveness: boolean;
 }
 
 /**
@@ -158,6 +160,7 @@ export const DEFAULT_CONFIG: AirflowConfig = {
   storeShards: 1,
   properties: true,
   only: null,
+  liveness: false,
 };
 
 export function configOf(over: Partial<AirflowConfig>): AirflowConfig {

@@ -6,7 +6,7 @@
 // The monitors live by group (monitors-writes.ts, monitors-reads.ts,
 // monitors-outcomes.ts) over trace-view.ts and store-view.ts; this file assembles
 // them with the invariant, the liveness properties and the reachability goal.
-import type { Predicate, ScenarioDef } from '../../actors/index.ts';
+import { eventually as eventuallyRun, leadsTo, type LivenessProperty, type Predicate, type ScenarioDef } from '../../actors/index.ts';
 import type { AirflowConfig } from './config.ts';
 import { batchKeys } from './store-view.ts';
 import { writeMonitors } from './monitors-writes.ts';
@@ -43,7 +43,14 @@ export function airflowProperties(cfg: AirflowConfig): Partial<ScenarioDef> {
   const reachable: Record<string, Predicate> = {
     'task succeeded': (q) => q.context('runner').final === 'success',
   };
-  if (cfg.only === null) return { monitors, invariants, eventually, reachable };
+  // The same two as properties of whole runs (liveness.md): LIV-1 only where its premise holds.
+  const livenessProps: Record<string, LivenessProperty> = {};
+  if (cfg.liveness) {
+    if (live) livenessProps['LIV-1 eventually succeeds'] = eventuallyRun((q) => ['success', 'skipped'].includes(q.context('runner').final));
+    livenessProps['LIV-3 startup read ends'] = leadsTo((q) => q.status('task') === 'up' && q.matches('task', 'reading'), (q) => q.status('task') !== 'up' || !q.matches('task', 'reading'));
+  }
+  const runProps = cfg.liveness ? { liveness: livenessProps } : {};
+  if (cfg.only === null) return { monitors, invariants, eventually, reachable, ...runProps };
   const pick = <T>(r: Record<string, T>): Record<string, T> => Object.fromEntries(Object.entries(r).filter(([k]) => cfg.only!.some((n) => k === n)));
   return { monitors: pick(monitors), invariants: pick(invariants), eventually: pick(eventually), reachable };
 }

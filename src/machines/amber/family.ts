@@ -34,6 +34,7 @@ export function paramsOf(p: ParamValues): AmberParams {
     faultBudget: Number(p.faultBudget),
     bodyHops: Number(p.bodyHops),
     payloadBytes: Number(p.payloadBytes),
+    liveness: Boolean(p.liveness),
   };
 }
 
@@ -67,6 +68,7 @@ export const amberLoopFamily = defineFamily({
     bodyState: { type: 'enum', values: ['none', 'before', 'after', 'blank'], default: d.bodyState, description: 'a body UDF emits its own unstamped state before/after the loop state, or blanks the envelope (scenario 13)' },
     holdOrder: { type: 'enum', values: ['consume-first', 'hold-first'], default: d.holdOrder, description: '[open] whether the has-exception hold runs after the deferred consume (as reviewed) or before it' },
     missingKey: { type: 'enum', values: ['403', '404'], default: d.missingKey, description: '[open] what a GET of a deleted key answers (MinIO: 403)' },
+    liveness: b('also check I12 (every loop terminates with the reference output) as a liveness property of every run, cycles included (no POR)', d.liveness),
     designChecks: b('also check I2 (no main-loop read while its readers stream) and I3 (consume only after EndChannel alignment): they flag D1 at the first consume', d.designChecks),
     endWorkerAttempts: { type: 'int', min: 1, max: 1000, default: d.endWorkerAttempts, description: 'EndWorker attempts before the coordinator gives up (200 ms apart)' },
     faultBudget: { type: 'int', min: 0, max: 4, default: d.faultBudget, description: 'F_overlap / F_recreate faults one run may take' },

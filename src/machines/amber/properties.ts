@@ -2,7 +2,7 @@
 // checks over the model's world and trace. Monitors see every trace event: the
 // workers emit `amber.*` observation events (start, aligned, stash, read, attach,
 // update, route, condition, jump, error), the store emits `io` events.
-import type { MonitorDef, Predicate, ScenarioDef, TraceEvent, WorldQuery } from '../../actors/index.ts';
+import { eventually as livenessEventually, type MonitorDef, type Predicate, type ScenarioDef, type TraceEvent, type WorldQuery } from '../../actors/index.ts';
 import { valuesOf } from './data.ts';
 import { resultUri, shortUri, stateUri } from './messages.ts';
 import type { ReaderContext } from './reader.ts';
@@ -15,7 +15,7 @@ import { COORDINATOR, STORE, type WorkerContext } from './worker.ts';
 /** A monitor that names the events it reacts to (so the checker's partial-order reduction stays on). */
 type WatchedMonitor = MonitorDef & { readonly watches: (e: TraceEvent) => boolean };
 
-type Props = Pick<ScenarioDef, 'invariants' | 'monitors' | 'eventually' | 'reachable' | 'acceptEnd'>;
+type Props = Pick<ScenarioDef, 'invariants' | 'monitors' | 'eventually' | 'reachable' | 'acceptEnd' | 'liveness'>;
 
 const fail = (message: string) => ({ fail: message });
 const LE_EMITS = new Set(['amber.start', 'amber.aligned', 'amber.stash', 'amber.read-start', 'amber.update']);
@@ -279,5 +279,7 @@ export function amberProperties(p: AmberParams, wf: Workflow): Props {
         'the workflow completes': (q) => q.context(COORDINATOR).phase === 'done',
         'a jump back to the Loop Start': (q) => Object.keys(q.context(COORDINATOR).jumps).length > 0,
       };
-  return { invariants, monitors, eventually, acceptEnd, reachable };
+  // I12 over whole runs (liveness.md): every run, cycles included, reaches the completed workflow.
+  const liveness = p.liveness && !hold ? { liveness: { 'I12 every run completes': livenessEventually((q) => q.context(COORDINATOR).phase === 'done') } } : {};
+  return { invariants, monitors, eventually, acceptEnd, reachable, ...liveness };
 }

@@ -51,6 +51,8 @@ export interface AmberParams {
   readonly bodyHops: number;
   /** Overrides the large table's per-row payload bytes (benchmarks size the table with it). */
   readonly payloadBytes: number;
+  /** Also check I12 as a liveness property of every run, cycles included (the checker then runs without POR). */
+  readonly liveness: boolean;
 }
 
 /** Direct callers (live runs, simulations, benches) run the whole workflow; the family's checks default to `materialized`. */
@@ -78,6 +80,7 @@ export const DEFAULT_PARAMS: AmberParams = {
   faultBudget: 1,
   bodyHops: 0,
   payloadBytes: 0,
+  liveness: false,
 };
 
 /** Bytes per row of the wide column in the large-table scenario: the table's IPC comfortably exceeds maxCellBytes. */
