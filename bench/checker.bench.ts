@@ -12,6 +12,9 @@
 //    with K steps per actor, median over 20 seeds, runs per seed capped.
 //    Goal: pct needs >= 100x fewer runs than random at K = 14.
 //
+// 1b. Liveness (bench/liveness-rows.ts): the same models with and without their liveness
+//    properties: distinct states/s and bytes/state of the stored graph and the SCC pass.
+//
 // 4. One machine, every event: a single xstate machine checked against every event
 //    sequence through scenario inputs, beside @xstate/graph's getAdjacencyMap on the
 //    same machine at three sizes (same state counts; goal: faster than @xstate/graph).
@@ -29,6 +32,7 @@ import { check, estimateK, runOne, type CheckResult, type SampleConfig } from '.
 import { lostUpdate, machineRing, orderingBug } from '../test/fixtures-check/models.ts';
 import { median, printTable } from './table.ts';
 import { EVERY_EVENT_HEADER, EVERY_EVENT_NOTE, everyEventRows } from './every-event.ts';
+import { LIVENESS_HEADER, LIVENESS_NOTE, livenessRows } from './liveness-rows.ts';
 
 /**
  * Parameters of catalog families that hold (so the bench measures a full exploration,
@@ -292,6 +296,7 @@ export default async function (argv: string[]): Promise<void> {
   const capArg = argv.find((a) => a.startsWith('--cap='));
   const cap = capArg ? Number(capArg.slice(6)) : quick ? 1000 : 8000;
   await throughput(quick);
+  printTable('liveness: the same models with and without the graph search and SCC pass (bfs)', LIVENESS_HEADER, await livenessRows(quick), LIVENESS_NOTE);
   printTable('one machine, every event: scenario inputs against @xstate/graph', EVERY_EVENT_HEADER, await everyEventRows(quick), EVERY_EVENT_NOTE);
   sampling(quick, cap);
   await determinismCost(quick);

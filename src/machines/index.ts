@@ -10,6 +10,8 @@ export { pingPongFamily } from './demo/family.ts';
 export { lostUpdateFamily } from './demo/lost-update-family.ts';
 export { pingPong, pinger, ponger } from './demo/ping-pong.ts';
 export { lostUpdate, type LostUpdateDesign } from './demo/lost-update.ts';
+export { rallyFamily, retryFamily } from './demo/liveness-families.ts';
+export { rally, retry, type RallyEnd, type FairnessChoice } from './demo/rally.ts';
 export { amberLoopFamily } from './amber/family.ts';
 export { amberScenario, DEFAULT_PARAMS as AMBER_DEFAULT_PARAMS, type AmberParams } from './amber/scenario.ts';
 export { airflowFamily } from './airflow/family.ts';
