@@ -9,6 +9,8 @@ const loaders: Readonly<Record<string, () => Promise<ScenarioFamily>>> = {
   'amber-loop': async () => (await import('./amber/family.ts')).amberLoopFamily,
   'materialize-peeks': async () => (await import('./materialize/family.ts')).materializePeeksFamily,
   'airflow-checkpoints': async () => (await import('./airflow/family.ts')).airflowFamily,
+  rally: async () => (await import('./demo/liveness-families.ts')).rallyFamily,
+  retry: async () => (await import('./demo/liveness-families.ts')).retryFamily,
 };
 
 export const familyNames: readonly string[] = Object.keys(loaders);
