@@ -22,7 +22,7 @@ const MiB = 1024 * 1024;
 const ROWS = 3;
 
 /** Per-row payload so that the 3-row table's Arrow IPC is about `target` bytes. */
-function payloadFor(target: number): { payload: number; ipcBytes: number } {
+export function payloadFor(target: number): { payload: number; ipcBytes: number } {
   let payload = Math.max(1, Math.floor(target / ROWS));
   for (let i = 0; i < 3; i++) {
     const got = ipcOf(batchOfTable(inputTable(ROWS, payload))).byteLength;
@@ -40,7 +40,7 @@ interface Traffic {
   iterations: number;
 }
 
-function traffic(p: Partial<AmberParams>): Traffic {
+export function traffic(p: Partial<AmberParams>): Traffic {
   const sc = amberScenario({ overlapFault: false, maxCellBytes: 1 << 30, ...p });
   const r = drive(sc, (_w, steps) => steps[0], { detail: false, maxSteps: 50_000 });
   const sIn = stateUri(portBase('Src'));
