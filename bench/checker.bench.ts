@@ -29,7 +29,7 @@
 import { transition } from 'xstate';
 import { apply, deriveSeed, enabled, initialWorld, isFault, rng, type Scenario, type Step, type World } from '../src/actors/index.ts';
 import { check, estimateK, runOne, type CheckResult, type SampleConfig } from '../src/check/index.ts';
-import { lostUpdate, machineRing, orderingBug } from '../test/fixtures-check/models.ts';
+import { allToOne, independentPairs, lostUpdate, machineRing, orderingBug } from '../test/fixtures-check/models.ts';
 import { median, printTable } from './table.ts';
 import { EVERY_EVENT_HEADER, EVERY_EVENT_NOTE, everyEventRows } from './every-event.ts';
 import { LIVENESS_HEADER, LIVENESS_NOTE, livenessRows } from './liveness-rows.ts';
@@ -124,6 +124,8 @@ async function throughput(quick: boolean): Promise<void> {
   const models: [string, Scenario, { maxStates?: number; timeLimitMs?: number }][] = [
     [quick ? '(a) token ring, 6 xstate nodes' : '(a) token ring, 8 xstate nodes', quick ? machineRing(6, 1, 2) : machineRing(8, 1, 2), {}],
     [quick ? '(b) lost update CAS, 3 clients x 2' : '(b) lost update CAS, 3 clients x 3', lostUpdate({ cas: true, clients: 3, rounds: quick ? 2 : 3 }), {}],
+    ['(b) lost update, 3 clients, checked at quiescence', lostUpdate({ clients: 3, asEventually: true }), {}],
+    ['(d) every step conflicts: 6 senders x 4 messages to one sink', allToOne(6, 4), {}],
   ];
   try {
     const { families } = await import('../src/machines/catalog.ts');
@@ -164,9 +166,11 @@ async function throughput(quick: boolean): Promise<void> {
       const s = m.r.stats;
       rows.push([
         name,
-        label === 'on' ? (m.r.options.por ? 'on' : 'off (monitors)') : 'off',
+        label === 'on' ? String(m.r.options.reduction ?? (m.r.options.por ? 'on' : 'off')) : 'off',
         m.r.complete ? 'yes' : `no (${m.r.cutBy ?? 'violation'})`,
         s.distinctStates,
+        label === 'on' ? Number((off.r.stats.distinctStates / Math.max(1, s.distinctStates)).toFixed(2)) : '',
+        label === 'on' ? Number((m.cpu / off.cpu).toFixed(2)) : '',
         s.states,
         s.transitions,
         m.runs,
@@ -197,9 +201,9 @@ async function throughput(quick: boolean): Promise<void> {
   }
   printTable(
     'exhaustive dfs: states, rates (per CPU second) and memory, POR off/on',
-    ['model', 'POR', 'complete', 'distinct', 'generated', 'transitions', 'runs', 'CPU ms/run', 'distinct/s', 'transitions/s', 'B/state'],
+    ['model', 'reduction', 'complete', 'distinct', 'off/on distinct', 'on/off CPU', 'generated', 'transitions', 'runs', 'CPU ms/run', 'distinct/s', 'transitions/s', 'B/state'],
     rows,
-    `generated = successor states computed (duplicates included). Sleep sets prune transitions, not states: distinct is the same with POR.\nruns = checks of the same model averaged (repeated until ${MIN_CPU_MS} ms of CPU, ${MIN_CPU_MS / 4} with --quick).\n` +
+    `generated = successor states computed (duplicates included). reduction = result.options.reduction: stubborn sets remove states, sleep sets\ntransitions; stubborn sets turn themselves off (sleep sets only) when a predicate does not declare the actors it reads (result.options.stubbornNote).\nruns = checks of the same model averaged (repeated until ${MIN_CPU_MS} ms of CPU, ${MIN_CPU_MS / 4} with --quick).\n` +
       'B/state = visited-set bytes / distinct states: 8-byte fingerprint slots (+1 byte sleep-set mark with POR), grown 1.5x at 7/8 full,\nso 9.1-13.7 B (10.3-15.4 with POR) at any size; tiny models pay for the initial 1,024 slots.',
   );
   printTable(
@@ -208,6 +212,27 @@ async function throughput(quick: boolean): Promise<void> {
     ratioRows,
     'Rates over (snapshot, event) pairs sampled from random walks of the same model. public transition() = xstate\'s pure transition function;\ncached-scope step = MachineStepper.step, the kernel\'s fast path; kernel apply = the whole step (world update, actions, monitors).\n' +
       'transitions / distinct (of the faster run): steps a check computes per distinct state. Were every step computed afresh, best / cached\ncould not exceed about its inverse; dfs/bfs reuse a step for a (snapshot, message) pair met before (src/actors/step-memo.ts), so it can.',
+  );
+}
+
+/** Distinct states and CPU of a full and a reduced dfs on k independent ping-pong pairs. */
+async function pairsScaling(quick: boolean): Promise<void> {
+  const rows: (string | number)[][] = [];
+  for (let k = 1; k <= (quick ? 5 : 6); k++) {
+    const sc = independentPairs(k);
+    const row: (string | number)[] = [k];
+    for (const por of [false, true]) {
+      const c0 = cpuMs();
+      const r = await check(sc, { strategy: 'dfs', por, shrink: false });
+      row.push(r.stats.distinctStates, Math.round(cpuMs() - c0));
+    }
+    rows.push(row);
+  }
+  printTable(
+    'k independent actor pairs (dfs): full vs reduced distinct states',
+    ['k', 'distinct, POR off', 'CPU ms off', 'distinct, POR on', 'CPU ms on'],
+    rows,
+    'Each pair: a pinger asks its own ponger twice (test/fixtures-check/models.ts independentPairs). Full: 6^k; reduced: 5k + 1.',
   );
 }
 
@@ -296,6 +321,7 @@ export default async function (argv: string[]): Promise<void> {
   const capArg = argv.find((a) => a.startsWith('--cap='));
   const cap = capArg ? Number(capArg.slice(6)) : quick ? 1000 : 8000;
   await throughput(quick);
+  await pairsScaling(quick);
   printTable('liveness: the same models with and without the graph search and SCC pass (bfs)', LIVENESS_HEADER, await livenessRows(quick), LIVENESS_NOTE);
   printTable('one machine, every event: scenario inputs against @xstate/graph', EVERY_EVENT_HEADER, await everyEventRows(quick), EVERY_EVENT_NOTE);
   sampling(quick, cap);
