@@ -4,7 +4,7 @@
 // after every kill: the marker never appears without every batch it covers, no index whose
 // checkpoint was durable runs again, the only re-runs are indices that were run
 // but not yet durable (the kill window), and in the end every index has exactly
-// one outcome.
+// one outcome. A restart waits (--wait) for the killed process's lease to expire.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -35,7 +35,7 @@ interface Attempt {
 /** Starts the example; once it has printed its first line, kills it after `delayMs` (unless it ended first). */
 function attempt(db: string, machines: Machines, delayMs: number | undefined): Promise<Attempt> {
   return new Promise((resolve, reject) => {
-    const child: ChildProcess = spawn(process.execPath, [SCRIPT, '--items', String(N), '--db', db, '--concurrency', String(W), '--machines', machines], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child: ChildProcess = spawn(process.execPath, [SCRIPT, '--items', String(N), '--db', db, '--concurrency', String(W), '--machines', machines, '--wait', '--lease-ms', '2000'], { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let killed = false;
     let armed = false;

@@ -17,7 +17,9 @@ import { buildAirflow } from '../../src/machines/airflow/scenario.ts';
 import { SCOPE } from '../../src/machines/airflow/actors.ts';
 import type { Design } from '../../src/machines/airflow/config.ts';
 import { SqliteTaskStateStore } from '../../src/storage/live/sqlite-task-state.ts';
+import { LeaseLostError, checkFence } from '../../src/storage/live/sqlite-lease.ts';
 import { countAttempt, type TaskRun } from './live.ts';
+import type { HeldLease } from './lease.ts';
 
 export { SCOPE as AIRFLOW_SCOPE };
 
@@ -29,13 +31,15 @@ export interface AirflowTaskOptions {
   /** Virtual ms an indexed task takes (default 0). */
   readonly opMs?: number;
   readonly record?: boolean;
+  /** The task's lease (lease.ts): every state-store write is fenced with it. */
+  readonly lease?: HeldLease;
 }
 
 /** `finished` resolves with the try's end state (`success`, `up_for_retry`, ...). */
 export type AirflowTask = TaskRun<string>;
 
 /** The supervisor's relay, live: frames in, one SQLite call each, frames out. */
-function supervisor(store: SqliteTaskStateStore, db: Database.Database, counted: { writes: number }): ExternalHandler {
+function supervisor(store: SqliteTaskStateStore, db: Database.Database, counted: { writes: number }, lease?: HeldLease): ExternalHandler {
   db.exec('CREATE TABLE IF NOT EXISTS xcom (key TEXT PRIMARY KEY, try INTEGER NOT NULL, value TEXT NOT NULL)');
   const xset = db.prepare('INSERT INTO xcom (key, try, value) VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET try = excluded.try, value = excluded.value');
   return async (m: Message, from: string) => {
@@ -43,7 +47,17 @@ function supervisor(store: SqliteTaskStateStore, db: Database.Database, counted:
     const rid = m.rid as number;
     const frame = (msg: Message) => [{ to: from, msg }];
     if (m.type === 'SetXCom') {
-      xset.run(m.key as string, a, JSON.stringify(m.value ?? null));
+      try {
+        // Fenced like the state store's writes: a process that lost the lease pushes nothing.
+        db.transaction(() => {
+          if (lease) checkFence(db, SCOPE, lease.lease.token);
+          xset.run(m.key as string, a, JSON.stringify(m.value ?? null));
+        }).immediate();
+      } catch (e) {
+        if (!(e instanceof LeaseLostError)) throw e;
+        lease?.markLost(e.message);
+        return frame({ type: 'ErrorResponse', a, rid, error: 'LeaseLost' });
+      }
       return frame({ type: 'OKResponse', a, rid });
     }
     const req =
@@ -53,7 +67,10 @@ function supervisor(store: SqliteTaskStateStore, db: Database.Database, counted:
     if (!req) return frame({ type: 'ErrorResponse', a, rid, error: `unsupported request ${m.type}` });
     const r = await store.handle(req as Message);
     if (r.type === 'ts.get.ok') return frame(r.found ? { type: 'TaskStateStoreResult', a, rid, value: JSON.parse(r.value as string) } : { type: 'ErrorResponse', a, rid, error: 'TASK_STORE_NOT_FOUND' });
-    if (r.type.endsWith('.error')) return frame({ type: 'ErrorResponse', a, rid, error: String(r.code) });
+    if (r.type.endsWith('.error')) {
+      if (r.code === 'LeaseLost') lease?.markLost(String(r.message));
+      return frame({ type: 'ErrorResponse', a, rid, error: String(r.code) });
+    }
     counted.writes++;
     return frame({ type: 'OKResponse', a, rid });
   };
@@ -68,6 +85,7 @@ export function startAirflowTask(o: AirflowTaskOptions): AirflowTask {
   db.exec('CREATE TABLE IF NOT EXISTS runs (idx INTEGER NOT NULL, attempt INTEGER NOT NULL)');
   const logRun = db.prepare('INSERT INTO runs (idx, attempt) VALUES (?, ?)');
   const store = new SqliteTaskStateStore(o.db);
+  if (o.lease) store.fence(o.lease.lease);
   const counted = { writes: 0 };
   // The model with the guards the seed lacks (H2 stale batches, H6 marker after a kill): a real deployment wants them.
   const sc = buildAirflow({ items: o.n, W: o.w, design: o.design ?? 'per-round', opMs: o.opMs ?? 0, properties: false, staleGuard: true, markerGuard: true, tries: 1_000_000 });
@@ -83,7 +101,7 @@ export function startAirflowTask(o: AirflowTaskOptions): AirflowTask {
     record: o.record ?? false,
     detail: false,
     slice: 256,
-    externals: { supervisor: supervisor(store, db, counted), runner },
+    externals: { supervisor: supervisor(store, db, counted, o.lease), runner },
   });
   // An indexed task starts: logged durably before it can be reported (the kill test reads it).
   system.events$.subscribe({

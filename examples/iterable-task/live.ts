@@ -9,6 +9,7 @@ import type { Message } from '../../src/actors/index.ts';
 import { SqliteTaskStateStore } from '../../src/storage/live/sqlite-task-state.ts';
 import { iterableTaskScenario, outcomeOf } from './scenario.ts';
 import { SCOPE, type TaskInput } from './machine.ts';
+import type { HeldLease } from './lease.ts';
 
 type Db = Database.Database;
 
@@ -21,12 +22,14 @@ function open(file: string): Db {
 }
 
 /** The SQLite task state store of src/storage/live, counting the writes it acknowledged. */
-export function sqliteTaskState(file: string): { store: SqliteTaskStateStore; handle: ExternalHandler; writes: () => number } {
+export function sqliteTaskState(file: string, lease?: HeldLease): { store: SqliteTaskStateStore; handle: ExternalHandler; writes: () => number } {
   const store = new SqliteTaskStateStore(file);
+  if (lease) store.fence(lease.lease);
   let writes = 0;
   const handle: ExternalHandler = async (msg, from) => {
     const reply = await store.handle(msg);
     if (reply.type === 'ts.set.ok') writes++;
+    if (reply.code === 'LeaseLost') lease?.markLost(String(reply.message));
     return [{ to: from, msg: reply }];
   };
   return { store, handle, writes: () => writes };
@@ -50,6 +53,8 @@ export interface LiveTaskOptions extends TaskInput {
   /** Log every run in the `runs` table (default true; the benchmark turns it off). */
   readonly logRuns?: boolean;
   readonly live?: LiveOptions;
+  /** The task's lease (lease.ts): every state-store write is fenced with it. */
+  readonly lease?: HeldLease;
 }
 
 /** One started try of the task, with either model: its live system, its try number, its end. */
@@ -76,7 +81,7 @@ export function countAttempt(db: Db): number {
 export function startIterableTask(o: LiveTaskOptions): LiveTask {
   const db = open(o.db);
   const attempt = countAttempt(db);
-  const store = sqliteTaskState(o.db);
+  const store = sqliteTaskState(o.db, o.lease);
   const work = o.logRuns === false ? (async (msg: Message, from: string) => [{ to: from, msg: { type: 'ran', index: msg.index, value: outcomeOf(msg.index as number) } }]) : worker(db, attempt, o.workMs ?? 0);
   const sc = iterableTaskScenario({ n: o.n, w: o.w, ...(o.perIndex ? { perIndex: true } : {}), ...(o.progressEvery ? { progressEvery: o.progressEvery } : {}) });
   const system = runLive(sc, { timeScale: 0, ...o.live, externals: { store: store.handle, work: { handle: work, concurrency: o.w } } });

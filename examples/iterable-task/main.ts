@@ -1,9 +1,13 @@
 // Command line of examples/iterable-task.js.
 import { startIterableTask } from './live.ts';
-import { startAirflowTask } from './airflow.ts';
+import { AIRFLOW_SCOPE, startAirflowTask } from './airflow.ts';
+import { SCOPE } from './machine.ts';
+import { DEFAULT_LEASE_MS, EXIT_LEASE, describeHolder, takeLease, type HeldLease } from './lease.ts';
 import { parseFlags, untilDone, usageError, writeTrace } from '../cli.ts';
+import type { TaskScope } from '../../src/storage/messages.ts';
 
-const USAGE = `usage: node examples/iterable-task.js --items N --db FILE [--concurrency W] [--per-index] [--machines airflow|minimal] [--work-ms MS] [--record trace.json] [--quiet]`;
+const USAGE = `usage: node examples/iterable-task.js --items N --db FILE [--concurrency W] [--per-index] [--machines airflow|minimal] [--work-ms MS] [--lease-ms MS] [--wait] [--record trace.json] [--quiet]
+exit codes: 0 done, 1 the task failed, 2 bad arguments, ${EXIT_LEASE} another process holds this task's lease (or took it over)`;
 
 export async function main(argv: string[]): Promise<number> {
   const a = parseFlags(argv, {
@@ -13,6 +17,8 @@ export async function main(argv: string[]): Promise<number> {
     'per-index': { type: 'boolean', default: false },
     machines: { type: 'string', default: 'airflow' },
     'work-ms': { type: 'string', default: '0' },
+    'lease-ms': { type: 'string', default: String(DEFAULT_LEASE_MS) },
+    wait: { type: 'boolean', default: false },
     record: { type: 'string' },
     quiet: { type: 'boolean', default: false },
     help: { type: 'boolean', default: false },
@@ -24,17 +30,62 @@ export async function main(argv: string[]): Promise<number> {
   if (!Number.isInteger(n) || n < 1) return usage(`--items must be a positive integer, got '${a.items}'`);
   if (!Number.isInteger(w) || w < 1) return usage(`--concurrency must be a positive integer, got '${a.concurrency}'`);
   if (!(workMs >= 0)) return usage(`--work-ms must be a number >= 0, got '${a['work-ms']}'`);
+  const leaseMs = Number(a['lease-ms']);
+  if (!Number.isInteger(leaseMs) || leaseMs < 1) return usage(`--lease-ms must be a positive whole number of ms, got '${a['lease-ms']}'`);
   const say = (s: string) => a.quiet || console.log(s);
   if (a.machines !== 'airflow' && a.machines !== 'minimal') return usage(`--machines must be airflow or minimal, got '${a.machines}'`);
-  return a.machines === 'airflow' ? airflow(a, n, w, say) : minimal(a, n, w, workMs, say);
+  // Lease diagnostics go to stderr: stdout's first line is the try starting.
+  const note = (s: string) => a.quiet || console.error(s);
+  return withLease(a.db, a.machines === 'airflow' ? AIRFLOW_SCOPE : SCOPE, { ttlMs: leaseMs, wait: a.wait, say: note }, (lease) =>
+    a.machines === 'airflow' ? airflow(a, n, w, say, lease) : minimal(a, n, w, workMs, say, lease),
+  );
+}
+
+/**
+ * Runs `body` holding the task's lease: refuses (exit 75) when another process
+ * holds it, and stops (exit 75) when it is taken over while running.
+ */
+async function withLease(db: string, scope: TaskScope, flags: Parameters<typeof takeLease>[2], body: (lease: HeldLease) => Promise<number>): Promise<number> {
+  const held = await takeLease(db, scope, flags);
+  if ('held' in held) {
+    console.error(`refused: another process holds this task's lease in ${db}: ${describeHolder(held.held)}. Run again once it has ended or its lease expired, or pass --wait (exit code ${EXIT_LEASE})`);
+    return EXIT_LEASE;
+  }
+  let lost: string | undefined;
+  // Ctrl-C or a polite kill: release the lease so the next run need not wait for it to expire
+  // (acknowledged checkpoints are durable; better-sqlite3 never yields inside a transaction).
+  const quit = (signal: NodeJS.Signals, code: number) => () => {
+    held.end();
+    console.error(`${signal}: stopped, lease released`);
+    process.exit(code);
+  };
+  const onInt = quit('SIGINT', 130);
+  const onTerm = quit('SIGTERM', 143);
+  process.once('SIGINT', onInt);
+  process.once('SIGTERM', onTerm);
+  try {
+    return await body({ ...held, lost: held.lost.then((why) => (lost = why)) });
+  } finally {
+    process.off('SIGINT', onInt);
+    process.off('SIGTERM', onTerm);
+    held.end();
+    if (lost !== undefined) console.error(`stopped: this process lost the task's lease: ${lost} (exit code ${EXIT_LEASE})`);
+  }
+}
+
+/** Awaits the run's end, or the loss of the lease (then stops the run): `lease-lost` in that case. */
+async function untilDoneOrLost<T>(finished: Promise<T>, close: () => Promise<void>, lease: HeldLease): Promise<{ readonly value: T } | undefined | 'lease-lost'> {
+  const r = await Promise.race([untilDone(finished, close), lease.lost.then(() => 'lease-lost' as const)]);
+  if (r === 'lease-lost') await close();
+  return r;
 }
 
 type Args = { db?: string; record?: string; 'per-index'?: boolean };
 
 /** The full Airflow model of src/machines/airflow, live. */
-async function airflow(a: Args, n: number, w: number, say: (s: string) => void): Promise<number> {
+async function airflow(a: Args, n: number, w: number, say: (s: string) => void, lease: HeldLease): Promise<number> {
   const t0 = performance.now();
-  const task = startAirflowTask({ n, w, db: a.db!, design: a['per-index'] ? 'per-index' : 'per-round', record: a.record !== undefined });
+  const task = startAirflowTask({ n, w, db: a.db!, design: a['per-index'] ? 'per-index' : 'per-round', record: a.record !== undefined, lease });
   say(`try ${task.attempt}: ${n} items, concurrency ${w}, ${a['per-index'] ? 'one checkpoint per index' : 'one checkpoint per round'} (src/machines/airflow), state in ${a.db}`);
   const every = Math.max(w, Math.ceil(n / 20));
   let ran = 0;
@@ -50,7 +101,8 @@ async function airflow(a: Args, n: number, w: number, say: (s: string) => void):
     },
     error: () => {},
   });
-  const done = await untilDone(task.finished, () => task.close());
+  const done = await untilDoneOrLost(task.finished, () => task.close(), lease);
+  if (done === 'lease-lost') return EXIT_LEASE;
   if (!done) return 1;
   const state = done.value;
   // The airflow-checkpoints family's parameters for this run (its guards on, as live).
@@ -66,9 +118,9 @@ async function record(a: Args, system: import('../../src/actors/live.ts').LiveSy
 }
 
 /** The example's own minimal machine (examples/iterable-task/machine.ts), live. */
-async function minimal(a: Args, n: number, w: number, workMs: number, say: (s: string) => void): Promise<number> {
+async function minimal(a: Args, n: number, w: number, workMs: number, say: (s: string) => void, lease: HeldLease): Promise<number> {
   const t0 = performance.now();
-  const task = startIterableTask({ n, w, db: a.db!, workMs, perIndex: a['per-index'], progressEvery: Math.max(w, Math.ceil(n / 20)), live: { record: a.record !== undefined } });
+  const task = startIterableTask({ n, w, db: a.db!, workMs, perIndex: a['per-index'], progressEvery: Math.max(w, Math.ceil(n / 20)), live: { record: a.record !== undefined }, lease });
   say(`attempt ${task.attempt}: ${n} items, concurrency ${w}, ${a['per-index'] ? 'one checkpoint per index' : 'one checkpoint per round'}, state in ${a.db}`);
   task.system.events$.subscribe({
     next: (e) => {
@@ -79,7 +131,8 @@ async function minimal(a: Args, n: number, w: number, workMs: number, say: (s: s
     },
     error: () => {},
   });
-  const done = await untilDone(task.finished, () => task.close());
+  const done = await untilDoneOrLost(task.finished, () => task.close(), lease);
+  if (done === 'lease-lost') return EXIT_LEASE;
   if (!done) return 1;
   const end = done.value;
   const s = (performance.now() - t0) / 1000;

@@ -50,6 +50,8 @@ export const ErrorCode = {
   ValueTooLarge: 'ValueTooLarge',
   /** 500: a task state write failed (it may have persisted: the ambiguous outcome looks the same). */
   WriteFailed: 'WriteFailed',
+  /** 409: a write fenced off: another process took over the task's lease (src/storage/live/sqlite-lease.ts). Nothing was written. */
+  LeaseLost: 'LeaseLost',
   /** 500: a task state read failed (not "missing": missing reads as `value: null`). */
   ReadFailed: 'ReadFailed',
   /** 500: the stash upload failed part-way (parts already written leak). */
@@ -72,6 +74,7 @@ export const STATUS: Readonly<Record<ErrorCode, number>> = {
   NoSuchReader: 404,
   ValueTooLarge: 413,
   WriteFailed: 500,
+  LeaseLost: 409,
   ReadFailed: 500,
   UploadFailed: 500,
   NoSuchUpload: 404,

@@ -10,6 +10,7 @@ import type { Message } from '../../actors/types.ts';
 import { DEFAULT_MAX_VALUE_STORAGE_BYTES, MYSQL_MEDIUMTEXT_BYTES, type TaskScope } from '../messages.ts';
 import { valueBytes } from '../task-state.ts';
 import { answerTaskState, taskStateHandler, type TaskStateBackendApi } from './task-state-api.ts';
+import { checkFence, type SqliteTaskLease } from './sqlite-lease.ts';
 
 export interface SqliteTaskStateOptions {
   readonly maxValueStorageBytes?: number;
@@ -25,7 +26,8 @@ export interface SqliteDatabase {
   pragma(source: string, options?: { simple?: boolean }): unknown;
   exec(source: string): unknown;
   prepare(source: string): SqliteStatement;
-  transaction<F extends (...args: any[]) => unknown>(fn: F): F;
+  /** A transaction; `.immediate` takes the write lock at BEGIN (BEGIN IMMEDIATE). */
+  transaction<F extends (...args: any[]) => unknown>(fn: F): F & { immediate: F };
   close(): unknown;
 }
 
@@ -56,6 +58,7 @@ export class SqliteTaskStateStore implements TaskStateBackendApi {
   readonly maxValueStorageBytes: number;
   readonly rowCapBytes: number;
   private readonly onWarning: SqliteTaskStateOptions['onWarning'];
+  private fencedBy: SqliteTaskLease | undefined;
   private readonly st: { get: SqliteStatement; set: SqliteStatement; del: SqliteStatement; clear: SqliteStatement; expire: SqliteStatement };
 
   /** Opens (or creates) the database at `file` (`:memory:` for a throwaway one). */
@@ -84,6 +87,27 @@ export class SqliteTaskStateStore implements TaskStateBackendApi {
 
   readonly handler: ExternalHandler = taskStateHandler(this);
 
+  /**
+   * Fences every later write with `lease` (which must be on this store's file): a
+   * write checks, in its own transaction, that the lease still has this process's
+   * token, and fails with LeaseLost when another process took it over.
+   */
+  fence(lease: SqliteTaskLease): void {
+    this.fencedBy = lease;
+  }
+
+  /** Runs a write, checking the fence first in the same (immediate) transaction. */
+  private write<T>(f: () => T): T {
+    const l = this.fencedBy;
+    if (l === undefined) return f();
+    return this.db
+      .transaction(() => {
+        checkFence(this.db, l.scope, l.token);
+        return f();
+      })
+      .immediate();
+  }
+
   handle(msg: Message): Promise<Message> {
     return answerTaskState(this, msg);
   }
@@ -99,7 +123,7 @@ export class SqliteTaskStateStore implements TaskStateBackendApi {
     if (warned) {
       this.onWarning?.({ key, bytes, limit: this.maxValueStorageBytes, message: `task state value for key '${key}' is ${bytes} bytes, over max_value_storage_bytes (${this.maxValueStorageBytes}); writing it anyway` });
     }
-    this.st.set.run(scope.dagId, scope.runId, scope.taskId, scope.mapIndex, key, value, expiresAt);
+    this.write(() => this.st.set.run(scope.dagId, scope.runId, scope.taskId, scope.mapIndex, key, value, expiresAt));
     return { key, bytes, warned };
   }
 
@@ -109,22 +133,24 @@ export class SqliteTaskStateStore implements TaskStateBackendApi {
   }
 
   async delete(scope: TaskScope, key: string) {
-    this.st.del.run(scope.dagId, scope.runId, scope.taskId, scope.mapIndex, key);
+    this.write(() => this.st.del.run(scope.dagId, scope.runId, scope.taskId, scope.mapIndex, key));
   }
 
   async clear(scope: TaskScope) {
-    return this.st.clear.run(scope.dagId, scope.runId, scope.taskId, scope.mapIndex).changes;
+    return this.write(() => this.st.clear.run(scope.dagId, scope.runId, scope.taskId, scope.mapIndex).changes);
   }
 
   async cleanup(opts: { before?: number; scope?: TaskScope; keys?: readonly string[] }) {
     let n = 0;
-    this.db.transaction(() => {
+    const run = () => {
       if (opts.before !== undefined) n += this.st.expire.run(opts.before).changes;
       if (opts.keys && opts.scope) {
         const s = opts.scope;
         for (const k of opts.keys) n += this.st.del.run(s.dagId, s.runId, s.taskId, s.mapIndex, k).changes;
       }
-    })();
+    };
+    if (this.fencedBy) this.write(run);
+    else this.db.transaction(run)();
     return n;
   }
 

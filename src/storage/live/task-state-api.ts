@@ -4,6 +4,7 @@ import type { ExternalHandler } from '../../actors/live.ts';
 import type { Message } from '../../actors/types.ts';
 import { ErrorCode, errorReply, type TaskScope, type TsReply } from '../messages.ts';
 import { scopeProblem } from '../task-state.ts';
+import { LeaseLostError } from './sqlite-lease.ts';
 
 type Ok<T extends TsReply['type']> = Omit<Extract<TsReply, { type: T }>, 'type' | 'req'>;
 
@@ -27,6 +28,7 @@ export async function answerTaskState(api: TaskStateBackendApi, msg: Message): P
   const bad = (code: ErrorCode, message: string, key?: string) => errorReply(err, code, message, req, key === undefined ? {} : { key });
   const write = type === 'ts.set' || type === 'ts.delete' || type === 'ts.clear' || type === 'ts.cleanup';
   const failed = (e: unknown, key?: string) =>
+    e instanceof LeaseLostError ? errorReply(err, ErrorCode.LeaseLost, e.message, req, key === undefined ? {} : { key }) :
     errorReply(err, write ? ErrorCode.WriteFailed : ErrorCode.ReadFailed, `${write ? 'writing' : 'reading'} task state${key ? ` key '${key}'` : ''} failed: ${(e as Error)?.message ?? String(e)}`, req, key === undefined ? {} : { key });
 
   if (type === 'ts.cleanup') {
