@@ -120,6 +120,16 @@ describe('fromTrace', () => {
     expect(b.ok).toBe(true);
   });
 
+  it('a depth bound shorter than the recording cuts the exploration: not complete, cut by maxDepth', async () => {
+    const live = await recordCounter('read-then-write');
+    const file = liveTraceFile(live.recording());
+    const cutShort = fromTrace(counter('read-then-write'), file, { within: 0, maxDepth: 3 });
+    expect(cutShort.ok).toBe(true);
+    expect([cutShort.complete, cutShort.depthCut]).toEqual([false, true]);
+    const whole = fromTrace(counter('read-then-write'), file, { within: 0, maxDepth: cutShort.seedLength + 5 });
+    expect([whole.complete, whole.depthCut]).toEqual([true, undefined]);
+  });
+
   it('counts states and stops at a budget', async () => {
     const live = runLive(lossyPingPong(20), { timeScale: 0 });
     await live.whenQuiescent();

@@ -4,7 +4,8 @@
 // after every kill: the marker never appears without every batch it covers, no index whose
 // checkpoint was durable runs again, the only re-runs are indices that were run
 // but not yet durable (the kill window), and in the end every index has exactly
-// one outcome. A restart waits (--wait) for the killed process's lease to expire.
+// one outcome. A restart waits (--wait) for the killed process's lease to expire
+// (500 ms: with one process at a time a late heartbeat loses nothing).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -35,7 +36,7 @@ interface Attempt {
 /** Starts the example; once it has printed its first line, kills it after `delayMs` (unless it ended first). */
 function attempt(db: string, machines: Machines, delayMs: number | undefined): Promise<Attempt> {
   return new Promise((resolve, reject) => {
-    const child: ChildProcess = spawn(process.execPath, [SCRIPT, '--items', String(N), '--db', db, '--concurrency', String(W), '--machines', machines, '--wait', '--lease-ms', '2000'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child: ChildProcess = spawn(process.execPath, [SCRIPT, '--items', String(N), '--db', db, '--concurrency', String(W), '--machines', machines, '--wait', '--lease-ms', '500'], { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let killed = false;
     let armed = false;
@@ -148,7 +149,7 @@ async function killSeed(seed: number, machines: Machines): Promise<{ kills: numb
 }
 
 describe('iterable task under real kills', () => {
-  it(`${SEEDS.length} seeds x ${KILLS_PER_SEED} SIGKILLs at random moments, restarts, and a clean run`, { timeout: 240_000 }, async () => {
+  it(`${SEEDS.length} seeds x ${KILLS_PER_SEED} SIGKILLs at random moments, restarts, and a clean run`, { timeout: 480_000 }, async () => {
     // Two seeds at a time: children mostly wait on process start-up.
     const results: { kills: number; reruns: number; attempts: number }[] = [];
     const queue = [...SEEDS];

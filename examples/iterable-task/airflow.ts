@@ -36,7 +36,10 @@ export interface AirflowTaskOptions {
 }
 
 /** `finished` resolves with the try's end state (`success`, `up_for_retry`, ...). */
-export type AirflowTask = TaskRun<string>;
+export interface AirflowTask extends TaskRun<string> {
+  /** The task state keys and values this try found at its start (what a resumed run resumes from). */
+  readonly found: Readonly<Record<string, unknown>>;
+}
 
 /** The supervisor's relay, live: frames in, one SQLite call each, frames out. */
 function supervisor(store: SqliteTaskStateStore, db: Database.Database, counted: { writes: number }, lease?: HeldLease): ExternalHandler {
@@ -86,6 +89,10 @@ export function startAirflowTask(o: AirflowTaskOptions): AirflowTask {
   const logRun = db.prepare('INSERT INTO runs (idx, attempt) VALUES (?, ?)');
   const store = new SqliteTaskStateStore(o.db);
   if (o.lease) store.fence(o.lease.lease);
+  // What this try starts from (with the lease held, nobody else writes meanwhile): recorded, so replay starts there too.
+  const found: Record<string, unknown> = {};
+  const rows = store.db.prepare('SELECT key, value FROM task_state WHERE dag_id = ? AND run_id = ? AND task_id = ? AND map_index = ? ORDER BY key').all(SCOPE.dagId, SCOPE.runId, SCOPE.taskId, SCOPE.mapIndex) as { key: string; value: string }[];
+  for (const r of rows) found[r.key] = JSON.parse(r.value);
   const counted = { writes: 0 };
   // The model with the guards the seed lacks (H2 stale batches, H6 marker after a kill): a real deployment wants them.
   const sc = buildAirflow({ items: o.n, W: o.w, design: o.design ?? 'per-round', opMs: o.opMs ?? 0, properties: false, staleGuard: true, markerGuard: true, tries: 1_000_000 });
@@ -113,6 +120,7 @@ export function startAirflowTask(o: AirflowTaskOptions): AirflowTask {
   return {
     system,
     attempt,
+    found,
     finished,
     writes: () => counted.writes,
     async close() {

@@ -105,8 +105,12 @@ async function airflow(a: Args, n: number, w: number, say: (s: string) => void, 
   if (done === 'lease-lost') return EXIT_LEASE;
   if (!done) return 1;
   const state = done.value;
-  // The airflow-checkpoints family's parameters for this run (its guards on, as live).
-  await record(a, task.system, { design: a['per-index'] ? 'per-index' : 'per-round', items: n, taskConcurrency: w, staleGuard: true, markerGuard: true, tries: 10 });
+  // The airflow-checkpoints family's parameters for this run (its guards on and tries unbounded, as live),
+  // with where it started: its try number and the task state it found.
+  await record(a, task.system, {
+    design: a['per-index'] ? 'per-index' : 'per-round', items: n, taskConcurrency: w, staleGuard: true, markerGuard: true, tries: 1_000_000,
+    resumeTry: task.attempt, resumeState: Object.keys(task.found).length ? JSON.stringify(task.found) : '',
+  });
   await task.close();
   const s = (performance.now() - t0) / 1000;
   say(`${state}: ${n} items (${ran} run, ${replayed} from checkpoints) in ${s.toFixed(2)} s, ${task.writes()} state-store writes`);

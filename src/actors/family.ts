@@ -2,13 +2,18 @@
 // checks and simulates. Protocols register families in src/machines/catalog.ts.
 import { ScenarioError, type Scenario } from './scenario.ts';
 
-/** A parameter of a scenario family: its type, allowed values and default (shown by `interleave list`). */
+/**
+ * A parameter of a scenario family: its type, allowed values and default (shown by `interleave list`).
+ * `fromTrace`: the parameter describes where a recorded run started (a resumed live
+ * run's durable state); `check --from <trace>` takes it from the trace unless given.
+ */
+type Common = { readonly description?: string; readonly fromTrace?: boolean };
 export type ParamSpec =
-  | { readonly type: 'enum'; readonly values: readonly string[]; readonly default: string; readonly description?: string }
-  | { readonly type: 'int'; readonly min?: number; readonly max?: number; readonly default: number; readonly description?: string }
-  | { readonly type: 'number'; readonly min?: number; readonly max?: number; readonly default: number; readonly description?: string }
-  | { readonly type: 'bool'; readonly default: boolean; readonly description?: string }
-  | { readonly type: 'string'; readonly default: string; readonly description?: string };
+  | ({ readonly type: 'enum'; readonly values: readonly string[]; readonly default: string } & Common)
+  | ({ readonly type: 'int'; readonly min?: number; readonly max?: number; readonly default: number } & Common)
+  | ({ readonly type: 'number'; readonly min?: number; readonly max?: number; readonly default: number } & Common)
+  | ({ readonly type: 'bool'; readonly default: boolean } & Common)
+  | ({ readonly type: 'string'; readonly default: string } & Common);
 
 /** Parameter values by name, after parsing and defaults. */
 export type ParamValues = Readonly<Record<string, string | number | boolean>>;

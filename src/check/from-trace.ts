@@ -74,18 +74,36 @@ export function scenarioForTrace(sc: Scenario, file: Pick<TraceFile, 'options'>)
  * models (recorded as `input:` steps from externals) are dropped, since the model
  * answers for itself at the delivery; the other inputs are renumbered.
  */
-export function modelSchedule(sc: Scenario, file: Pick<TraceFile, 'options' | 'schedule' | 'inputs'>): { schedule: string[]; inputs: ScheduleInput[] } {
-  const modelled = new Set(externalsOf(file).filter((id) => sc.index.has(id) && sc.actorList[sc.index.get(id)!]!.kind !== 'external'));
+export function modelSchedule(sc: Scenario, file: Pick<TraceFile, 'options' | 'schedule' | 'inputs'>): ModelSchedule {
+  const modelled = modelledExternals(sc, file);
   const byIndex = new Map(((file.inputs ?? []) as ScheduleInput[]).map((x) => [x.index, x]));
   const schedule: string[] = [];
   const inputs: ScheduleInput[] = [];
+  const origin: number[] = [];
+  const dropped: ScheduleInput[] = [];
   file.schedule.forEach((id, i) => {
     const inp = byIndex.get(i);
-    if (inp && modelled.has(inp.from)) return;
+    if (inp && modelled.has(inp.from)) return void dropped.push(inp);
     if (inp) inputs.push({ ...inp, index: schedule.length });
     schedule.push(id);
+    origin.push(i);
   });
-  return { schedule, inputs };
+  return { schedule, inputs, origin, dropped };
+}
+
+/** A live recording's schedule for the model, with where each step was in the recording and the replies dropped. */
+export interface ModelSchedule {
+  readonly schedule: string[];
+  readonly inputs: ScheduleInput[];
+  /** Per step of `schedule`: its position in the recording. */
+  readonly origin: readonly number[];
+  /** The recorded replies of modelled externals (the model gives its own), with their positions in the recording. */
+  readonly dropped: readonly ScheduleInput[];
+}
+
+/** The actors a live recording ran as externals that the scenario models (they answer for themselves on replay). */
+export function modelledExternals(sc: Scenario, file: Pick<TraceFile, 'options'>): Set<string> {
+  return new Set(externalsOf(file).filter((id) => sc.index.has(id) && sc.actorList[sc.index.get(id)!]!.kind !== 'external'));
 }
 
 /**
@@ -126,6 +144,8 @@ export interface FromTraceResult {
   readonly ok: boolean;
   /** True when every schedule within `within` deviations was explored. */
   readonly complete: boolean;
+  /** True when `maxDepth` (and nothing else) cut paths that could go on. */
+  readonly depthCut?: boolean;
   readonly within: number;
   /** The recording, as explored (ticks dropped; replies of modelled externals dropped). */
   readonly seedLength: number;
@@ -176,7 +196,7 @@ export function fromTraceSearch(sc: Scenario, file: Pick<TraceFile, 'options' | 
   const t0 = performance.now();
   const deadline = opts.timeLimitMs === undefined ? Infinity : t0 + opts.timeLimitMs;
   // Externals the scenario models answer for themselves: their recorded replies go.
-  const modelled = new Set(externalsOf(file).filter((id) => sc.index.has(id) && sc.actorList[sc.index.get(id)!]!.kind !== 'external'));
+  const modelled = modelledExternals(sc, file);
   const inputs = new Map(((file.inputs ?? []) as ScheduleInput[]).map((x) => [x.index, x]));
   const seed: Seeded[] = [];
   file.schedule.forEach((id, i) => {
@@ -203,6 +223,7 @@ export function fromTraceSearch(sc: Scenario, file: Pick<TraceFile, 'options' | 
   let states = 0;
   let ends = 0;
   let cut = false;
+  let depthCut = false;
 
   let stopped = false;
   let depth = 0;
@@ -276,7 +297,11 @@ export function fromTraceSearch(sc: Scenario, file: Pick<TraceFile, 'options' | 
           if (q) return done(q, f);
         }
       }
-      if (f.depth >= maxDepth) continue;
+      if (f.depth >= maxDepth) {
+        // The bound cut a path that could go on: the exploration is not complete.
+        if (steps.length > 0) depthCut = true;
+        continue;
+      }
       // Children: the followed step (free), then each other enabled step (one deviation).
       const children: { step: Step; pos: number; cost: number }[] = [];
       const dflt = follow ?? (normal[0] ? { pos: -1, step: normal[0] } : undefined);
@@ -327,7 +352,7 @@ export function fromTraceSearch(sc: Scenario, file: Pick<TraceFile, 'options' | 
   function done(p: PropertyRef | undefined, at: Frame | undefined): FromTraceResult {
     const stats = { states, distinctStates: visited.size, ends, ms: performance.now() - t0 };
     const base = { within, seedLength: seed.length, stats };
-    if (!p) return { ok: true, complete: !cut, ...base };
+    if (!p) return { ok: true, complete: !cut && !depthCut, ...(depthCut && !cut ? { depthCut: true } : {}), ...base };
     const path: Step[] = [];
     let deviations = 0;
     for (let f = at; f?.step; f = f.parent) {
@@ -387,7 +412,7 @@ export function fromTraceRun(sc: Scenario, file: Pick<TraceFile, 'options' | 'sc
 
 function toCheckResult(r: FromTraceResult, maxDepth: number, opts: FromTraceOptions & { readonly from?: string }): CheckResult {
   const options: Record<string, unknown> = { strategy: 'from-trace', within: r.within, seedLength: r.seedLength, ...(opts.from ? { from: opts.from } : {}) };
-  const cut = !r.ok || r.complete ? {} : { cutBy: opts.timeLimitMs !== undefined && r.stats.states < (opts.maxStates ?? 200_000) ? ('timeLimit' as const) : ('maxStates' as const) };
+  const cut = !r.ok || r.complete ? {} : r.depthCut ? { cutBy: 'maxDepth' as const } : { cutBy: opts.timeLimitMs !== undefined && r.stats.states < (opts.maxStates ?? 200_000) ? ('timeLimit' as const) : ('maxStates' as const) };
   return {
     ok: r.ok,
     complete: r.complete,

@@ -43,8 +43,16 @@ export async function scenarioNames(): Promise<string[]> {
 }
 
 /** Turns repeated `--param k=v` into the family's typed parameters (with defaults). */
-export function resolveParams(f: ScenarioFamily, raw: readonly string[]): ParamValues {
+/**
+ * The family's parameters from `--param k=v` flags. `recorded`: the parameters of
+ * a trace the check starts from (`--from`); those the family marks `fromTrace`
+ * (where the recorded run started) are taken from it unless given.
+ */
+export function resolveParams(f: ScenarioFamily, raw: readonly string[], recorded?: { readonly name: string; readonly params: Readonly<Record<string, unknown>> }): ParamValues {
   const given: Record<string, string> = {};
+  if (recorded?.name === f.name) {
+    for (const [k, spec] of Object.entries(f.params)) if (spec.fromTrace && recorded.params[k] !== undefined) given[k] = String(recorded.params[k]);
+  }
   for (const kv of raw) {
     const i = kv.indexOf('=');
     if (i <= 0) {
@@ -65,9 +73,11 @@ export function resolveParams(f: ScenarioFamily, raw: readonly string[]): ParamV
 }
 
 /** `k=v, k=v` for messages and reproduction commands. */
-export function paramFlags(f: ScenarioFamily, p: ParamValues, all = false): string {
+/** `--param` flags for `p` (those off their defaults unless `all`); `fromTrace` ones left out when the command names the trace. */
+export function paramFlags(f: ScenarioFamily, p: ParamValues, all = false, withTrace = false): string {
   return Object.entries(p)
     .filter(([k, v]) => all || f.params[k]?.default !== v)
+    .filter(([k]) => !(withTrace && f.params[k]?.fromTrace))
     .map(([k, v]) => ` --param ${shellWord(`${k}=${String(v)}`)}`)
     .join('');
 }

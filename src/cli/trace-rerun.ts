@@ -1,9 +1,9 @@
 // Re-running a saved trace's schedule on its scenario: `replay`'s verdict, and `show`'s
 // check that the file's trace is what its schedule produces (a hand-edited schedule
 // next to a stale trace would otherwise render as if it had happened).
-import { Divergence, ScenarioError, canonicalJson, parseParams, toPlain, type RecordedEvent, type Scenario } from '../actors/index.ts';
+import { ScenarioError, canonicalJson, parseParams, toPlain, type RecordedEvent, type Scenario } from '../actors/index.ts';
 import type { TraceFileData } from '../report/index.ts';
-import { loadChecker, type Violation } from './check-api.ts';
+import type { Violation } from './check-api.ts';
 import { buildScenario } from './commands/check.ts';
 import { UsageError } from './errors.ts';
 import { traceTarget, type Target } from './scenario-ref.ts';
@@ -29,41 +29,33 @@ export interface Rerun {
 
 /**
  * Replays the file's schedule (a live recording's store replies are dropped where the
- * scenario models the store, src/check/from-trace.ts). A step the scenario cannot take
- * is bad input naming the file's step: exit 2.
+ * scenario models the store, src/check/replay-live.ts). A step the scenario cannot take
+ * is bad input naming the file's step: exit 2; for a live recording, the first
+ * recorded reply the model answered differently is named (what differed, field by field).
  */
 export async function rerunTrace(file: TraceFileData, path: string, sc: Scenario): Promise<Rerun> {
-  const api = await loadChecker();
-  const { modelSchedule } = await import('../check/from-trace.ts');
-  const m = modelSchedule(sc, file);
+  const { replayOnModel } = await import('../check/replay-live.ts');
   try {
-    return api.replaySchedule(sc, m.schedule, m.inputs.length ? m.inputs : undefined);
+    return replayOnModel(sc, file);
   } catch (e) {
-    if (e instanceof Divergence || (e instanceof Error && e.name === 'Divergence')) {
-      const d = e as Divergence;
-      // The model schedule may skip recorded replies; name the step as the file numbers it.
-      const at = fileIndex(file.schedule, m.schedule, d.index);
-      const can = d.enabledIds.length ? `the steps it can take there: ${d.enabledIds.join(', ')}` : 'it can take no step there: the run had ended';
+    if (e instanceof Error && e.name === 'LiveDivergence') {
+      const d = e as import('../check/replay-live.ts').LiveDivergence;
+      if (d.input !== undefined) {
+        throw new UsageError(
+          `${path}: replay diverges at step ${d.step + 1}: a recorded reply differs from the model's: ${d.input}. ` +
+            'The model started from other state than the live run found (a run resumed from checkpoints needs its start state recorded), or the model changed since the trace was saved.',
+        );
+      }
+      const dv = d.divergence;
+      const can = dv.enabledIds.length ? `the steps it can take there: ${dv.enabledIds.join(', ')}` : 'it can take no step there: the run had ended';
       throw new UsageError(
-        `${path}: step ${at + 1} of the file, '${d.expected}', is not a step scenario '${sc.name}' can take (${can}). ` +
+        `${path}: step ${d.step + 1} of the file, '${dv.expected}', is not a step scenario '${sc.name}' can take (${can}). ` +
           `The file's schedule was edited, or (if it was not) the model changed since the trace was saved.`,
       );
     }
     if (e instanceof ScenarioError || (e instanceof Error && e.name === 'ScenarioError')) throw new UsageError(`${path}: ${e.message}`);
     throw e;
   }
-}
-
-/** Where the i-th step of the model schedule stands in the file's schedule. */
-function fileIndex(file: readonly string[], model: readonly string[], i: number): number {
-  let j = 0;
-  for (let k = 0; k < file.length; k++) {
-    if (j < model.length && file[k] === model[j]) {
-      if (j === i) return k;
-      j++;
-    }
-  }
-  return i;
 }
 
 /** The first event where the file's trace and the re-run's differ, or undefined if they agree. */

@@ -69,7 +69,9 @@ export function lassoEnd(length: number, cycleStart: number | undefined): string
 
 function paramsText(params: Readonly<Record<string, unknown>>): string {
   const e = Object.entries(params);
-  return e.length ? ` (${e.map(([k, v]) => `${k}=${String(v)}`).join(', ')})` : '';
+  // A long value (a resumed run's recorded state) is shortened: the trace file has it whole.
+  const short = (v: unknown) => (String(v).length > 40 ? `${String(v).slice(0, 30)}… (${String(v).length} chars)` : String(v));
+  return e.length ? ` (${e.map(([k, v]) => `${k}=${short(v)}`).join(', ')})` : '';
 }
 
 /** A whole trace file as text: header, steps, the violated property. */

@@ -130,7 +130,10 @@ const CUT: Record<string, string> = {
 export async function runCheck(io: Io, name: string, flags: CheckFlags): Promise<number> {
   const t = await resolveTarget(name, flags.config);
   const f = t.family;
-  const p = resolveParams(f, flags.param);
+  // Starting from a recording: where it started (a resumed run's state) comes with it.
+  const tf = flags.from !== undefined ? await import('./trace-file.ts') : undefined;
+  const seedFile = flags.from !== undefined ? tf!.readTrace(flags.from, tf!.traceLimits(flags.traceLimit)) : undefined;
+  const p = resolveParams(f, flags.param, seedFile?.scenario);
   const sc = buildScenario(f, p);
   const opts = checkOptions(t, p, flags);
   // How to name this scenario again on a command line.
@@ -139,14 +142,15 @@ export async function runCheck(io: Io, name: string, flags: CheckFlags): Promise
   const s = io.errStyle;
   // Name the scenario with the parameters that differ from the defaults.
   const changed = Object.entries(p).filter(([k, v]) => f.params[k]?.default !== v);
-  const label = `${f.name}${changed.length ? ` (${changed.map(([k, v]) => `${k}=${v}`).join(', ')})` : ''}`;
+  const short = (v: unknown) => (String(v).length > 40 ? `${String(v).slice(0, 30)}… (${String(v).length} chars)` : String(v));
+  const label = `${f.name}${changed.length ? ` (${changed.map(([k, v]) => `${k}=${short(v)}`).join(', ')})` : ''}`;
   if (!flags.json) io.err(s.dim(`checking ${label}${opts.strategy ? ` with ${opts.strategy}` : ''}${opts.seed !== undefined ? `, seed ${opts.seed}` : ''} … (Ctrl-C stops and prints the stats so far)`));
   let run;
   try {
     if (flags.from !== undefined) {
       const { fromTraceRun } = await import('../../check/from-trace.ts');
-      const { readTrace, traceLimits } = await import('./trace-file.ts');
-      run = fromTraceRun(sc, readTrace(flags.from, traceLimits(flags.traceLimit)), { within: flags.within ?? 1, from: flags.from, ...(opts.maxStates !== undefined ? { maxStates: opts.maxStates } : {}), ...(opts.timeLimitMs !== undefined ? { timeLimitMs: opts.timeLimitMs } : {}), ...(opts.maxDepth !== undefined ? { maxDepth: opts.maxDepth } : {}) });
+      // The family's depth bound is for searches from the start; a recording sets its own (its length + 1,000).
+      run = fromTraceRun(sc, seedFile!, { within: flags.within ?? 1, from: flags.from, ...(opts.maxStates !== undefined ? { maxStates: opts.maxStates } : {}), ...(opts.timeLimitMs !== undefined ? { timeLimitMs: opts.timeLimitMs } : {}), ...(flags.maxDepth !== undefined ? { maxDepth: flags.maxDepth } : {}) });
     } else run = api.checkRun(sc, opts);
   } catch (e) {
     if (e instanceof ScenarioError || (e instanceof Error && e.name === 'ScenarioError')) throw new UsageError(e.message);
@@ -194,7 +198,7 @@ export async function runCheck(io: Io, name: string, flags: CheckFlags): Promise
     const replayCmd = `npx interleave replay ${shellWord(shown(jsonPath))}`;
     const lasso = v.cycleStart !== undefined ? { cycleStart: v.cycleStart } : {};
     const steps = formatSteps(traceView(file.schedule, file.trace), o, { failStep: file.schedule.length, ...lasso });
-    const rerun = flags.from !== undefined ? `npx interleave check ${shellWord(arg)}${paramFlags(f, p)} --from ${shellWord(flags.from)} --within ${flags.within ?? 1}` : `npx interleave check ${shellWord(arg)}${paramFlags(f, p)} --strategy ${r.strategy} --seed ${r.seed}`;
+    const rerun = flags.from !== undefined ? `npx interleave check ${shellWord(arg)}${paramFlags(f, p, false, true)} --from ${shellWord(flags.from)} --within ${flags.within ?? 1}` : `npx interleave check ${shellWord(arg)}${paramFlags(f, p)} --strategy ${r.strategy} --seed ${r.seed}`;
     const hint = f.hint?.(p, true);
     if (flags.json) {
       printJson(io, {

@@ -83,7 +83,14 @@ export function supervisorApi(cfg: AirflowConfig, store: ReducerLogic<TaskStateS
     kind: 'reducer',
     init: () => {
       const empty = store.init(undefined);
-      return { ts: empty, shards: count > 1 ? Array.from({ length: count }, () => empty) : null, xcom: { a: 0, keys: pmap<number>() } };
+      let s: ApiState = { ts: empty, shards: count > 1 ? Array.from({ length: count }, () => empty) : null, xcom: { a: 0, keys: pmap<number>() } };
+      // A resumed run: the rows it found, written through the store itself (same ids, sizes, format).
+      for (const [key, value] of Object.entries(cfg.resumeRows)) {
+        const k = shardOf(key, count);
+        const r = store.receive(shardsOf(s)[k]!, tsSet(SCOPE, key, serialize(value), null), { self: 'supervisor', from: 'supervisor', outcome: undefined, now: 0 });
+        s = withShard(s, k, r.state);
+      }
+      return s;
     },
     faultOutcomes(state, msg, from) {
       const m = toStore(msg);

@@ -91,6 +91,12 @@ export interface AirflowConfig {
   readonly only: readonly string[] | null;
   /** Also check LIV-1 and LIV-3 as liveness properties over every run, cycles included (the checker then runs without POR). */
   readonly liveness: boolean;
+  /**
+   * Where the run starts (a live run that resumed): the try the runner starts next,
+   * and the task state store's keys with their values as the process found them.
+   */
+  readonly resumeTry: number;
+  readonly resumeRows: Readonly<Record<string, unknown>>;
 }
 
 /**
@@ -161,6 +167,8 @@ export const DEFAULT_CONFIG: AirflowConfig = {
   properties: true,
   only: null,
   liveness: false,
+  resumeTry: 1,
+  resumeRows: {},
 };
 
 export function configOf(over: Partial<AirflowConfig>): AirflowConfig {
@@ -168,5 +176,21 @@ export function configOf(over: Partial<AirflowConfig>): AirflowConfig {
   if (!Number.isInteger(cfg.items) || cfg.items < 0) throw new ScenarioError(`items must be a whole number >= 0, got ${cfg.items}`);
   if (!Number.isInteger(cfg.W) || cfg.W < 1) throw new ScenarioError(`taskConcurrency must be at least 1 (Airflow refuses 0), got ${cfg.W}`);
   if (!Number.isInteger(cfg.tries) || cfg.tries < 1) throw new ScenarioError(`tries must be at least 1, got ${cfg.tries}`);
+  if (!Number.isInteger(cfg.resumeTry) || cfg.resumeTry < 1) throw new ScenarioError(`resumeTry must be a whole number >= 1, got ${cfg.resumeTry}`);
+  if (cfg.resumeTry > cfg.tries) throw new ScenarioError(`resumeTry ${cfg.resumeTry} is past the last try (tries = ${cfg.tries}); raise tries`);
   return cfg;
+}
+
+/** The `resumeState` parameter: a JSON object of task state keys and their values (what a resumed run found). */
+export function parseResumeState(text: string): Record<string, unknown> {
+  if (text.trim() === '') return {};
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch (e) {
+    throw new ScenarioError(`resumeState must be JSON (an object of task state keys and their values), but it does not parse: ${(e as Error).message}`);
+  }
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new ScenarioError('resumeState must be a JSON object of task state keys and their values, e.g. {"_iterable_batch_0": [{"i": 0, "s": "success", "t": 1}]}');
+  for (const [k, x] of Object.entries(v)) if (k === '' || x === null || x === undefined) throw new ScenarioError(`resumeState: key '${k}' needs a non-empty name and a value (not null)`);
+  return v as Record<string, unknown>;
 }

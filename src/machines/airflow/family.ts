@@ -5,7 +5,7 @@
 // points as parameters with the protocol's defaults.
 import { ScenarioError } from '../../actors/index.ts';
 import { defineFamily, type ParamValues, type SimulationReport } from '../../actors/family.ts';
-import { DEFAULT_CONFIG as D, configOf, parseOutcomes, type AirflowConfig } from './config.ts';
+import { DEFAULT_CONFIG as D, configOf, parseOutcomes, parseResumeState, type AirflowConfig } from './config.ts';
 import { buildAirflow } from './scenario.ts';
 import { CALIBRATION_C, CALIBRATION_REAL, compareDesigns, type Comparison, type DesignRun } from './simulation.ts';
 
@@ -52,6 +52,8 @@ export function configFromParams(p: ParamValues): AirflowConfig {
     deleteKeys: keyList(String(p.deleteKeys)),
     deleteBeforeTry: Number(p.deleteBeforeTry),
     clear: p.clear as AirflowConfig['clear'],
+    resumeTry: Number(p.resumeTry),
+    resumeRows: parseResumeState(String(p.resumeState)),
   });
 }
 
@@ -86,7 +88,7 @@ export function simulationReport(c: Comparison, note: string): SimulationReport 
     ],
     data: {
       items: c.items,
-      calibration: { name: c.calibration, note },
+    calibration: { name: c.calibration, note },
       designs: { 'per-index': designData(c.old), 'per-round': designData(c.new), ...(c.overwrite ? { 'overwrite-one-key': designData(c.overwrite) } : {}) },
       ratios: { firstAttempt: c.ratioFirst, retry: c.ratioRetry },
     },
@@ -100,7 +102,7 @@ export const airflowFamily = defineFamily({
     design: { type: 'enum', values: ['per-round', 'per-index', 'overwrite-one-key'], default: D.design, description: 'per-round (after e5abeccb1e), per-index (before), overwrite-one-key (rejected alternative)' },
     items: { type: 'int', min: 0, max: 100_000, default: D.items, description: 'N, the input items (indexed tasks)' },
     taskConcurrency: { type: 'int', min: 1, max: 64, default: 16, description: 'W: indexed tasks in flight and outcomes per round (Airflow default: cpu count); check small models with W = 2' },
-    tries: { type: 'int', min: 1, max: 10, default: D.tries, description: 'tries of the task instance (retries + 1)' },
+    tries: { type: 'int', min: 1, max: 1_000_000, default: D.tries, description: 'tries of the task instance (retries + 1); keep it small when checking' },
     outcomes: { type: 'string', default: '', description: "F11 operator outcomes per index, e.g. 'ssfsk' or '37s f'; s success, k skip, f failure, n fail without retry, x fail-fast, d DeadlockImminentError; tries separated by '/'" },
     backend: { type: 'enum', values: ['database', 'object-storage'], default: D.backend, description: 'task state store backend (object storage: no size warning, no row cap)' },
     rowCapBytes: { type: 'int', min: 0, default: D.rowCapBytes, description: 'F8 row cap of the database backend (MySQL MEDIUMTEXT 16 MiB; 0 = none)' },
@@ -127,6 +129,8 @@ export const airflowFamily = defineFamily({
     h5Guard: b('H5 guard: hold the channel until a cancelled request is answered', D.h5Guard),
     markerGuard: b('H6 guard: take a completed marker for a clear only after a clear', true),
     liveness: b('also check LIV-1 (the task eventually succeeds) and LIV-3 (the startup read leads to its end) as liveness properties of every run, cycles included (no POR)', false),
+    resumeTry: { type: 'int', min: 1, default: D.resumeTry, fromTrace: true, description: 'the try the run starts at: a live run that resumed records the try it ran (earlier tries are past)' },
+    resumeState: { type: 'string', default: '', fromTrace: true, description: 'JSON object of the task state keys and values the run starts with (a resumed live run records what it found)' },
     calibration: { type: 'enum', values: ['C', 'real-run'], default: 'C', description: 'simulate: calibration C (s = 2 ms) or the real run (0.42 s per state-store write)' },
   },
   build: (p) => buildAirflow(configFromParams(p)),

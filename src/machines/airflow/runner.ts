@@ -37,7 +37,8 @@ export function runnerMachine(cfg: AirflowConfig) {
     types: {} as { context: RunnerCtx; events: { type: 'Hello' } | { type: 'End'; a: number; state: string } | { type: 'ts.cleanup.ok' } | { type: 'ts.clear.ok' } },
   }).createMachine({
     id: 'runner',
-    context: { a: 0, final: null, cleared: false, history: [] },
+    // A resumed run starts after the tries already past (their ends unknown: '').
+    context: { a: cfg.resumeTry - 1, final: null, cleared: false, history: Array.from({ length: cfg.resumeTry - 1 }, () => '') },
     initial: 'running',
     states: {
       running: {

@@ -27,13 +27,14 @@ export interface SqliteDatabase {
   exec(source: string): unknown;
   prepare(source: string): SqliteStatement;
   /** A transaction; `.immediate` takes the write lock at BEGIN (BEGIN IMMEDIATE). */
-  transaction<F extends (...args: any[]) => unknown>(fn: F): F & { immediate: F };
+  transaction<F extends (...args: any[]) => any>(fn: F): { (...args: any[]): ReturnType<F>; immediate(...args: any[]): ReturnType<F> };
   close(): unknown;
 }
 
 interface SqliteStatement {
   run(...params: unknown[]): { changes: number };
   get(...params: unknown[]): unknown;
+  all(...params: unknown[]): unknown[];
 }
 
 const require = createRequire(import.meta.url);
