@@ -88,7 +88,7 @@ export function simulationReport(c: Comparison, note: string): SimulationReport 
     ],
     data: {
       items: c.items,
-    calibration: { name: c.calibration, note },
+      calibration: { name: c.calibration, note },
       designs: { 'per-index': designData(c.old), 'per-round': designData(c.new), ...(c.overwrite ? { 'overwrite-one-key': designData(c.overwrite) } : {}) },
       ratios: { firstAttempt: c.ratioFirst, retry: c.ratioRetry },
     },
