@@ -4,34 +4,19 @@
 // violated properties and the kind of the first violation found are the same with
 // and without it, for dfs and bfs, with symmetry where the system declares it.
 import { describe, expect, it } from 'vitest';
-import type { Scenario, World } from '../src/actors/index.ts';
-import { WorldHasher, check, fpHex, type CheckOptions } from '../src/check/index.ts';
+import type { Scenario } from '../src/actors/index.ts';
+import { check } from '../src/check/index.ts';
+import { exploreSets } from './fixtures-check/explore-sets.ts';
 import { randomActors } from './fixtures-check/random-actors.ts';
 
 /** Systems whose full search passes this many states are skipped (counted), to keep the test fast. */
 const MAX_STATES = 5_000;
 
 async function explore(sc: Scenario, strategy: 'dfs' | 'bfs', por: boolean) {
-  const hasher = new WorldHasher(sc, true);
-  const quiescent = new Set<string>();
-  const violated = new Set<string>();
-  const opts: CheckOptions = {
-    strategy,
-    por,
-    shrink: false,
-    maxStates: MAX_STATES,
-    inspect: {
-      quiescent: (w: World) => void quiescent.add(fpHex(hasher.fp(w))),
-      violation: (p) => {
-        violated.add(`${p.kind}:${p.name}`);
-        return true;
-      },
-    },
-  };
-  const r = await check(sc, opts);
+  const reached = await exploreSets(sc, strategy, por, { symmetric: true, maxStates: MAX_STATES });
   const first = await check(sc, { strategy, por, shrink: false });
   const v = first.violation?.property;
-  return { r, quiescent, violated, first: v ? `${v.kind}:${v.name}` : 'none' };
+  return { ...reached, first: v ? `${v.kind}:${v.name}` : 'none' };
 }
 
 const SEEDS = 240;

@@ -2,29 +2,12 @@
 // quiescent worlds and the violated properties are the same with and without it,
 // and it computes fewer states.
 import { describe, expect, it } from 'vitest';
-import type { Scenario, World } from '../src/actors/index.ts';
-import { WorldHasher, check, fpHex, type CheckOptions } from '../src/check/index.ts';
+import type { Scenario } from '../src/actors/index.ts';
+import { check } from '../src/check/index.ts';
+import { exploreSets } from './fixtures-check/explore-sets.ts';
 import { counterModel, diningLocks, lostUpdate, orderingBug, randomSystem, retryModel, tokenRing } from './fixtures-check/models.ts';
 
-async function explore(sc: Scenario, strategy: 'dfs' | 'bfs', por: boolean) {
-  const hasher = new WorldHasher(sc, false);
-  const quiescent = new Set<string>();
-  const violated = new Set<string>();
-  const opts: CheckOptions = {
-    strategy,
-    por,
-    shrink: false,
-    inspect: {
-      quiescent: (w: World) => void quiescent.add(fpHex(hasher.fp(w))),
-      violation: (p) => {
-        violated.add(`${p.kind}:${p.name}`);
-        return true;
-      },
-    },
-  };
-  const r = await check(sc, opts);
-  return { r, quiescent, violated };
-}
+const explore = (sc: Scenario, strategy: 'dfs' | 'bfs', por: boolean) => exploreSets(sc, strategy, por);
 
 const models: [string, () => Scenario][] = [
   ['lost update (invariant)', () => lostUpdate()],
