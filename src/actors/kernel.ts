@@ -382,12 +382,13 @@ export function apply(sc: Scenario, w: World, step: Step, opts: ApplyOptions = {
       break;
     }
     case 'input': {
-      if (!step.offered) {
+      if (step.offered === undefined) {
         send(d, step.from, step.to, step.msg);
         break;
       }
-      const inp = sc.inputList.find((x) => x.step.id === step.id);
-      if (!inp) throw new ScenarioError(`input step '${step.id}' is not one of scenario '${sc.name}''s inputs`);
+      // The step carries its declaration's index: no search on the delivery path.
+      const inp = sc.inputList[step.offered];
+      if (inp?.step.id !== step.id) throw new ScenarioError(`input step '${step.id}' is not one of scenario '${sc.name}''s inputs`);
       if (inp.slot >= 0) d.countInput(inp.slot);
       d.events.push({ kind: 'deliver', from: ENV, to: sc.ids[step.to]!, msg: step.msg });
       receive(d, step.from, step.to, step.msg, undefined);

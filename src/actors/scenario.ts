@@ -432,7 +432,7 @@ function compileInputs(def: ScenarioDef, where: string, known: (what: string, id
       const id = shared ? `${plain}${canonicalJson(payload)}` : plain;
       if (ids.has(id)) throw new ScenarioError(`${at}: the environment already sends ${id.slice(id.indexOf(':', 6) + 1)} to '${spec.to}'; list each event once`);
       ids.add(id);
-      const step = { kind: 'input' as const, id, from: n, to, msg, offered: true };
+      const step = { kind: 'input' as const, id, from: n, to, msg, offered: inputList.length };
       inputList.push({ step, slot: budget === Infinity ? -1 : inputSlots++, budget, when: spec.when });
     }
   }

@@ -163,5 +163,5 @@ export function isQuiescent(steps: readonly Step[]): boolean {
 
 /** True for an environment input the scenario offers (`inputs`), not a recorded one. */
 export function isOffered(step: Step): boolean {
-  return step.kind === 'input' && step.offered === true;
+  return step.kind === 'input' && step.offered !== undefined;
 }

@@ -70,10 +70,10 @@ export type Step =
   | { readonly kind: 'drop'; readonly id: string; readonly from: number; readonly to: number }
   /**
    * A message from outside. Recorded live inputs (`offered` unset) are put on the
-   * channel from -> to; the scenario's own environment inputs (`offered`, offered by
+   * channel from -> to; the scenario's own environment inputs (`offered`: their index in `scenario.inputList`, offered by
    * `enabled`) are handed to the receiver directly, like a delivery.
    */
-  | { readonly kind: 'input'; readonly id: string; readonly from: number; readonly to: number; readonly msg: Message; readonly offered?: boolean }
+  | { readonly kind: 'input'; readonly id: string; readonly from: number; readonly to: number; readonly msg: Message; readonly offered?: number }
   /** Virtual time passes (simulation and live runs only; never offered by `enabled`). */
   | { readonly kind: 'tick'; readonly id: string; readonly to: number };
 
