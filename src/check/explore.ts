@@ -4,7 +4,7 @@
 // counterexample first when the reduction is off (with it, a shortest one in the
 // reduced graph; shrinking follows). Both explore with `apply(..., { detail: false })`;
 // the counterexample trace is replayed with detail.
-import { StepMemo, apply, enabled, initialWorld, isQuiescent, type Scenario, type Step, type World } from '../actors/index.ts';
+import { StepMemo, apply, enabled, isQuiescent, type Scenario, type Step, type World } from '../actors/index.ts';
 import { inSet, markOf, nextSleep, visible, wokenSteps, type PorContext } from './por.ts';
 import { Stubborn } from './por-stubborn.ts';
 import { endViolation, stepViolation } from './properties.ts';
@@ -164,13 +164,9 @@ abstract class Search implements Explorer {
     const sc = this.sc;
     if (!this.started) {
       this.started = true;
-      const init = initialWorld(sc, { detail: false });
-      s.determinism?.checkInitial(init.world);
-      s.states++;
-      const fresh = s.visit(init.world);
-      const v = stepViolation(sc, init.world, init.events);
-      if (v && this.report(v, [])) return true;
-      const root = this.arrive(init.world, fresh, 0, [], undefined, undefined);
+      const init = s.start();
+      if (init.violation && this.report(init.violation, [])) return true;
+      const root = this.arrive(init.world, init.fresh, 0, [], undefined, undefined);
       if (s.found) return true;
       if (root) this.push(root);
     }

@@ -12,7 +12,7 @@
 // No partial-order reduction (sleep sets prune transitions, and a cycle that only
 // pruned transitions close would be missed) and no symmetry (fairness classes name
 // actors, and a lasso must return to the very same world).
-import { StepMemo, apply, enabled, initialWorld, isQuiescent, queryOf, type Predicate, type Scenario, type Step, type World } from '../actors/index.ts';
+import { StepMemo, apply, enabled, isQuiescent, queryOf, type Predicate, type Scenario, type Step, type World } from '../actors/index.ts';
 import { FairClasses } from './fairness.ts';
 import type { Lanes } from './fingerprint.ts';
 import { findLivenessViolation, livenessSpecs, type LivenessSpec } from './liveness.ts';
@@ -232,12 +232,8 @@ export class GraphSearch implements Explorer {
     const g = this.graph;
     if (!this.started) {
       this.started = true;
-      const init = initialWorld(sc, { detail: false });
-      s.determinism?.checkInitial(init.world);
-      s.states++;
-      s.visit(init.world);
-      const v = stepViolation(sc, init.world, init.events);
-      if (v && this.report(v, [])) return true;
+      const init = s.start();
+      if (init.violation && this.report(init.violation, [])) return true;
       this.arrive(init.world, -1, -1, 0);
       if (s.found) return true;
     }

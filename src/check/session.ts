@@ -1,8 +1,8 @@
 // What every strategy shares: counters, budgets, the visited set and fingerprints,
 // reachability, and cooperative yielding (so progress$ emits and stop() works).
-import type { Scenario, World } from '../actors/index.ts';
+import { initialWorld, type Scenario, type World } from '../actors/index.ts';
 import { WorldHasher, type Lanes } from './fingerprint.ts';
-import { Reachability } from './properties.ts';
+import { Reachability, stepViolation } from './properties.ts';
 import { VisitedSet } from './visited.ts';
 import { DeterminismCheck } from './purity.ts';
 import type { CheckOptions, CutBy, Progress, PropertyRef } from './types.ts';
@@ -67,6 +67,18 @@ export class Session {
   /** Forgets every visited state (the reduction restarts the search when what it learned grows). */
   resetVisited(): void {
     this.visited = this.newVisited();
+  }
+
+  /**
+   * The initial world, built (twice, when the determinism check is on), counted and
+   * visited, with the violation its start events show, if any: how every search begins.
+   */
+  start(): { world: World; fresh: boolean; violation: PropertyRef | undefined } {
+    const init = initialWorld(this.sc, { detail: false });
+    this.determinism?.checkInitial(init.world);
+    this.states++;
+    const fresh = this.visit(init.world);
+    return { world: init.world, fresh, violation: stepViolation(this.sc, init.world, init.events) };
   }
 
   /** Adds the world's fingerprint to the visited set; true when new. */
