@@ -13,7 +13,7 @@ import type { Explorer, Session } from './session.ts';
 import type { PropertyRef } from './types.ts';
 
 /** A state to expand: the steps still to take from it and its sleep set. */
-interface Node {
+export interface Node {
   world: World | undefined;
   readonly depth: number;
   steps: Step[];
@@ -29,10 +29,14 @@ interface Node {
   all: Step[] | undefined;
   /** The world's fingerprint folded to a number (depth-first: the on-stack set). */
   readonly key: number;
+  /** Every enabled step of `world`, kept only for the compact frontier (bfs-compact.ts). */
+  en: Step[] | undefined;
+  /** The node's entry number in the compact frontier (-1 elsewhere). */
+  readonly index: number;
 }
 
 /** Folds a 64-bit fingerprint to a safe integer; a collision only expands a state fully. */
-function keyOf(a: number, b: number): number {
+export function keyOf(a: number, b: number): number {
   return (a >>> 0) * 2097152 + (b & 0x1fffff);
 }
 
@@ -47,11 +51,13 @@ function scheduleOf(n: Node | undefined, last?: string): string[] {
 }
 
 /** Shared by dfs and bfs: the root node, and what to do with each successor. */
-abstract class Search implements Explorer {
+export abstract class Search implements Explorer {
   protected readonly sc: Scenario;
   private started = false;
   /** The same (snapshot, message) pair recurs across interleavings: step it once. */
-  private readonly memo = new StepMemo();
+  protected readonly memo = new StepMemo();
+  /** Nodes keep their enabled steps (`Node.en`): the compact frontier encodes steps as positions in it. */
+  protected keepsEnabled = false;
 
   /** Evaluate invariants on revisited worlds too (see `step`). */
   private readonly checkRevisits: boolean;
@@ -86,6 +92,11 @@ abstract class Search implements Explorer {
   protected abstract clear(): void;
   /** Cycle proviso: true when the edge from `n` to the world just visited (not new) may close a cycle. */
   protected abstract closesCycle(n: Node): boolean;
+
+  /** The schedule that reaches `n`'s world, then `last`. */
+  protected scheduleOf(n: Node | undefined, last?: string): string[] {
+    return scheduleOf(n, last);
+  }
 
   /** Expands a stubborn node fully (the proviso asked for it). */
   private expandFully(n: Node): void {
@@ -123,7 +134,7 @@ abstract class Search implements Explorer {
       const steps = symmetric ? all.filter((t) => !inSet(t, sleep)) : wokenSteps(m, all, sleep);
       if (steps.length === 0) return undefined;
       s.visited.setMark(symmetric ? (sleep.length > 0 ? 0xff : 0) : m & markOf(sleep, all));
-      return { world, depth, steps, i: 0, sleep, done: [], parent, via, lanes: s.hasher.lastLanes, all: this.stubborn?.on && steps.length < all.length ? all : undefined, key };
+      return { world, depth, steps, i: 0, sleep, done: [], parent, via, lanes: s.hasher.lastLanes, all: this.stubborn?.on && steps.length < all.length ? all : undefined, key, en: this.keepsEnabled ? all : undefined, index: -1 };
     }
     s.reach.see(world);
     if (depth > s.maxDepth) s.maxDepth = depth;
@@ -131,9 +142,10 @@ abstract class Search implements Explorer {
     if (this.por.enabled && sleep.length > 0) s.visited.setMark(s.hasher.symmetric ? 0xff : markOf(sleep, all));
     if (this.stubborn?.on && s.visited.hasAux) s.visited.setAux(depth);
     const inspect = s.opts.inspect;
+    inspect?.state?.(world);
     if (inspect?.quiescent && isQuiescent(all)) inspect.quiescent(world);
     const end = endViolation(this.sc, world, all);
-    if (end && this.report(end, scheduleOf(parent, via))) return undefined;
+    if (end && this.report(end, this.scheduleOf(parent, via))) return undefined;
     if (all.length === 0) return undefined;
     if (depth >= s.maxDepthBudget) {
       s.cutBy ??= 'maxDepth';
@@ -142,7 +154,7 @@ abstract class Search implements Explorer {
     const stub = this.stubborn?.on ? this.stubborn.reduce(world, all) : undefined;
     const base = stub ?? all;
     const steps = sleep.length === 0 ? base : base.filter((t) => !inSet(t, sleep));
-    const node: Node = { world, depth, steps, i: 0, sleep, done: [], parent, via, lanes: s.hasher.lastLanes, all: stub ? all : undefined, key };
+    const node: Node = { world, depth, steps, i: 0, sleep, done: [], parent, via, lanes: s.hasher.lastLanes, all: stub ? all : undefined, key, en: this.keepsEnabled ? all : undefined, index: -1 };
     if (steps.length === 0) {
       // Every stubborn step is asleep: the rest of the world's steps may not be.
       if (!stub) return undefined;
@@ -206,7 +218,7 @@ abstract class Search implements Explorer {
       const fresh = s.visit(r.world, from, fromLanes);
       if (!fresh && n.all && this.closesCycle(n)) this.expandFully(n);
       const v = stepViolation(sc, r.world, r.events, fresh || this.checkRevisits);
-      if (v && this.report(v, scheduleOf(n, t.id))) return true;
+      if (v && this.report(v, this.scheduleOf(n, t.id))) return true;
       let sleep: Step[] = [];
       if (this.por.enabled) {
         const vis = visible(this.por, r.events);

@@ -11,6 +11,7 @@
 import { Subject } from 'rxjs';
 import { assertScenario, type Scenario } from '../actors/index.ts';
 import { Bfs, Dfs } from './explore.ts';
+import { CompactBfs } from './bfs-compact.ts';
 import { replayLasso } from './lasso.ts';
 import { hasLiveness } from './liveness.ts';
 import { GraphSearch } from './liveness-graph.ts';
@@ -112,6 +113,9 @@ async function run(
   if (live && opts.por !== false) options.porNote = 'POR off: liveness properties are decided on the full state graph';
   if (hasLiveness(sc) && !live) options.livenessNote = exhaustive ? 'liveness properties not checked (liveness: false)' : `liveness properties are checked by dfs and bfs only; ${strategy} checked the other properties`;
   if (exhaustive) options.determinism = opts.determinism ?? true;
+  const frontier = opts.frontier ?? 'compact';
+  if (frontier !== 'compact' && frontier !== 'worlds') throw new Error(`unknown frontier '${String(frontier)}'; use compact or worlds`);
+  if (strategy === 'bfs' && !live) options.frontier = frontier;
   for (const k of ['maxStates', 'maxDepth', 'timeLimitMs'] as const) if (opts[k] !== undefined) options[k] = opts[k];
 
   // Let the caller subscribe to progress$ before any work.
@@ -133,7 +137,10 @@ async function run(
     if (live) {
       explorer = graph = new GraphSearch(s);
       options.liveness = { algorithm: 'scc', order: 'bfs', fairness: graph.classes.describe(), properties: graph.specs.map((x) => x.name) };
-    } else if (exhaustive) explorer = strategy === 'bfs' ? new Bfs(s, por) : new Dfs(s, por);
+    } else if (exhaustive) {
+      if (strategy === 'dfs') explorer = new Dfs(s, por);
+      else explorer = frontier === 'compact' ? new CompactBfs(s, por) : new Bfs(s, por);
+    }
     else {
       const cfg = sampleConfig(sc, opts, strategy, seed, options);
       const runs = opts.runs ?? DEFAULT_RUNS;
@@ -142,13 +149,15 @@ async function run(
     }
     for (;;) {
       const done = explorer.step(performance.now() + SLICE_MS);
+      s.memory.sample();
       progress.next(s.progress());
       if (done) break;
       await yieldToLoop();
     }
-    if (explorer instanceof Bfs || explorer instanceof Dfs) Object.assign(options, explorer.reductionInfo());
+    if (explorer instanceof Bfs || explorer instanceof Dfs || explorer instanceof CompactBfs) Object.assign(options, explorer.reductionInfo());
   }
   s.exploreMs = s.ms();
+  s.memory.sample();
   const result = finish(sc, s, opts, strategy, seed, options, exhaustive);
   if (graph) result.stats.liveness = graph.stats;
   return result;
@@ -230,6 +239,8 @@ function finish(sc: Scenario, s: Session, opts: CheckOptions, strategy: string, 
     seed,
     options,
   };
+  const memory = s.memory.stats(distinct);
+  if (memory) result.stats.memory = memory;
   if (s.runs > 0) result.stats.runs = s.runs;
   if (exhaustive) result.collisionProbability = collisionProbability(distinct, s.states);
   if (!complete && !s.found && s.cutBy) result.cutBy = s.cutBy;

@@ -5,6 +5,7 @@ import { WorldHasher, type Lanes } from './fingerprint.ts';
 import { Reachability, stepViolation } from './properties.ts';
 import { VisitedSet } from './visited.ts';
 import { DeterminismCheck } from './purity.ts';
+import { MemoryMeter } from './memory.ts';
 import type { CheckOptions, CutBy, Progress, PropertyRef } from './types.ts';
 
 /** A violation as found by a strategy, before replay with detail and shrinking. */
@@ -41,6 +42,8 @@ export class Session {
   readonly deadline: number;
   /** dfs / bfs: the re-step sample that detects impure machines (undefined when off). */
   readonly determinism: DeterminismCheck | undefined;
+  /** Peak RSS and heap of the whole search (sampled at each progress tick). */
+  readonly memory = new MemoryMeter();
 
   constructor(
     readonly sc: Scenario,

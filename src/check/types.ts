@@ -30,6 +30,14 @@ export interface CheckOptions {
   runs?: number;
   /** PCT bug depth d (default 3): d - 1 priority change points. */
   depth?: number;
+  /**
+   * bfs: how the frontier (states found, not yet expanded) is held. `compact` (default):
+   * each entry is its parent entry and step (about 10 bytes, plus 2 a step still to take),
+   * and worlds are re-derived by replaying steps when expanded, each checked against its
+   * fingerprint. `worlds`: every entry holds its world (1-2 KB a state on the protocol
+   * models; a little faster). Both explore the same states in the same order.
+   */
+  frontier?: 'compact' | 'worlds';
   /** Stop after generating this many states (`cutBy: 'maxStates'`, not complete). */
   maxStates?: number;
   /** Do not explore past this many steps. */
@@ -99,6 +107,8 @@ export interface DeterminismOptions {
 }
 
 export interface Inspect {
+  /** Called once for every distinct world, when first visited (dfs/bfs without liveness). */
+  state?(world: World): void;
   /** Called once for every distinct quiescent world (nothing but faults enabled). */
   quiescent?(world: World): void;
   /** Called for every violation found; return true to record it and keep exploring. */
@@ -166,9 +176,36 @@ export interface CheckStats {
   statesPerSecond: number;
   /** Bytes of the visited set per distinct state. */
   bytesPerState: number;
+  /**
+   * Memory of the whole search in this process (visited set, frontier or stack, caches,
+   * the runtime itself), sampled about every 50 ms: see `MemoryStats`. Swarm worker
+   * threads share the process, so their heaps are in the RSS but not in the heap figure.
+   */
+  memory?: MemoryStats;
   runs?: number;
   /** The liveness pass (when the scenario declares liveness properties): graph size and memory. */
   liveness?: import('./liveness-graph.ts').LivenessStats;
+}
+
+/**
+ * Peak memory of a check (from `process.memoryUsage()`, sampled at every progress tick
+ * and at the end). The RSS includes the runtime and loaded modules (about 100 MB for
+ * the CLI under tsx), so `rssBytesPerState` is an upper bound that falls as a search
+ * grows; `heapGrowthBytesPerState` is what the search itself added per distinct state.
+ */
+export interface MemoryStats {
+  /** Peak resident set size of the process, bytes. */
+  peakRssBytes: number;
+  /** Peak JS heap in use plus memory outside it (typed arrays), bytes. */
+  peakHeapBytes: number;
+  /** RSS when the check began. */
+  startRssBytes: number;
+  /** Heap (plus typed arrays) in use when the check began. */
+  startHeapBytes: number;
+  /** Peak RSS / distinct states. */
+  rssBytesPerState: number;
+  /** (Peak heap - heap at the start) / distinct states. */
+  heapGrowthBytesPerState: number;
 }
 
 /**

@@ -57,6 +57,7 @@ Examples:
     .option('--shard <i/n>', 'swarm: run slice i of n (for several machines)', shardArg)
     .option('--no-por', 'turn partial-order reduction off')
     .option('--no-determinism-check', 'dfs/bfs: do not re-step a sample of transitions to catch impure machines')
+    .addOption(new Option('--frontier <kind>', 'bfs: compact (default; an entry is its parent and step, worlds re-derived) or worlds (a world per entry)').choices(['compact', 'worlds']))
     .option('--from <trace.json>', 'explore around a recorded run (a live recording or any saved trace) instead of from scratch')
     .option('--within <k>', 'with --from: deviations (reorderings, faults) allowed from the recorded schedule (default 1)', intArg('--within', 0))
     .option('--trace-limit <name=value>', 'a trace file limit <name>=<n>, repeatable: bytes, depth, string, items (see docs/cli.md)', collectParam, [])

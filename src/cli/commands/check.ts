@@ -24,6 +24,8 @@ export interface CheckFlags {
   por: boolean;
   /** False with --no-determinism-check. */
   determinismCheck?: boolean;
+  /** bfs: how the frontier is held (CheckOptions.frontier). */
+  frontier?: 'compact' | 'worlds';
   /** Explore within `within` deviations of this recorded trace (src/check/from-trace.ts). */
   from?: string;
   within?: number;
@@ -58,6 +60,7 @@ function checkOptions(t: Target, p: ParamValues, flags: CheckFlags): CheckOption
   if (flags.shard !== undefined) o.shard = flags.shard;
   if (!flags.por) o.por = false;
   if (flags.determinismCheck === false) o.determinism = false;
+  if (flags.frontier !== undefined) o.frontier = flags.frontier;
   // Swarm workers rebuild the scenario in their own threads, from the catalog or the user's module.
   o.source = t.origin ? { module: t.origin.path, export: t.origin.export, params: { ...p } } : { family: f.name, params: { ...p } };
   return o;
@@ -116,7 +119,12 @@ function stats(r: CheckResult): string {
   const p = r.collisionProbability;
   const collision = p === undefined ? '' : `; fingerprint collision probability ${p === 0 ? '0' : p.toExponential(1)} (optimistic, as TLC)`;
   const live = s.liveness ? `, liveness graph ${n(s.liveness.edges)} edges at ${n(s.liveness.bytesPerState)} B/state` : '';
-  return `${n(s.states)} states, ${n(s.distinctStates)} distinct, ${n(s.transitions)} transitions, max depth ${s.maxDepth}${runs}, ${(s.ms / 1000).toFixed(2)}s (${n(s.statesPerSecond)} states/s)${live}${collision}`;
+  const mb = (x: number) => `${(x / 1048576).toFixed(0)} MB`;
+  const m = s.memory;
+  // Per-state figures of a small search are the runtime's own memory divided by a few states.
+  const per = m && s.distinctStates >= 10_000 ? ` (${n(m.rssBytesPerState)} B/state; heap +${n(m.heapGrowthBytesPerState)} B/state, visited set ${n(s.bytesPerState)})` : '';
+  const mem = m ? `; peak RSS ${mb(m.peakRssBytes)}${per}` : '';
+  return `${n(s.states)} states, ${n(s.distinctStates)} distinct, ${n(s.transitions)} transitions, max depth ${s.maxDepth}${runs}, ${(s.ms / 1000).toFixed(2)}s (${n(s.statesPerSecond)} states/s)${live}${collision}${mem}`;
 }
 
 const CUT: Record<string, string> = {

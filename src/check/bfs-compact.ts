@@ -1,0 +1,243 @@
+// Breadth-first search with a compact frontier. A bfs frontier is often half of the
+// states found so far, and holding a world per entry cost 1-2 KB a state on the
+// protocol models. Here an entry is its parent entry and the position of its step
+// among the parent's enabled steps (typed arrays, 10 bytes an entry, kept for
+// schedules), plus, while it waits, the positions of the steps it must take and of
+// its sleep set (2 bytes each; "all" in one). Worlds are re-derived when expanded.
+//
+// Entries are numbered in discovery order and bfs expands in that order, so the
+// entries of a level are expanded grouped by parent and their ancestors in order: a
+// cache of one world per depth (the path to the entry last expanded) re-derives each
+// ancestor once per level, not once per entry. Re-deriving steps the (pure) machines
+// again, through the same step memo, and compares the world's fingerprint with the
+// one stored at discovery (32 bits): a mismatch is a nondeterministic model, reported
+// as such rather than explored on.
+import { apply, enabled, type Step, type World } from '../actors/index.ts';
+import { Search, keyOf, type Node } from './explore.ts';
+import type { Lanes } from './fingerprint.ts';
+import type { PorContext } from './por.ts';
+import { NondeterminismError } from './purity.ts';
+import type { Session } from './session.ts';
+
+/** Record word meaning "every enabled step" (steps) or "kept aside, not as positions" (sleep). */
+const ALL = 0xffff;
+const STUB = 0x8000;
+
+function grown<T extends Int32Array | Uint16Array | Uint32Array>(a: T, need: number): T {
+  if (need <= a.length) return a;
+  const b = new (a.constructor as new (n: number) => T)(Math.max(need, Math.ceil(a.length * 1.5)));
+  b.set(a);
+  return b;
+}
+
+function position(en: readonly Step[], s: Step): number {
+  const i = en.indexOf(s);
+  if (i >= 0) return i;
+  for (let j = 0; j < en.length; j++) if (en[j]!.id === s.id) return j;
+  return -1;
+}
+
+export class CompactBfs extends Search {
+  /** Per entry: parent entry (-1 for the root), step position in the parent's enabled steps, fingerprint check. */
+  private parent = new Int32Array(1024);
+  private via = new Uint16Array(1024);
+  private check = new Uint32Array(1024);
+  private count = 0;
+  private head = 0;
+  /** Entry numbers where each depth begins. */
+  private levels: number[] = [];
+  private headDepth = 0;
+  /** Waiting entries' records, first in first out: [steps count | STUB flag, sleep count, steps..., sleep...]. */
+  private pool = new Uint16Array(4096);
+  private poolHead = 0;
+  private poolTail = 0;
+  /** Sleep sets with a step that is not enabled at the entry's world (kept as steps; rare). */
+  private aside = new Map<number, Step[]>();
+  /** The path cache, per depth: entry, world, lanes, enabled steps (computed when needed). */
+  private pathId: number[] = [];
+  private pathWorld: World[] = [];
+  private pathLanes: (Lanes | undefined)[] = [];
+  private pathEn: (Step[] | undefined)[] = [];
+  /** The entry being expanded. */
+  private current: Node | undefined;
+  /** Worlds re-derived (ancestors and entries), for the benchmark and tests. */
+  rederived = 0;
+
+  constructor(s: Session, por: PorContext) {
+    super(s, por);
+    this.keepsEnabled = true;
+  }
+
+  /** Bytes of the typed arrays (entries and waiting records). */
+  get bytes(): number {
+    return this.parent.byteLength + this.via.byteLength + this.check.byteLength + this.pool.byteLength;
+  }
+
+  protected push(n: Node): void {
+    const e = this.count++;
+    this.parent = grown(this.parent, e + 1);
+    this.via = grown(this.via, e + 1);
+    this.check = grown(this.check, e + 1);
+    const p = n.parent;
+    const en = n.en!;
+    if (en.length >= STUB) throw new Error(`internal: ${en.length} enabled steps at one world; the compact frontier encodes at most ${STUB - 1} (use frontier: 'worlds')`);
+    if (p) {
+      const at = position(p.en!, { id: n.via } as Step);
+      if (at < 0) throw new Error(`internal: step ${n.via} is not among its parent's enabled steps`);
+      this.parent[e] = p.index;
+      this.via[e] = at;
+    } else {
+      this.parent[e] = -1;
+      this.via[e] = 0;
+      this.setPath(0, e, n.world!, n.lanes);
+    }
+    this.check[e] = n.key >>> 0;
+    if (n.depth === this.levels.length) this.levels.push(e);
+    else if (n.depth !== this.levels.length - 1) throw new Error(`internal: bfs pushed depth ${n.depth} after depth ${this.levels.length - 1}`);
+    // The record: which steps to take (all, or positions) and the sleep set (positions, or aside).
+    const all = n.steps === en && !n.all;
+    let sleepPos: number[] | undefined = [];
+    for (const u of n.sleep) {
+      const i = position(en, u);
+      if (i < 0) {
+        sleepPos = undefined;
+        break;
+      }
+      sleepPos.push(i);
+    }
+    if (!sleepPos) this.aside.set(e, n.sleep);
+    const len = 2 + (all ? 0 : n.steps.length) + (sleepPos?.length ?? 0);
+    this.reserve(len);
+    const pool = this.pool;
+    let k = this.poolTail;
+    pool[k++] = (all ? ALL & ~STUB : n.steps.length) | (n.all ? STUB : 0);
+    pool[k++] = sleepPos ? sleepPos.length : ALL;
+    if (!all) for (const t of n.steps) pool[k++] = position(en, t);
+    if (sleepPos) for (const i of sleepPos) pool[k++] = i;
+    this.poolTail = k;
+  }
+
+  private reserve(len: number): void {
+    if (this.poolTail + len <= this.pool.length) return;
+    const live = this.poolTail - this.poolHead;
+    if (this.poolHead * 2 >= this.pool.length && live + len <= this.pool.length) {
+      this.pool.copyWithin(0, this.poolHead, this.poolTail);
+    } else {
+      const b = new Uint16Array(Math.max(live + len, Math.ceil(this.pool.length * 1.5)));
+      b.set(this.pool.subarray(this.poolHead, this.poolTail));
+      this.pool = b;
+    }
+    this.poolHead = 0;
+    this.poolTail = live;
+  }
+
+  private setPath(d: number, e: number, w: World, lanes: Lanes | undefined): void {
+    this.pathId[d] = e;
+    this.pathWorld[d] = w;
+    this.pathLanes[d] = lanes;
+    this.pathEn[d] = undefined;
+  }
+
+  private enabledAt(d: number): Step[] {
+    return (this.pathEn[d] ??= enabled(this.sc, this.pathWorld[d]!));
+  }
+
+  /** Fills the path cache down to entry `e` at depth `d`, re-deriving the ancestors not cached. */
+  private derive(e: number, d: number): void {
+    const chain: number[] = [];
+    for (let a = e, k = d; this.pathId[k] !== a; a = this.parent[a]!, k--) chain.push(a);
+    const hasher = this.s.hasher;
+    for (let j = chain.length - 1; j >= 0; j--) {
+      const a = chain[j]!;
+      const k = d - j;
+      const from = this.pathWorld[k - 1]!;
+      const t = this.enabledAt(k - 1)[this.via[a]!]!;
+      const r = apply(this.sc, from, t, { detail: false, memo: this.memo });
+      hasher.world(r.world, from, this.pathLanes[k - 1]);
+      if (keyOf(hasher.ha, hasher.hb) >>> 0 !== this.check[a]) {
+        throw new NondeterminismError(
+          `re-deriving a frontier world by step ${t.id} gave a different fingerprint than when it was found: a machine or reducer is not deterministic (it reads something outside its state and message); find it with the default determinism check, or check with frontier: 'worlds'`,
+          t.kind === 'deliver' ? this.sc.ids[t.to] ?? '?' : '?',
+          '?',
+          t.id,
+        );
+      }
+      this.setPath(k, a, r.world, hasher.lastLanes);
+      this.rederived++;
+    }
+  }
+
+  protected next(): Node | undefined {
+    const cur = this.current;
+    if (cur && cur.i < cur.steps.length) return cur;
+    const e = this.head;
+    if (e >= this.count) return undefined;
+    while (this.headDepth + 1 < this.levels.length && this.levels[this.headDepth + 1]! <= e) this.headDepth++;
+    const d = this.headDepth;
+    this.derive(e, d);
+    const en = this.enabledAt(d);
+    const pool = this.pool;
+    let k = this.poolHead;
+    const w0 = pool[k++]!;
+    const nSleep = pool[k++]!;
+    const stub = (w0 & STUB) !== 0;
+    const nSteps = w0 & ~STUB;
+    let steps: Step[];
+    if (nSteps === (ALL & ~STUB)) steps = stub ? en.slice() : en;
+    else {
+      steps = new Array<Step>(nSteps);
+      for (let j = 0; j < nSteps; j++) steps[j] = en[pool[k++]!]!;
+    }
+    let sleep: Step[];
+    if (nSleep === ALL) {
+      sleep = this.aside.get(e)!;
+      this.aside.delete(e);
+    } else {
+      sleep = new Array<Step>(nSleep);
+      for (let j = 0; j < nSleep; j++) sleep[j] = en[pool[k++]!]!;
+    }
+    this.poolHead = k;
+    const n: Node = { world: this.pathWorld[d], depth: d, steps, i: 0, sleep, done: [], parent: undefined, via: undefined, lanes: this.pathLanes[d], all: stub ? en : undefined, key: this.check[e]!, en, index: e };
+    this.current = n;
+    return n;
+  }
+
+  protected override scheduleOf(n: Node | undefined, last?: string): string[] {
+    const out: string[] = [];
+    if (n) {
+      // `n` is the entry being expanded: the path cache holds its ancestors.
+      for (let k = n.depth; k > 0; k--) out.push(this.enabledAt(k - 1)[this.via[this.pathId[k]!]!]!.id);
+      out.reverse();
+    }
+    if (last !== undefined) out.push(last);
+    return out;
+  }
+
+  protected size(): number {
+    return this.count - this.head;
+  }
+
+  protected clear(): void {
+    this.count = 0;
+    this.head = 0;
+    this.levels = [];
+    this.headDepth = 0;
+    this.poolHead = this.poolTail = 0;
+    this.aside = new Map();
+    this.pathId = [];
+    this.pathWorld = [];
+    this.pathLanes = [];
+    this.pathEn = [];
+    this.current = undefined;
+  }
+
+  protected closesCycle(n: Node): boolean {
+    // As Bfs: an edge to a world first met no deeper than its source (explore.ts).
+    return this.s.visited.getAux() <= n.depth;
+  }
+
+  protected retire(_n: Node): void {
+    this.head++;
+    this.current = undefined;
+  }
+}
