@@ -7,7 +7,7 @@ import { ScenarioError } from '../../actors/index.ts';
 import { defineFamily, type ParamValues, type SimulationReport } from '../../actors/family.ts';
 import { DEFAULT_CONFIG as D, configOf, parseOutcomes, parseResumeState, type AirflowConfig } from './config.ts';
 import { buildAirflow } from './scenario.ts';
-import { CALIBRATION_C, CALIBRATION_REAL, compareDesigns, type Comparison, type DesignRun } from './simulation.ts';
+import { CALIBRATION_C, CALIBRATION_CHANNEL_ONLY, CALIBRATION_REAL, compareDesigns, type Comparison, type DesignRun } from './simulation.ts';
 
 const b = (description: string, def: boolean) => ({ type: 'bool' as const, default: def, description });
 
@@ -131,12 +131,12 @@ export const airflowFamily = defineFamily({
     liveness: b('also check LIV-1 (the task eventually succeeds) and LIV-3 (the startup read leads to its end) as liveness properties of every run, cycles included (no POR)', false),
     resumeTry: { type: 'int', min: 1, default: D.resumeTry, fromTrace: true, description: 'the try the run starts at: a live run that resumed records the try it ran (earlier tries are past)' },
     resumeState: { type: 'string', default: '', fromTrace: true, description: 'JSON object of the task state keys and values the run starts with (a resumed live run records what it found)' },
-    calibration: { type: 'enum', values: ['C', 'real-run'], default: 'C', description: 'simulate: calibration C (s = 2 ms) or the real run (0.42 s per state-store write)' },
+    calibration: { type: 'enum', values: ['C', 'real-run', 'channel-only'], default: 'C', description: 'simulate: calibration C (s = 2 ms), the real run (0.42 s per state-store write) or channel-only time (no loop CPU)' },
   },
   build: (p) => buildAirflow(configFromParams(p)),
   checkDefaults: { strategy: 'dfs', maxStates: 100_000, maxDepth: 600 },
   simulate(p, { seed }) {
-    const cal = p.calibration === 'real-run' ? CALIBRATION_REAL : CALIBRATION_C;
+    const cal = p.calibration === 'real-run' ? CALIBRATION_REAL : p.calibration === 'channel-only' ? CALIBRATION_CHANNEL_ONLY : CALIBRATION_C;
     const items = Number(p.items);
     const c = compareDesigns(items, cal, seed, { W: Number(p.taskConcurrency), overwrite: items <= 5000 });
     return simulationReport(c, cal.note);
