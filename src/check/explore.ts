@@ -50,6 +50,15 @@ function scheduleOf(n: Node | undefined, last?: string): string[] {
   return out.reverse();
 }
 
+/** A shard's prefix schedule as a chain of spent nodes: only `scheduleOf` reads them. */
+function prefixChain(schedule: readonly string[]): Node | undefined {
+  let p: Node | undefined;
+  schedule.forEach((via, i) => {
+    p = { world: undefined, depth: i + 1, steps: NONE, i: 0, sleep: NONE, done: NONE, parent: p, via, lanes: undefined, all: undefined, key: 0 };
+  });
+  return p;
+}
+
 /** Shared by dfs and bfs: the root node, and what to do with each successor. */
 export abstract class Search implements Explorer {
   protected readonly sc: Scenario;
@@ -70,7 +79,8 @@ export abstract class Search implements Explorer {
   ) {
     this.sc = s.sc;
     this.checkRevisits = s.hasher.symmetric || s.opts.inspect?.violation !== undefined;
-    this.stubborn = por.enabled ? new Stubborn(s.sc, por, s.hasher.symmetric) : undefined;
+    // A shard's learned may-send relation could miss steps only other shards reach (docs/sharding.md).
+    this.stubborn = por.enabled ? new Stubborn(s.sc, por, s.hasher.symmetric, s.shard ? 'a sharded search keeps the state reduction off (its learned relation would only cover its own slice)' : undefined) : undefined;
   }
 
   /** What `result.options` says about the reduction that ran. */
@@ -176,11 +186,21 @@ export abstract class Search implements Explorer {
     const sc = this.sc;
     if (!this.started) {
       this.started = true;
-      const init = s.start();
-      if (init.violation && this.report(init.violation, [])) return true;
-      const root = this.arrive(init.world, init.fresh, 0, [], undefined, undefined);
-      if (s.found) return true;
-      if (root) this.push(root);
+      if (s.shard) {
+        // A sharded search starts from its frontier worlds (shard.ts ran the prefix).
+        for (const r of [...s.shard.roots].reverse()) {
+          s.hasher.world(r.world);
+          const root = this.arrive(r.world, true, r.schedule.length, [], prefixChain(r.schedule.slice(0, -1)), r.schedule.at(-1));
+          if (s.found) return true;
+          if (root) this.push(root);
+        }
+      } else {
+        const init = s.start();
+        if (init.violation && this.report(init.violation, [])) return true;
+        const root = this.arrive(init.world, init.fresh, 0, [], undefined, undefined);
+        if (s.found) return true;
+        if (root) this.push(root);
+      }
     }
     let k = 0;
     for (;;) {

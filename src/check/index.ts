@@ -21,6 +21,7 @@ import { runSchedule } from './replay.ts';
 import { Sampler, estimateK, type SampleConfig } from './sample.ts';
 import { SLICE_MS, Session, yieldToLoop, type Explorer } from './session.ts';
 import { nearestPassing, shrinkSchedule } from './shrink.ts';
+import { DEFAULT_SHARD_PREFIX, assertShard, fingerprintDigest, runPrefix, shardFingerprints, type ShardInfo } from './shard.ts';
 import { runSwarm, type SwarmHandle } from './swarm.ts';
 import type { CheckOptions, CheckResult, CheckRun, Progress, Violation } from './types.ts';
 
@@ -36,6 +37,7 @@ export { runOne, estimateK, type SampleConfig, type PctConfig } from './sample.t
 export { resolveSource } from './swarm.ts';
 export { replayLasso, type LassoReplay } from './lasso.ts';
 export { hasLiveness } from './liveness.ts';
+export { DEFAULT_SHARD_PREFIX, type ShardInfo } from './shard.ts';
 export type { LivenessStats } from './liveness-graph.ts';
 export { NondeterminismError, DETERMINISM_DEFAULTS } from './purity.ts';
 
@@ -118,11 +120,20 @@ async function run(
   if (strategy === 'bfs' && !live) options.frontier = frontier;
   for (const k of ['maxStates', 'maxDepth', 'timeLimitMs'] as const) if (opts[k] !== undefined) options[k] = opts[k];
 
+  const shard = exhaustive ? opts.shard : undefined;
+  if (shard) {
+    assertShard(shard);
+    if (live) throw new Error(`scenario '${sc.name}' declares liveness properties, which a sharded search cannot decide (a cycle may cross shards); check it in one process, or pass liveness: false to check the other properties sharded`);
+    options.shard = `${shard.index}/${shard.count}`;
+    options.shardPrefix = opts.shardPrefix ?? DEFAULT_SHARD_PREFIX;
+  }
+
   // Let the caller subscribe to progress$ before any work.
   await yieldToLoop();
   const s = new Session(sc, { ...opts, symmetry }, por.enabled, live);
   hooks.onSession(s);
   let graph: GraphSearch | undefined;
+  if (shard) s.shard = runPrefix(s, shard.index, shard.count, opts.shardPrefix ?? DEFAULT_SHARD_PREFIX);
 
   if (strategy === 'swarm') {
     const cfg = sampleConfig(sc, opts, 'swarm', seed, options);
@@ -147,7 +158,9 @@ async function run(
       options.runs = runs;
       explorer = new Sampler(s, cfg, runs);
     }
+    // A shard whose prefix found a violation or hit a bound has nothing left to explore.
     for (;;) {
+      if (s.shard && (s.found || s.cutBy)) break;
       const done = explorer.step(performance.now() + SLICE_MS);
       s.memory.sample();
       progress.next(s.progress());
@@ -160,7 +173,17 @@ async function run(
   s.memory.sample();
   const result = finish(sc, s, opts, strategy, seed, options, exhaustive);
   if (graph) result.stats.liveness = graph.stats;
+  if (exhaustive && !live && (s.shard || opts.inspect?.fingerprints)) {
+    const fps = shardFingerprints(s, s.shard?.foreign);
+    opts.inspect?.fingerprints?.(fps);
+    if (s.shard) result.shard = shardInfo(s, opts, fps);
+  }
   return result;
+}
+
+function shardInfo(s: Session, opts: CheckOptions, fps: BigUint64Array): ShardInfo {
+  const p = s.shard!;
+  return { index: p.index, count: p.count, prefix: opts.shardPrefix ?? DEFAULT_SHARD_PREFIX, prefixDepth: p.prefixDepth, prefixStates: p.prefixStates, frontier: p.frontier, roots: p.roots.length, digest: fingerprintDigest(fps) };
 }
 
 /**

@@ -100,6 +100,8 @@ export class Stubborn {
     private readonly sc: Scenario,
     private readonly por: PorContext,
     symmetry: boolean,
+    /** Why the caller wants the state reduction off (sleep sets still run). */
+    off?: string,
   ) {
     const n = (this.n = sc.ids.length);
     const K = (this.K = n + 3);
@@ -125,7 +127,7 @@ export class Stubborn {
         }
       }
     }
-    let reason = por.enabled ? undefined : (por.reason ?? 'POR off');
+    let reason = por.enabled ? off : (por.reason ?? 'POR off');
     // Environment inputs may be offered at any time under guards that read the world:
     // not modelled by the relation yet.
     if (sc.inputList.length > 0) reason ??= 'the scenario declares environment inputs, which the stubborn-set computation does not model';

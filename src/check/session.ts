@@ -6,6 +6,7 @@ import { Reachability, stepViolation } from './properties.ts';
 import { VisitedSet } from './visited.ts';
 import { DeterminismCheck } from './purity.ts';
 import { MemoryMeter } from './memory.ts';
+import type { ShardPlan } from './shard.ts';
 import type { CheckOptions, CutBy, Progress, PropertyRef } from './types.ts';
 
 /** A violation as found by a strategy, before replay with detail and shrinking. */
@@ -40,6 +41,8 @@ export class Session {
   readonly maxStates: number;
   readonly maxDepthBudget: number;
   readonly deadline: number;
+  /** A sharded dfs / bfs: the roots and seeded visited set the shared prefix left (shard.ts). */
+  shard: ShardPlan | undefined;
   /** dfs / bfs: the re-step sample that detects impure machines (undefined when off). */
   readonly determinism: DeterminismCheck | undefined;
   /** Peak RSS and heap of the whole search (sampled at each progress tick). */

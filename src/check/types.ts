@@ -46,8 +46,20 @@ export interface CheckOptions {
   timeLimitMs?: number;
   /** Swarm: worker threads (default: cores). 0 runs in this thread. */
   workers?: number;
-  /** Swarm: run only the index-th of count disjoint slices of the run indices. */
+  /**
+   * Split one check over `count` processes or machines; `index` is 0-based (the CLI's
+   * `--shard i/n` is 1-based). Swarm: run only the index-th of count disjoint slices of
+   * the run indices. dfs / bfs: explore only this shard's slice of the state space, after
+   * a breadth-first prefix every shard shares (docs/sharding.md); `result.shard`
+   * describes the partition. Not with liveness properties.
+   */
   shard?: { index: number; count: number };
+  /**
+   * Sharded dfs / bfs: the prefix grows until its frontier holds at least this many
+   * worlds per shard (default 64): more balances the slices better and costs a longer
+   * prefix that every shard explores.
+   */
+  shardPrefix?: number;
   /** Swarm: the per-run strategy (default 'pct'). */
   swarmStrategy?: 'random' | 'pct';
   /**
@@ -113,6 +125,12 @@ export interface Inspect {
   quiescent?(world: World): void;
   /** Called for every violation found; return true to record it and keep exploring. */
   violation?(property: PropertyRef, schedule: readonly string[]): boolean;
+  /**
+   * dfs / bfs: called once at the end with the fingerprints of every world the search
+   * visited (sorted; a shard's leave out other shards' frontier worlds). For tests that
+   * compare the union of shards with one search.
+   */
+  fingerprints?(fps: BigUint64Array): void;
 }
 
 /** A progress report of a running check (`CheckRun.progress$`, about every 50 ms). */
@@ -232,6 +250,8 @@ export interface CheckResult {
    * n * (m - n) / 2^64 for n distinct states out of m generated).
    */
   collisionProbability?: number;
+  /** A sharded dfs / bfs (`shard` option): the partition and this shard's fingerprint digest. */
+  shard?: import('./shard.ts').ShardInfo;
 }
 
 /** A check in progress (`checkRun`): its result, a progress stream, and a way to stop it early. */

@@ -96,6 +96,16 @@ export class VisitedSet {
     }
   }
 
+  /** Calls `fn` with the two lanes of every fingerprint held (slot order). */
+  forEach(fn: (a: number, b: number) => void): void {
+    const keys = this.keys;
+    for (let i = 0; i < this.cap; i++) {
+      const a = keys[i * 2]!,
+        b = keys[i * 2 + 1]!;
+      if (a !== EMPTY || b !== EMPTY) fn(a, b);
+    }
+  }
+
   /** The mark of the slot touched by the last `add`/`has`. */
   mark(): number {
     return this.marks![this.last]!;
