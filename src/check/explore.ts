@@ -54,7 +54,7 @@ function scheduleOf(n: Node | undefined, last?: string): string[] {
 function prefixChain(schedule: readonly string[]): Node | undefined {
   let p: Node | undefined;
   schedule.forEach((via, i) => {
-    p = { world: undefined, depth: i + 1, steps: NONE, i: 0, sleep: NONE, done: NONE, parent: p, via, lanes: undefined, all: undefined, key: 0 };
+    p = { world: undefined, depth: i + 1, steps: NONE, i: 0, sleep: NONE, done: NONE, parent: p, via, lanes: undefined, all: undefined, key: 0, en: undefined, index: -1 };
   });
   return p;
 }
