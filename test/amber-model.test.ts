@@ -78,7 +78,7 @@ describe('simulate (virtual time under the cost model)', () => {
     const rep = amberLoopFamily.simulate!(p, { seed: 1 });
     const rows = rep.tables[0]!.rows;
     expect(rows.map((r) => r[0])).toEqual(['table-in-state', 'read-at-consume', 'read-at-endchannel']);
-    expect(rows.every((r) => r[1] === 'done')).toBe(true);
+    expect(rows.every((r) => r[1] === 'completed')).toBe(true);
     const ms = Object.fromEntries(rows.map((r) => [r[0], Number(r[3])]));
     expect(ms['table-in-state']).toBeGreaterThan(ms['read-at-endchannel']!);
   });

@@ -8,7 +8,8 @@ import { FRESH_LOOP_END, attachLoopTable, evalCondition, runUpdate } from '../sr
 import { STARTS, amberScenario, type AmberParams } from '../src/machines/amber/scenario.ts';
 import { batchOfTable, inputTable } from '../src/machines/amber/data.ts';
 import { countingEnd } from '../src/machines/amber/user-code.ts';
-import { freshWorker, workerStep, type OpSpec, type WorkerContext } from '../src/machines/amber/worker.ts';
+import { MachineStepper } from '../src/actors/xstate-adapter.ts';
+import { workerMachine, type OpSpec, type WorkerContext } from '../src/machines/amber/worker.ts';
 import { failures, runOnce as runOnceAt, verdicts } from './amber-helpers.ts';
 
 const R_IN = resultUri(portBase('Src'));
@@ -31,7 +32,7 @@ describe.each(STARTS)('start=%s', (start) => {
     const run = runOnce({ design: 'read-at-endchannel' });
     it('completes with 3 rows equal to the reference, 3 LS executions, 2 jumps', () => {
       expect(failures(run)).toEqual([]);
-      expect(run.q.context('coordinator').phase).toBe('done');
+      expect(run.q.matches('coordinator', 'completed')).toBe(true);
       expect(run.out('LE')).toEqual([1, 2, 3]);
       expect(run.q.context('coordinator').execs.LS).toBe(3);
       expect(run.sends('LE', 'JumpToOperatorRegion')).toHaveLength(2);
@@ -119,13 +120,13 @@ describe.each(STARTS)('start=%s', (start) => {
         const c = run.q.context('coordinator');
         expect(c.errors.join()).toMatch(kind === 'files' ? /403 AccessDenied/ : /no storage is found for the given URI/i);
         const le = run.q.context('LE') as WorkerContext;
-        expect(le.phase).toBe('held');
+        expect(run.q.matches('LE', 'paused')).toBe(true);
         expect(le.le.loopTable).toBeNull();
         expect(run.sends('LE', 'PortCompleted')).toEqual([]);
         expect(run.sends('LE', 'WorkerExecutionCompleted')).toEqual([]);
         expect(run.sends('LE', 'JumpToOperatorRegion')).toEqual([]);
         expect(run.states('Src')).toEqual([]);
-        expect(c.phase).not.toBe('done');
+        expect(run.q.matches('coordinator', 'completed')).toBe(false);
         await holdsExhaustively({ design: 'read-at-endchannel', deletedInput: true, deletedInputKind: kind });
       });
     }
@@ -154,7 +155,7 @@ describe.each(STARTS)('start=%s', (start) => {
     it('reported with its message, held, no jump, no LE.out rows for the iteration', async () => {
       const run = runOnce({ design: 'read-at-endchannel', updateError: true });
       expect(run.q.context('coordinator').errors.join()).toContain("name 'undefined_name' is not defined");
-      expect((run.q.context('LE') as WorkerContext).phase).toBe('held');
+      expect(run.q.matches('LE', 'paused')).toBe(true);
       expect(run.sends('LE', 'JumpToOperatorRegion')).toEqual([]);
       expect(run.out('LE')).toEqual([]);
       await holdsExhaustively({ design: 'read-at-endchannel', updateError: true });
@@ -187,7 +188,7 @@ describe.each(STARTS)('start=%s', (start) => {
         const errs = run.q.context('coordinator').errors.join();
         expect(errs).toContain("'table' is reserved by the loop runtime");
         expect(errs.startsWith(how === 'init' ? 'LS:' : 'LE:')).toBe(true);
-        expect(run.q.context('coordinator').phase).not.toBe('done');
+        expect(run.q.matches('coordinator', 'completed')).toBe(false);
         await holdsExhaustively({ design: 'read-at-endchannel', reservedTable: how });
       });
     }
@@ -232,25 +233,33 @@ describe.each(STARTS)('start=%s', (start) => {
     it('an LE that only forwarded an enclosing loop state: no read, no attach, condition False, no jump', () => {
       const op: OpSpec = { id: 'IE', kind: 'loopEnd', end: countingEnd('j') };
       const opts = { design: 'read-at-endchannel' as const, holdOrder: 'consume-first' as const, endWorkerRace: false };
-      let ctx = freshWorker(op);
+      // The worker's chart stepped alone, by the kernel's stepper: what it sends and emits, in order.
+      const stepper = new MachineStepper(workerMachine(op, opts), 'IE');
+      let snap = stepper.initial(undefined).snapshot;
       const out: any[] = [];
       const feed = (ev: any) => {
-        const r = workerStep(op, opts, ctx, ev);
-        ctx = r.ctx;
-        out.push(...r.out);
+        const r = stepper.step(snap, ev);
+        expect(r.unhandled).toBe(false);
+        snap = r.snapshot;
+        for (const a of r.actions) {
+          if (a.type === 'xstate.sendTo') out.push({ msg: a.params.event });
+          if (a.type === 'xstate.emit') out.push({ emit: a.params.event });
+        }
       };
       feed({ type: 'Start', exec: 1, loopStartPortUris: { IS: portBase('OS') }, inputs: [{ reader: 'IE.r0', base: portBase('IS') }], outBase: portBase('IE') });
       feed({ type: 'StateFrame', ch: 'IE.r0', row: { content: '{"i":0}', counter: 1, lsId: 'OS' } });
+      expect(snap.value).toEqual({ running: 'resettingOutput' });
       feed({ type: 'PortReset', base: portBase('IE') });
       feed({ type: 'EndChannel', ch: 'IE.r0' });
+      expect(snap.value).toEqual({ running: 'closingPort' });
       feed({ type: 'PortCommitted', base: portBase('IE') });
       const sent = out.filter((o) => 'msg' in o).map((o) => o.msg.type);
       expect(sent).toEqual(['Run', 'ResetPort', 'PortCompleted', 'CommitPort', 'PortCompleted', 'WorkerExecutionCompleted']);
       const emits = out.filter((o) => 'emit' in o).map((o) => o.emit);
       expect(emits.some((e) => e.type === 'amber.read-start' || e.type === 'amber.attach')).toBe(false);
       expect(emits.find((e) => e.type === 'amber.condition')).toMatchObject({ value: false, consumed: false });
-      expect(ctx.dedup).toBe(false);
-      expect(ctx.phase).toBe('completed');
+      expect((snap.context as WorkerContext).dedup).toBe(false);
+      expect(snap.value).toBe('completed');
     });
   });
 
@@ -261,7 +270,7 @@ describe.each(STARTS)('start=%s', (start) => {
       expect((run.q.context('LE') as WorkerContext).jumped).toBe(true);
       expect(run.q.context('coordinator').errors.join()).toContain('back-edge write after the jump RPC was sent');
       expect(run.sends('LE', 'WorkerExecutionCompleted')).toEqual([]);
-      expect(run.q.context('coordinator').phase).toBe('failed');
+      expect(run.q.matches('coordinator', 'failed')).toBe(true);
       await holdsExhaustively({ design: 'read-at-endchannel', backEdgeWriteError: true, endWorkerAttempts: 3 });
     });
   });
@@ -274,7 +283,7 @@ describe.each(STARTS)('start=%s', (start) => {
       expect(d0.q.context('coordinator').execs).toEqual({ Src: 1, LS: 1 });
       const d2 = runOnce({ design: 'read-at-endchannel', largeTable: true });
       expect(failures(d2)).toEqual([]);
-      expect(d2.q.context('coordinator').phase).toBe('done');
+      expect(d2.q.matches('coordinator', 'completed')).toBe(true);
       expect(d2.out('LE')).toEqual([1, 2, 3]);
       const sizes = d2.events.filter((e) => e.kind === 'send' && e.to === 'store' && (e.msg.type === 'CommitPort' || e.msg.type === 'Commit')).flatMap((e: any) => e.msg.states.map((s: any) => s.content.length));
       expect(sizes.length).toBeGreaterThan(0);
@@ -288,9 +297,9 @@ describe.each(STARTS)('start=%s', (start) => {
       const run = runOnce({ design: 'read-at-endchannel', endWorkerRace: true });
       expect(failures(run)).toEqual([]);
       expect(run.sends('LE', 'EndWorkerFailed').length).toBeGreaterThan(0);
-      const fires = run.events.filter((e) => e.kind === 'timer-fire' && e.id.startsWith('retry:'));
+      const fires = run.events.filter((e) => e.kind === 'timer-fire' && /^xstate\.after\.200\.coordinator\.executing\.\w+\.retrying$/.test(e.id));
       expect(fires.length).toBeGreaterThan(0);
-      expect(run.q.context('coordinator').phase).toBe('done');
+      expect(run.q.matches('coordinator', 'completed')).toBe(true);
       expect(run.out('LE')).toEqual([1, 2, 3]);
       expect(run.q.context('coordinator').jumps).toEqual({ LS: 2 });
       await holdsExhaustively({ design: 'read-at-endchannel', endWorkerRace: true });

@@ -45,11 +45,11 @@ describe('the materialized start is the world every scratch run reaches when the
     const { sc, seed } = seeded({});
     const q = queryOf(sc, initialWorld(sc).world);
     const c = q.context('coordinator');
-    expect([c.phase, c.cursor, c.execs, c.jumps]).toEqual(['creating', 2, { Src: 1, LS: 1 }, {}]);
-    expect(q.context('Src').phase).toBe('terminated');
-    expect(q.context('LS').phase).toBe('terminated');
+    expect([q.value('coordinator'), c.cursor, c.execs, c.jumps]).toEqual(['creatingPorts', 2, { Src: 1, LS: 1 }, {}]);
+    expect(q.value('Src')).toBe('terminated');
+    expect(q.value('LS')).toBe('terminated');
     expect(q.matches('LS.r0', 'done')).toBe(true);
-    expect(q.context('LE').phase).toBe('idle');
+    expect(q.value('LE')).toBe('ready');
     const store = q.context('store') as StoreState;
     for (const op of ['Src', 'LS']) expect(docFiles(store, resultUri(portBase(op))).length).toBeGreaterThan(0);
     expect(docFiles(store, stateUri(portBase('LS')))).toHaveLength(1);

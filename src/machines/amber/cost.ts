@@ -61,14 +61,17 @@ export function simulateDesigns(p: AmberParams, seed: number, c: CostConstants =
     // The whole workflow's virtual time: from scratch, whatever start the check uses.
     const sc = amberScenario({ ...p, start: 'scratch', design, overlapFault: false, recreateFault: false, maxCellBytes: p.largeTable ? p.maxCellBytes : 1 << 30 });
     const run = simulate(sc, amberCostModel(c, sc.index.get(STORE)!), { seed, record: false });
-    const coord = (run.world.snaps[sc.index.get('coordinator')!] as any).context;
+    const snap = run.world.snaps[sc.index.get('coordinator')!] as any;
+    const coord = snap.context;
+    // The coordinator's top-level state (executing is parallel: one region per operator).
+    const state = typeof snap.value === 'string' ? snap.value : Object.keys(snap.value)[0]!;
     const iterations = Object.entries(coord.execs as Record<string, number>)
       .filter(([op]) => op === 'LS' || op === 'OS')
       .reduce((n, [, v]) => n + v, 0);
     const store = run.world.snaps[sc.index.get(STORE)!] as StoreState;
     const stored = Object.values(store.objects).reduce<number>((n, o) => n + o.byteLength, 0);
-    rows.push([design, coord.phase, run.steps, Number(run.now.toFixed(1)), iterations ? Number((run.now / iterations).toFixed(1)) : 0, stored]);
-    data.push({ design, phase: coord.phase, steps: run.steps, virtualMs: run.now, iterations, storedBytes: stored });
+    rows.push([design, state, run.steps, Number(run.now.toFixed(1)), iterations ? Number((run.now / iterations).toFixed(1)) : 0, stored]);
+    data.push({ design, end: state, steps: run.steps, virtualMs: run.now, iterations, storedBytes: stored });
   }
   return {
     title: `amber-loop ${p.topology}, ${p.rows} rows, k=${p.bodyHops} body hops${p.payloadBytes || p.largeTable ? ', wide rows' : ''}: virtual time per design (seed ${seed})`,
@@ -77,7 +80,7 @@ export function simulateDesigns(p: AmberParams, seed: number, c: CostConstants =
         title: `virtual ms under the cost model (request ${c.requestMs} ms, storage ${c.storageBytesPerMs / 1000} MB/s, State codec ${c.codecBytesPerMs / 1000} MB/s)`,
         columns: ['design', 'end', 'steps', 'virtual ms', 'ms per outer iteration', 'bytes stored at the end'],
         rows,
-        note: 'Fault switches are off in the simulation; D0 with largeTable fails at the first hop (end: running means held).',
+        note: 'Fault switches are off in the simulation; D0 with largeTable fails at the first hop (end: executing means a worker is held).',
       },
     ],
     data,

@@ -85,6 +85,9 @@ export function deriveStart(sc: Scenario, level: number, maxWorlds = 20_000): De
     if (bad) return { ok: false, reason: `a property fails before the Loop End region (${bad})` };
     if (atCut(w)) {
       if (w.timers.length > 0) return { ok: false, reason: 'a timer is still pending when the Loop End region is scheduled' };
+      // A machine boots in a top-level state only (its chart's `initial`).
+      const nested = sc.ids.find((_id, i) => sc.actorList[i]!.kind === 'machine' && typeof (w.snaps[i] as { value?: unknown }).value !== 'string');
+      if (nested) return { ok: false, reason: `actor ${nested} is inside a compound state when the Loop End region is scheduled` };
       cuts.add(worldKey(w));
       continue;
     }

@@ -2,7 +2,7 @@
 // checks over the model's world and trace. Monitors see every trace event: the
 // workers emit `amber.*` observation events (start, aligned, stash, read, attach,
 // update, route, condition, jump, error), the store emits `io` events.
-import { eventually as livenessEventually, type MonitorDef, type Predicate, type ScenarioDef, type TraceEvent, type WorldQuery } from '../../actors/index.ts';
+import { formatStateValue, eventually as livenessEventually, type MonitorDef, type Predicate, type ScenarioDef, type TraceEvent, type WorldQuery } from '../../actors/index.ts';
 import { valuesOf } from './data.ts';
 import { resultUri, shortUri, stateUri } from './messages.ts';
 import type { ReaderContext } from './reader.ts';
@@ -36,10 +36,10 @@ export function diagnoseHang(q: WorldQuery, wf: Workflow): string {
       );
     }
   }
-  const held = wf.ops.filter((o) => (q.context(o.id) as WorkerContext).phase === 'held').map((o) => `${o.id} is held on '${(q.context(o.id) as WorkerContext).error}'`);
+  const held = wf.ops.filter((o) => q.matches(o.id, 'paused')).map((o) => `${o.id} is held on '${(q.context(o.id) as WorkerContext).error}'`);
   parts.push(...held);
   const c = q.context(COORDINATOR);
-  if (parts.length === 0) parts.push(`coordinator is '${c.phase}' at level ${c.cursor} and nothing can move`);
+  if (parts.length === 0) parts.push(`coordinator is '${formatStateValue(q.value(COORDINATOR))}' at level ${c.cursor} and nothing can move`);
   return `hang: ${parts.join('; ')}; no error reached the coordinator${c.errors.length ? ` except: ${c.errors.join(' | ')}` : ''}`;
 }
 
@@ -88,9 +88,9 @@ export function amberProperties(p: AmberParams, wf: Workflow): Props {
     invariants['I2 no main-loop read overlapping its readers'] = (q) => {
       for (const w of les) {
         const c = q.context(w) as WorkerContext;
-        if (c.wait?.k !== 'read') continue;
+        if (c.read === null) continue;
         const busy = readersOf(w).filter((r) => (q.context(r) as ReaderContext).streaming);
-        if (busy.length > 0) return `I2: ${w}'s main loop is reading ${shortUri(c.wait.uri)} while its reader ${busy.join(', ')} is still streaming`;
+        if (busy.length > 0) return `I2: ${w}'s main loop is reading ${shortUri(c.read.uri)} while its reader ${busy.join(', ')} is still streaming`;
       }
       return true;
     };
@@ -251,7 +251,7 @@ export function amberProperties(p: AmberParams, wf: Workflow): Props {
 
   const completedOk: Predicate = (q) => {
     const c = q.context(COORDINATOR);
-    if (c.phase !== 'done') return diagnoseHang(q, wf);
+    if (!q.matches(COORDINATOR, 'completed')) return diagnoseHang(q, wf);
     const store = q.context(STORE) as StoreState;
     for (const l of wf.loops) {
       const got = valuesOf(resultBatchesOf(store, resultUri(wf.plan.outBase[l.le]!)));
@@ -263,23 +263,23 @@ export function amberProperties(p: AmberParams, wf: Workflow): Props {
   };
   const heldOk: Predicate = (q) => {
     const c = q.context(COORDINATOR);
-    if (c.phase === 'done') return 'I11: the workflow completed although a forced error must hold the region (false success)';
+    if (q.matches(COORDINATOR, 'completed')) return 'I11: the workflow completed although a forced error must hold the region (false success)';
     if (c.errors.length === 0) return `I11: the run stopped without any error reaching the coordinator (${diagnoseHang(q, wf)})`;
     return true;
   };
   const eventually: Record<string, Predicate> = hold ? { 'I11 held with a reported error': heldOk } : { 'I12 loop completes with the reference output': completedOk };
   const acceptEnd: Predicate = (q) => {
     const c = q.context(COORDINATOR);
-    if (!hold) return c.phase === 'done';
-    return c.phase !== 'done' && c.errors.length > 0;
+    if (!hold) return q.matches(COORDINATOR, 'completed');
+    return !q.matches(COORDINATOR, 'completed') && c.errors.length > 0;
   };
   const reachable: Record<string, Predicate> = hold
     ? { 'an error reaches the coordinator': (q) => q.context(COORDINATOR).errors.length > 0 }
     : {
-        'the workflow completes': (q) => q.context(COORDINATOR).phase === 'done',
+        'the workflow completes': (q) => q.matches(COORDINATOR, 'completed'),
         'a jump back to the Loop Start': (q) => Object.keys(q.context(COORDINATOR).jumps).length > 0,
       };
   // I12 over whole runs (liveness.md): every run, cycles included, reaches the completed workflow.
-  const liveness = p.liveness && !hold ? { liveness: { 'I12 every run completes': livenessEventually((q) => q.context(COORDINATOR).phase === 'done') } } : {};
+  const liveness = p.liveness && !hold ? { liveness: { 'I12 every run completes': livenessEventually((q) => q.matches(COORDINATOR, 'completed')) } } : {};
   return { invariants, monitors, eventually, acceptEnd, reachable, ...liveness };
 }

@@ -2,14 +2,14 @@
 // worker per operator, one materialization reader per (input port, storage URI),
 // the store, and the properties I1–I13.
 import { defineScenario, type Scenario } from '../../actors/index.ts';
-import { coordinatorMachine, type CoordinatorContext } from './coordinator.ts';
+import { coordinatorMachine, type CoordinatorContext, type CoordinatorState } from './coordinator.ts';
 import { deriveStart, type StartSeed } from './materialized.ts';
 import type { Design } from './operators.ts';
 import { amberProperties } from './properties.ts';
 import { readerMachine, type ReaderState } from './reader.ts';
 import { storeLogic } from './store.ts';
 import { buildWorkflow, type Topology, type Workflow } from './topology.ts';
-import { COORDINATOR, STORE, workerMachine } from './worker.ts';
+import { COORDINATOR, STORE, workerMachine, type WorkerState } from './worker.ts';
 
 export type Start = 'materialized' | 'scratch';
 export const STARTS: readonly Start[] = ['materialized', 'scratch'];
@@ -157,7 +157,7 @@ function build(p: AmberParams, wf: Workflow, seed?: StartSeed, noSeed?: string):
   const input = (id: string) => seed?.contexts[id];
   const actors: Record<string, any> = {
     [COORDINATOR]: {
-      logic: coordinatorMachine(wf.plan, { endWorkerRace: p.endWorkerRace, endWorkerAttempts: p.endWorkerAttempts, retryMs: 200 }),
+      logic: coordinatorMachine(wf.plan, { endWorkerRace: p.endWorkerRace, endWorkerAttempts: p.endWorkerAttempts, retryMs: 200 }, seed?.states[COORDINATOR] as CoordinatorState | undefined),
       input: input(COORDINATOR) as CoordinatorContext | undefined,
     },
     [STORE]: {
@@ -173,7 +173,7 @@ function build(p: AmberParams, wf: Workflow, seed?: StartSeed, noSeed?: string):
     },
   };
   const wopts = { design: p.design, holdOrder: p.holdOrder, endWorkerRace: p.endWorkerRace };
-  for (const op of wf.ops) actors[op.id] = { logic: workerMachine(op, wopts), input: input(op.id) };
+  for (const op of wf.ops) actors[op.id] = { logic: workerMachine(op, wopts, seed?.states[op.id] as WorkerState | undefined), input: input(op.id) };
   const readers = new Map<ReaderState, ReturnType<typeof readerMachine>>();
   const reader = (st: ReaderState) => readers.get(st) ?? readers.set(st, readerMachine(st)).get(st)!;
   for (const r of wf.readers) {

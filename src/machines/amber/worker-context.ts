@@ -1,10 +1,12 @@
-// The worker's state and the scratch its main loop steps with (shared by the main
-// loop in worker.ts and the EndChannel / complete() path in end-of-port.ts).
-import type { Message } from '../../actors/index.ts';
+// The worker's data (its context) and the scratch its actions compute with. The
+// control flow (which phase M is in, what it waits for) is the chart in worker.ts;
+// the functions here only compute data: the next context, the messages to send and
+// the observation events to emit, in the order they happen.
+import { enqueueActions } from 'xstate';
+import { send as sendTo, type Message } from '../../actors/index.ts';
 import type { Batch } from './data.ts';
 import type { InputChannel, StateRow } from './messages.ts';
 import { FRESH_LOOP_END, type Design, type LoopEndState } from './operators.ts';
-import type { Out } from './phase-machine.ts';
 import type { LoopEndCode, LoopStartCode, Vars } from './user-code.ts';
 
 export const COORDINATOR = 'coordinator';
@@ -33,31 +35,30 @@ export interface WorkerOptions {
   readonly endWorkerRace: boolean;
 }
 
-export type Phase = 'idle' | 'running' | 'held' | 'completed' | 'terminated';
-
-/** The storage call M is blocked on, and what to do when it answers. */
-export type Wait =
-  | { readonly k: 'read'; readonly uri: string; readonly then: 'consume-now' | 'consume-deferred'; readonly files: readonly string[]; readonly gen: number; readonly idx: number; readonly got: readonly Batch[] }
-  | { readonly k: 'reset'; readonly forward: StateRow }
-  | { readonly k: 'commitPort' }
-  | { readonly k: 'backEdge' };
-
-/** Where the EndChannel handler resumes after a blocking call. */
-export type Stage = 'consume' | 'hold' | 'finish';
+/** The loop table read M is blocked on (`_read_loop_input_table`): the pinned files and what came back so far. */
+export interface TableRead {
+  readonly uri: string;
+  readonly files: readonly string[];
+  readonly gen: number;
+  /** Index of the file being fetched. */
+  readonly idx: number;
+  readonly got: readonly Batch[];
+}
 
 export interface WorkerContext {
   readonly op: string;
   readonly kind: OpKind;
   readonly exec: number;
-  readonly phase: Phase;
   readonly lsUris: Readonly<Record<string, string>>;
   readonly inputs: readonly InputChannel[];
   readonly outBase: string;
-  /** The internal queue: control (coordinator) and data (readers), control first. */
+  /** The internal queue while M is blocked or paused: control (coordinator) and data (readers); control is taken first. */
   readonly ctrl: readonly Message[];
   readonly data: readonly Message[];
-  readonly wait: Wait | null;
-  readonly stage: Stage | null;
+  /** The loop table read in progress, or null. */
+  readonly read: TableRead | null;
+  /** Loop End: the enclosing loop's state to forward once its output reset answers. */
+  readonly resetForward: StateRow | null;
   readonly ended: readonly string[];
   readonly inRows: readonly Batch[];
   readonly outRows: readonly Batch[];
@@ -78,20 +79,18 @@ export interface WorkerContext {
   readonly rpcIn: number;
 }
 
-
 export function freshWorker(op: OpSpec): WorkerContext {
   return {
     op: op.id,
     kind: op.kind,
     exec: 0,
-    phase: 'idle',
     lsUris: {},
     inputs: [],
     outBase: '',
     ctrl: [],
     data: [],
-    wait: null,
-    stage: null,
+    read: null,
+    resetForward: null,
     ended: [],
     inRows: [],
     outRows: [],
@@ -110,7 +109,10 @@ export function freshWorker(op: OpSpec): WorkerContext {
   };
 }
 
-/** Mutable scratch for one step (the context itself stays immutable). */
+/** A message to send, or an observation event to emit; kept in the order they happened. */
+export type Out = { readonly to: string; readonly msg: Message } | { readonly emit: Message };
+
+/** Mutable scratch for one action (the context itself stays immutable). */
 export class M {
   c: WorkerContext;
   readonly out: Out[] = [];
@@ -134,14 +136,29 @@ export class M {
     this.send(COORDINATOR, msg);
     this.set({ rpcOut: this.c.rpcOut + 1 });
   }
-  /** report_exception: an ERROR console message to the coordinator; the worker will hold. */
+  /** report_exception: an ERROR console message to the coordinator; the chart then holds the worker. */
   report(error: string, where: string): void {
     this.set({ error: this.c.error ?? error });
     this.send(COORDINATOR, { type: 'ConsoleMessage', level: 'ERROR', op: this.c.op, title: error });
     this.emit('amber.error', { where, error });
   }
-  hold(): void {
-    this.set({ phase: 'held', wait: null, stage: null });
-    this.emit('amber.held');
-  }
+}
+
+/** What an action computes: from the context and the event, through the scratch. */
+export type Effect = (m: M, ev: Message) => void;
+
+/**
+ * An xstate action running `effects` in order over one scratch, then assigning the
+ * context it ended with and sending and emitting what they produced, in order.
+ */
+export function act(op: OpSpec, opts: WorkerOptions, ...effects: Effect[]): any {
+  return enqueueActions(({ context, event, enqueue }: { context: WorkerContext; event: Message; enqueue: any }) => {
+    const m = new M(op, opts, context);
+    for (const f of effects) f(m, event);
+    if (m.c !== context) enqueue.assign(() => m.c);
+    for (const o of m.out) {
+      if ('emit' in o) enqueue.emit(o.emit);
+      else enqueue(sendTo(o.to, o.msg));
+    }
+  });
 }

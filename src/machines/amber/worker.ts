@@ -1,162 +1,235 @@
-// One worker per operator: its main loop M as a pure step function. M is the
-// single consumer of the worker's internal queue: control before data; StateFrame
-// routing by envelope; PORT_ALIGNMENT of EndChannel over every channel of the
-// port; the loop bookkeeping; and every storage call M makes is blocking (M waits
-// for the store's reply, while its readers keep streaming into the queue). The
-// DataProcessor runs as a coroutine of M, so operator code is called inline.
+// One worker per operator: its main loop M as a statechart. The states are the
+// worker's lifecycle (READY, RUNNING, PAUSED on an exception, COMPLETED,
+// TERMINATED) and, while running, where M is: taking input from its internal queue,
+// blocked on a storage call (reset_output_storage, the loop table read, the port
+// writers' close, the back-edge write) or in the EndChannel handler and
+// complete(). Every storage call is blocking: while M waits, what its readers and the
+// coordinator send is queued, and M takes the queue (control first) when it is free
+// again. A message no state of the chart expects is unhandled and the kernel reports it.
+// The DataProcessor runs as a coroutine of M, so operator code is called inline.
+import { enqueueActions, setup } from 'xstate';
 import type { Message } from '../../actors/index.ts';
-import type { Batch } from './data.ts';
-import type { StartMsg, StateRow } from './messages.ts';
-import { parseState } from './operators.ts';
-import { phaseMachine, type StepOut } from './phase-machine.ts';
-import { closePort, consume, endOfPort, forward, resume, startRead } from './end-of-port.ts';
-import { COORDINATOR, M, STORE, freshWorker, type OpSpec, type WorkerContext, type WorkerOptions } from './worker-context.ts';
+import * as e from './end-of-port.ts';
+import { act, freshWorker, type Effect, type OpSpec, type WorkerContext, type WorkerOptions } from './worker-context.ts';
 
 export { COORDINATOR, STORE, freshWorker, type OpKind, type OpSpec, type WorkerContext, type WorkerOptions } from './worker-context.ts';
 
-const CONTROL = new Set(['EndWorker', 'RpcReply']);
-const DATA = new Set(['StartChannel', 'StateFrame', 'DataFrame', 'EndChannel']);
+/** The worker's top-level states (its WorkerState). */
+export type WorkerState = 'ready' | 'running' | 'paused' | 'completed' | 'terminated';
 
-export function workerStep(op: OpSpec, opts: WorkerOptions, ctx: WorkerContext, ev: Message): StepOut<WorkerContext> {
-  const m = new M(op, opts, ctx);
-  if (ev.type === 'Start') start(m, ev as unknown as StartMsg);
-  else if (CONTROL.has(ev.type)) m.set({ ctrl: [...m.c.ctrl, ev] });
-  else if (DATA.has(ev.type)) m.set({ data: [...m.c.data, ev] });
-  else resume(m, ev);
-  drain(m);
-  return { ctx: m.c, out: m.out };
+const DATA = ['StartChannel', 'StateFrame', 'DataFrame', 'EndChannel'] as const;
+
+type Ev = Message;
+type Args = { context: WorkerContext; event: Ev };
+
+/** Takes the internal queue: control first, then (when running) data, each handled as if it arrived now. */
+function takeQueue(withData: boolean): any {
+  return enqueueActions(({ context, enqueue }: { context: WorkerContext; enqueue: any }) => {
+    const items = withData ? [...context.ctrl, ...context.data] : context.ctrl;
+    if (items.length === 0) return;
+    enqueue.assign(withData ? { ctrl: [], data: [] } : { ctrl: [] });
+    for (const m of items) enqueue.raise(m);
+  });
 }
 
-/** A region (re)execution recreates the worker: fresh state, readers started. */
-function start(m: M, s: StartMsg): void {
-  const op = m.op;
-  m.c = {
-    ...freshWorker(op),
-    exec: s.exec,
-    phase: 'running',
-    lsUris: s.loopStartPortUris,
-    inputs: s.inputs,
-    outBase: s.outBase,
-    vars: op.kind === 'loopStart' ? op.start!.init() : {},
+/**
+ * One worker; `input` seeds its context and `initial` its state (a materialized
+ * start boots an earlier region's worker as it ended, or a later one as ready).
+ */
+export function workerMachine(op: OpSpec, opts: WorkerOptions, initial: WorkerState = 'ready') {
+  const a = (...fx: Effect[]) => act(op, opts, ...fx);
+  const le = op.kind === 'loopEnd';
+  const queueData = Object.fromEntries(DATA.map((t) => [t, { actions: a(e.queueData) }]));
+
+  /** `_read_loop_input_table` as a sub-chart: look the base up (fail loud before storage), open, pin, fetch file by file. */
+  const tableRead = (done: string, failed: string, noBase: string) => ({
+    initial: 'lookup',
+    states: {
+      lookup: {
+        always: [
+          { guard: ({ context }: Args) => e.loopBase(context) === undefined, target: noBase, actions: a(e.reportNoBase('read')) },
+          { target: 'opening', actions: a(e.openTable) },
+        ],
+      },
+      opening: {
+        on: {
+          Opened: [
+            { guard: ({ event }: Args) => !event.ok, target: failed, actions: a(e.readFailed) },
+            { target: 'pinning', actions: a(e.pinTable) },
+          ],
+        },
+      },
+      pinning: {
+        on: {
+          Pinned: [
+            { guard: ({ event }: Args) => (event.files as string[]).length === 0, target: done, actions: a(e.tableRead) },
+            { target: 'fetching', actions: a(e.fetchFirst) },
+          ],
+        },
+      },
+      fetching: {
+        on: {
+          Fetched: [{ guard: ({ context }: Args) => e.lastFile(context), target: done, actions: a(e.tableRead) }, { actions: a(e.fetchNext) }],
+          FetchFailed: { target: failed, actions: a(e.readFailed) },
+        },
+      },
+    },
+  });
+
+  // The StateFrame routing by envelope (spec I9), for this operator's kind.
+  const stamped = ({ event }: Args) => e.isStamped(event);
+  const stateFrame =
+    op.kind === 'loopStart'
+      ? [{ guard: stamped, actions: a(e.bypass) }, { actions: a(e.merge) }]
+      : le
+        ? [
+            { guard: ({ event }: Args) => e.enclosingLoop(event), target: 'resettingOutput', actions: a(e.resetOutput) },
+            { guard: ({ event }: Args) => !e.isStamped(event), actions: a(e.forwardUnstamped) },
+            { guard: ({ context }: Args) => context.dedup, actions: a(e.dropDuplicate) },
+            ...(opts.design === 'read-at-consume'
+              ? [{ target: 'consumingNow', actions: a(e.stash) }]
+              : opts.design === 'table-in-state'
+                ? [
+                    { guard: ({ event }: Args) => !e.stateHasTable(event), target: '#paused', actions: a(e.stash, e.reportNoTable) },
+                    { target: 'consumed', actions: a(e.stash, e.consumeStateTable) },
+                  ]
+                : [{ actions: a(e.stash) }]),
+          ]
+        : [{ actions: a(e.hop) }];
+
+  // EndChannel: PORT_ALIGNMENT over every channel of the port, then the handler.
+  const endChannel = [
+    { guard: ({ context, event }: Args) => !e.aligns(context, event), actions: a(e.markEnded) },
+    ...(op.kind === 'loopStart' ? [{ guard: ({ context }: Args) => e.produceFails(context), target: '#paused', actions: a(e.markEnded, e.emitAligned, e.reportProduce) }] : []),
+    { target: 'endOfPort', actions: a(e.markEnded, e.emitAligned, e.aligned) },
+  ];
+
+  const hasError = ({ context }: Args) => context.error !== null;
+
+  // The EndChannel handler after alignment: (Loop End) the deferred consume, the hold, on_finish and the port's close.
+  const endOfPort = {
+    initial: le ? 'consume' : 'holdCheck',
+    states: {
+      ...(le
+        ? {
+            /** _consume_pending_loop_state: D2 reads the table now, if a state is stashed (and, hold-first, no error yet). */
+            consume: {
+              always: [
+                {
+                  guard: ({ context }: Args) => opts.design === 'read-at-endchannel' && context.stash !== null && !(opts.holdOrder === 'hold-first' && context.error !== null),
+                  target: 'readingLoopTable',
+                },
+                { target: 'holdCheck' },
+              ],
+            },
+            readingLoopTable: tableRead('#holdCheck', '#holdCheck', '#holdCheck'),
+          }
+        : {}),
+      /** Hold: an exception was reported, so M returns: no PortCompleted, no complete(). */
+      holdCheck: {
+        id: 'holdCheck',
+        always: [{ guard: hasError, target: '#paused' }, { target: '#closingPort', actions: a(e.finish) }],
+      },
+    },
   };
-  m.emit('amber.start');
-  if (op.bodyState === 'before') m.set({ outStates: [{ content: '{"udf":"before"}', counter: 0, lsId: '' }] });
-  if (op.kind === 'source') {
-    m.set({ outRows: [op.source!] });
-    closePort(m);
-    return;
-  }
-  for (const ch of s.inputs) m.send(ch.reader, { type: 'Run', exec: s.exec, base: ch.base });
-}
 
-/** Runs queued work until M blocks on storage, holds, or the queue is empty. Control first. */
-function drain(m: M): void {
-  for (;;) {
-    const c = m.c;
-    if (c.ctrl.length > 0 && c.wait === null) {
-      const [head, ...rest] = c.ctrl;
-      m.set({ ctrl: rest });
-      control(m, head!);
-      continue;
-    }
-    if (c.phase !== 'running' || c.wait !== null || c.data.length === 0) return;
-    const [head, ...rest] = c.data;
-    m.set({ data: rest });
-    data(m, head!);
-  }
-}
+  // complete() on a Loop End: the condition, then the jump RPC and the back-edge write.
+  const completing = {
+    initial: 'condition',
+    states: {
+      condition: {
+        always: [
+          { guard: ({ context }: Args) => e.conditionOf(context, op.end!).error !== undefined, target: '#paused', actions: a(e.emitCondition, e.reportCondition) },
+          { guard: ({ context }: Args) => !e.conditionOf(context, op.end!).value, target: '#completed', actions: a(e.emitCondition, e.workerCompleted) },
+          { guard: ({ context }: Args) => e.loopBase(context) === undefined, target: '#paused', actions: a(e.emitCondition, e.reportNoBase('jump')) },
+          { target: 'writingBackEdge', actions: a(e.emitCondition, e.jump) },
+        ],
+      },
+      writingBackEdge: {
+        on: {
+          Committed: { target: '#completed', actions: a(e.backEdgeCommitted, e.workerCompleted) },
+          CommitFailed: { target: '#paused', actions: a(e.reportEvent('back-edge', ' (back-edge write after the jump RPC was sent)')) },
+        },
+      },
+    },
+  };
 
-function control(m: M, ev: Message): void {
-  if (ev.type === 'RpcReply') {
-    m.set({ rpcIn: m.c.rpcIn + 1 });
-    return;
-  }
-  // EndWorker: acknowledged only once complete() has returned and no reply is still owed.
-  const c = m.c;
-  if (c.phase === 'completed' && (!m.opts.endWorkerRace || c.rpcIn >= c.rpcOut)) {
-    m.set({ phase: 'terminated' });
-    m.send(COORDINATOR, { type: 'EndWorkerAck', op: c.op, exec: c.exec });
-    m.emit('amber.terminated');
-    return;
-  }
-  const why = c.phase === 'held' ? 'worker is paused on an exception' : 'worker still has unprocessed messages';
-  m.send(COORDINATOR, { type: 'EndWorkerFailed', op: c.op, exec: c.exec, reason: why });
-}
+  const startRun = [
+    ...(op.kind === 'source' ? [{ target: '#closingPort', actions: a(e.start) }] : []),
+    { target: 'running', actions: a(e.start) },
+  ];
 
-function data(m: M, ev: Message): void {
-  switch (ev.type) {
-    case 'StartChannel':
-      return;
-    case 'DataFrame':
-      m.set({ inRows: [...m.c.inRows, ev.batch as Batch] });
-      return;
-    case 'StateFrame':
-      route(m, ev.row as StateRow);
-      return;
-    case 'EndChannel': {
-      const ended = [...m.c.ended, String(ev.ch)];
-      m.set({ ended });
-      // PORT_ALIGNMENT: the handler runs once EndChannel arrived on every channel of the port.
-      if (m.c.inputs.every((i) => ended.includes(i.reader))) endOfPort(m);
-      return;
-    }
-  }
-}
-
-/** StateFrame routing by envelope (spec I9). */
-function route(m: M, row: StateRow): void {
-  const kind = m.op.kind;
-  const stamped = row.lsId !== '';
-  if (kind === 'loopStart') {
-    if (stamped) return forward(m, { ...row, counter: row.counter + 1 }, 'bypass', row);
-    // Unstamped: merged into the loop variables (the back-edge overrides init).
-    m.set({ vars: { ...m.c.vars, ...parseState(row).vars } });
-    m.emit('amber.route', { kind, action: 'merge', in: [row.counter, row.lsId], out: null });
-    return;
-  }
-  if (kind === 'loopEnd') {
-    if (row.counter > 0) {
-      // An enclosing loop's state: reset_output_storage, then forward with counter - 1.
-      m.emit('amber.route', { kind, action: 'reset-forward', in: [row.counter, row.lsId], out: [row.counter - 1, row.lsId] });
-      m.set({ wait: { k: 'reset', forward: { ...row, counter: row.counter - 1 } } });
-      m.send(STORE, { type: 'ResetPort', base: m.c.outBase });
-      return;
-    }
-    if (!stamped) {
-      m.set({ fwdUnstamped: true });
-      return forward(m, row, 'forward-unstamped', row);
-    }
-    if (m.c.dedup) {
-      m.emit('amber.route', { kind, action: 'drop-duplicate', in: [row.counter, row.lsId], out: null });
-      return;
-    }
-    m.set({ dedup: true, lsId: row.lsId, stash: row });
-    m.emit('amber.route', { kind, action: 'consume', in: [row.counter, row.lsId], out: null });
-    m.emit('amber.stash', { lsId: row.lsId });
-    if (m.opts.design === 'read-at-consume') startRead(m, 'consume-now');
-    else if (m.opts.design === 'table-in-state') {
-      const { table } = parseState(row);
-      if (!table) {
-        m.report("KeyError: 'table' (state carries no loop table)", 'consume');
-        return m.hold();
-      }
-      consume(m, table);
-      if (m.c.error) m.hold();
-    }
-    return;
-  }
-  // A body hop: Python pass-through re-emits the envelope; a JVM hop forwards it unchanged (#6661).
-  const out = m.op.blanksEnvelope ? { ...row, counter: 0, lsId: '' } : row;
-  forward(m, out, m.op.blanksEnvelope ? 'blank' : 'pass', row);
-}
-
-
-/** One worker; `input` seeds its context (a materialized start: an earlier region's worker, already ended). */
-export function workerMachine(op: OpSpec, opts: WorkerOptions) {
-  return phaseMachine<WorkerContext, WorkerContext | undefined>(
-    `worker:${op.id}`,
-    ['idle', 'running', 'held', 'completed', 'terminated'],
-    (seed) => seed ?? freshWorker(op),
-    (ctx, ev) => workerStep(op, opts, ctx, ev),
-  );
+  return setup({ types: {} as { context: WorkerContext; input: WorkerContext | undefined; events: Ev } }).createMachine({
+    id: `worker:${op.id}`,
+    context: ({ input }) => input ?? freshWorker(op),
+    initial,
+    states: {
+      /** Not started in this region execution. */
+      ready: { on: { Start: startRun } },
+      running: {
+        initial: 'awaitingInput',
+        // While M is blocked on storage, control and data wait in the internal queue.
+        on: { EndWorker: { actions: a(e.queueControl) }, RpcReply: { actions: a(e.queueControl) }, ...queueData },
+        states: {
+          /** M takes its internal queue (control first) and then each message as it arrives. */
+          awaitingInput: {
+            id: 'awaitingInput',
+            entry: takeQueue(true),
+            on: {
+              EndWorker: { actions: a(e.endWorkerFailed('worker still has unprocessed messages')) },
+              RpcReply: { actions: a(e.countReply) },
+              StartChannel: {},
+              DataFrame: { actions: a(e.buffer) },
+              StateFrame: stateFrame,
+              EndChannel: endChannel,
+            },
+          },
+          ...(le
+            ? {
+                /** reset_output_storage of an inner Loop End, before forwarding the enclosing loop's state. */
+                resettingOutput: { on: { PortReset: { target: 'awaitingInput', actions: a(e.forwardAfterReset) } } },
+                ...(opts.design === 'read-at-consume' ? { consumingNow: tableRead('#consumed', '#paused', '#paused') } : {}),
+                /** After an immediate consume (D0, D1): an update error holds the worker. */
+                ...(opts.design !== 'read-at-endchannel' ? { consumed: { id: 'consumed', always: [{ guard: hasError, target: '#paused' }, { target: 'awaitingInput' }] } } : {}),
+              }
+            : {}),
+          endOfPort,
+          /** close_port_storage_writers: the result and state writers commit. */
+          closingPort: {
+            id: 'closingPort',
+            on: {
+              PortCommitted: le ? { target: 'completing', actions: a(e.portCompleted) } : { target: '#completed', actions: a(e.portCompleted, e.workerCompleted) },
+              CommitFailed: { target: '#paused', actions: a(e.reportEvent('commit')) },
+            },
+          },
+          ...(le ? { completing } : {}),
+        },
+      },
+      /** Held on a reported exception: control is still answered, data stays queued. */
+      paused: {
+        id: 'paused',
+        entry: [a(e.held), takeQueue(false)],
+        on: {
+          EndWorker: { actions: a(e.endWorkerFailed('worker is paused on an exception')) },
+          RpcReply: { actions: a(e.countReply) },
+          ...queueData,
+        },
+      },
+      /** complete() returned: EndWorker is acknowledged once no reply is owed. */
+      completed: {
+        id: 'completed',
+        entry: takeQueue(false),
+        on: {
+          EndWorker: [
+            { guard: ({ context }: Args) => e.canTerminate(context, opts.endWorkerRace), target: 'terminated', actions: a(e.terminate) },
+            { actions: a(e.endWorkerFailed('worker still has unprocessed messages')) },
+          ],
+          RpcReply: { actions: a(e.countReply) },
+          ...queueData,
+        },
+      },
+      /** Ended; the next execution of its region starts it again. */
+      terminated: { on: { Start: startRun } },
+    },
+  });
 }

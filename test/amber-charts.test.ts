@@ -1,0 +1,79 @@
+// The Amber worker and coordinator are statecharts (worker.ts, coordinator.ts): a
+// message no state of the chart expects is unhandled, and the kernel reports it
+// (the phase-function machines they replace ignored such messages silently). The
+// coordinator's EndWorker retry is an `after` timer of its per-operator region.
+import { describe, expect, it } from 'vitest';
+import { apply, defineScenario, drive, enabled, initialWorld, inputStep, isFailureEvent, queryOf, type Scenario, type World } from '../src/actors/index.ts';
+import { check } from '../src/check/index.ts';
+import { portBase } from '../src/machines/amber/messages.ts';
+import { amberScenario } from '../src/machines/amber/scenario.ts';
+import { runOnce } from './amber-helpers.ts';
+
+/** Sends `msg` from `from` to `to` in world `w` and delivers it at once. */
+function strayDelivery(sc: Scenario, w: World, from: string, to: string, msg: { type: string; [k: string]: unknown }) {
+  const queued = apply(sc, w, inputStep(sc, from, to, msg)).world;
+  const step = enabled(sc, queued).find((s) => s.id === `deliver:${from}->${to}:${msg.type}`)!;
+  return apply(sc, queued, step);
+}
+
+/** The first world of a fault-free run where `at` holds. */
+function worldWhere(sc: Scenario, at: (w: World) => boolean): World {
+  const r = drive(sc, (w, steps) => (at(w) ? undefined : steps.find((s) => s.kind === 'timer' || (s.kind === 'deliver' && s.outcome === undefined))), { detail: false });
+  expect(at(r.world)).toBe(true);
+  return r.world;
+}
+
+describe('unexpected messages to the Amber actors are reported', () => {
+  const sc = amberScenario({ design: 'read-at-endchannel', overlapFault: false, start: 'materialized' });
+
+  it('a store reply the Loop End worker never asked for (it is not started yet)', () => {
+    const r = strayDelivery(sc, initialWorld(sc).world, 'store', 'LE', { type: 'PortReset', base: portBase('LE') });
+    const ev = r.events.find((e) => e.kind === 'unhandled');
+    expect(ev).toMatchObject({ kind: 'unhandled', actor: 'LE', from: 'store', state: 'ready', policy: 'error' });
+    expect(isFailureEvent(ev!)).toBe(true);
+  });
+
+  it('a reset answer while the running worker takes input, and a second Start while it runs', () => {
+    const w = worldWhere(sc, (x) => queryOf(sc, x).matches('LE', { running: 'awaitingInput' }));
+    const reset = strayDelivery(sc, w, 'store', 'LE', { type: 'PortReset', base: portBase('LE') });
+    expect(reset.events.find((e) => e.kind === 'unhandled')).toMatchObject({ actor: 'LE', state: 'running.awaitingInput' });
+    const start = strayDelivery(sc, w, 'coordinator', 'LE', { type: 'Start', exec: 9, loopStartPortUris: {}, inputs: [], outBase: portBase('LE') });
+    expect(start.events.find((e) => e.kind === 'unhandled')).toMatchObject({ actor: 'LE', msg: { type: 'Start' } });
+  });
+
+  it('an EndWorkerAck from a worker the coordinator did not ask to end', () => {
+    const w = worldWhere(sc, (x) => queryOf(sc, x).matches('coordinator', 'executing'));
+    const r = strayDelivery(sc, w, 'LE', 'coordinator', { type: 'EndWorkerAck', op: 'LE', exec: 1 });
+    expect(r.events.find((e) => e.kind === 'unhandled')).toMatchObject({ actor: 'coordinator', msg: { type: 'EndWorkerAck' } });
+  });
+
+  it('the checker reports a stray message as an unhandled violation naming the worker', async () => {
+    const stray = defineScenario({
+      name: 'amber-stray',
+      actors: sc.actors,
+      start: [...sc.start!, { from: 'store', to: 'LE', msg: { type: 'Pinned', uri: 'x', gen: 1, files: [] } }],
+    });
+    const r = await check(stray, { strategy: 'bfs' });
+    expect(r.ok).toBe(false);
+    expect(r.violation!.property).toMatchObject({ kind: 'unhandled', name: 'LE' });
+    // bfs: the shortest run that shows it is the stray delivery itself.
+    expect(r.violation!.schedule).toEqual(['deliver:store->LE:Pinned']);
+  });
+});
+
+describe('the charts', () => {
+  it('the EndWorker retry is an after-timer of the coordinator region of the worker being ended (#6960 race)', () => {
+    const run = runOnce({ design: 'read-at-endchannel', endWorkerRace: true, start: 'scratch' });
+    const timers = run.events.filter((e) => e.kind === 'timer-set' && e.actor === 'coordinator') as { id: string }[];
+    expect(timers.length).toBeGreaterThan(0);
+    for (const t of timers) expect(t.id).toMatch(/^xstate\.after\.200\.coordinator\.executing\.\w+\.retrying$/);
+    expect(run.q.matches('coordinator', 'completed')).toBe(true);
+  });
+
+  it('a Loop End held after a failed back-edge write is paused and still answers EndWorker (the coordinator gives up after its attempts)', () => {
+    const run = runOnce({ design: 'read-at-endchannel', backEdgeWriteError: true, endWorkerAttempts: 2, start: 'scratch' });
+    expect(run.q.matches('LE', 'paused')).toBe(true);
+    expect(run.sends('LE', 'EndWorkerFailed').map((e) => e.msg.reason)).toEqual(['worker is paused on an exception', 'worker is paused on an exception']);
+    expect(run.q.matches('coordinator', 'failed')).toBe(true);
+  });
+});
