@@ -81,6 +81,11 @@ const noPhaseMirroring = {
   create(context) {
     const source = context.sourceCode ?? context.getSourceCode();
     return {
+      // A named guard (setup({ guards: { name: fn } })) that only compares a mirrored field.
+      'CallExpression[callee.name="setup"] > ObjectExpression > Property[key.name="guards"] > ObjectExpression > Property'(node) {
+        const cmp = mirrorComparison(node.value);
+        if (cmp) context.report({ node, messageId: 'mirror', data: { text: source.getText(cmp) } });
+      },
       ObjectExpression(node) {
         const guard = propOf(node, 'guard');
         if (!guard || !propOf(node, 'target')) return;

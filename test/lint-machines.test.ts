@@ -12,6 +12,7 @@ async function ruleHits(code: string, filePath = 'src/machines/sample/chart.ts')
 
 const BAD = `import { setup } from 'xstate';
 type Ctx = { phase: 'idle' | 'running' };
+const named = setup({ guards: { isRunning: ({ context }: { context: Ctx }) => context.phase === 'running', hasWork: ({ context }: { context: Ctx }) => context.phase !== 'idle' && 1 > 0 } });
 const to = (phase: Ctx['phase']) => ({ guard: ({ context }: { context: Ctx }) => context.phase === phase, target: phase });
 export const m = setup({ types: {} as { context: Ctx; events: { type: string } } }).createMachine({
   context: { phase: 'idle' },
@@ -47,8 +48,8 @@ export const m = setup({ types: {} as { context: Ctx; events: { type: 'Go' } | {
 `;
 
 describe('machines lint rules', () => {
-  it("report a '*' handler, a partial wildcard and every phase-mirroring guard under src/machines", async () => {
-    expect(await ruleHits(BAD)).toEqual(['machines/no-phase-mirroring:3', 'machines/no-wildcard-on:7', 'machines/no-phase-mirroring:10', 'machines/no-wildcard-on:11']);
+  it("report a '*' handler, a partial wildcard and every phase-mirroring guard (inline, built by a helper, or named in setup) under src/machines", async () => {
+    expect(await ruleHits(BAD)).toEqual(['machines/no-phase-mirroring:3', 'machines/no-phase-mirroring:4', 'machines/no-wildcard-on:8', 'machines/no-phase-mirroring:11', 'machines/no-wildcard-on:12']);
   });
 
   it('pass a statechart with named events, guards on counts and on event data, and after-timers', async () => {
