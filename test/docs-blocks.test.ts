@@ -36,6 +36,8 @@ for (const doc of userDocs(root)) {
 /** Runs the `npx interleave` lines of a `sh run` block in the doc's folder; returns their stdout. */
 function runShell(block: DocBlock, dir: string): string {
   const printed: string[] = [];
+  // A doc with no code block of its own has no folder yet.
+  mkdirSync(dir, { recursive: true });
   for (const { args, exit } of shellCommands(block)) {
     const r = spawnSync(process.execPath, [join(root, 'bin/interleave.js'), ...args], { cwd: dir, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' }, timeout: 120_000 });
     expect(r.status, `npx interleave ${args.join(' ')}\n${r.stdout}\n${r.stderr}`).toBe(exit);

@@ -17,6 +17,7 @@ import type { TaskStateState } from '../../storage/task-state.ts';
 import { tsGet, tsSet } from '../../storage/messages.ts';
 import type { AirflowConfig, Entry } from './config.ts';
 import { mset, pmap, type PMap } from './pstore.ts';
+import { NO_LEASE, fenced, onLease, type LeaseState } from './lease.ts';
 
 /** The task instance's scope in the task state store: the parent TI (checkpoint keys are unsuffixed). */
 export const SCOPE = { dagId: 'dag', runId: 'run', taskId: 'iterable', mapIndex: -1 } as const;
@@ -45,6 +46,8 @@ export interface ApiState {
   /** All shards when sharded, else null. */
   readonly shards: readonly TaskStateState[] | null;
   readonly xcom: XComState;
+  /** The task's lease (lease.ts), or null when the model has none. */
+  readonly lease: LeaseState | null;
 }
 
 /** Every shard of the store. */
@@ -83,7 +86,7 @@ export function supervisorApi(cfg: AirflowConfig, store: ReducerLogic<TaskStateS
     kind: 'reducer',
     init: () => {
       const empty = store.init(undefined);
-      let s: ApiState = { ts: empty, shards: count > 1 ? Array.from({ length: count }, () => empty) : null, xcom: { a: 0, keys: pmap<number>() } };
+      let s: ApiState = { ts: empty, shards: count > 1 ? Array.from({ length: count }, () => empty) : null, xcom: { a: 0, keys: pmap<number>() }, lease: cfg.lease ? NO_LEASE : null };
       // A resumed run: the rows it found, written through the store itself (same ids, sizes, format).
       for (const [key, value] of Object.entries(cfg.resumeRows)) {
         const k = shardOf(key, count);
@@ -98,6 +101,18 @@ export function supervisorApi(cfg: AirflowConfig, store: ReducerLogic<TaskStateS
       return store.faultOutcomes?.(shardsOf(state)[shardOf(m.key, count)]!, m, from) ?? [];
     },
     receive(state, msg, ctx) {
+      if (state.lease !== null) {
+        const l = onLease(state.lease, msg, ctx.from, ctx.self);
+        if (l) return { state: l.lease === state.lease ? state : { ...state, lease: l.lease }, send: l.send, events: l.events };
+        // Fencing: the write of a process whose lease was taken over changes nothing.
+        if (cfg.fencing && fenced(state.lease, msg)) {
+          return {
+            state,
+            send: [{ to: ctx.from, msg: { type: 'ErrorResponse', a: msg.a, rid: msg.rid, error: 'LeaseLost' } }],
+            events: [{ kind: 'io', actor: ctx.self, op: 'lease.fenced', key: msg.key as string, outcome: 'refused', detail: { token: msg.token, current: state.lease.token } }],
+          };
+        }
+      }
       if (msg.type === 'SetXCom') {
         const a = msg.a as number;
         const keys = a > state.xcom.a ? pmap<number>() : state.xcom.keys;

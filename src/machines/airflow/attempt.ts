@@ -16,6 +16,7 @@ import { Step, type Out, type Resp, type TaskCtx } from './task-ctx.ts';
 import { onReadResp } from './checkpoint-reader.ts';
 import { onLoopResp, pull } from './task-loop.ts';
 import { maybeClose, onCloseResp } from './task-close.ts';
+import { onLeaseLost } from './task-lease.ts';
 
 export { initialTask, type Co, type Fate, type Out, type Phase, type Resp, type TaskCtx } from './task-ctx.ts';
 export { onStart } from './checkpoint-reader.ts';
@@ -23,6 +24,7 @@ export { onReplay, onRunEnd, onSigTerm } from './task-loop.ts';
 
 export function onResponse(c: TaskCtx, cfg: AirflowConfig, resp: Resp): { c: TaskCtx; out: Out[] } {
   if (resp.a !== c.a || c.phase === 'exited' || c.phase === 'idle' || c.ch.holder === null) return { c, out: [] };
+  if (resp.error === 'LeaseLost') return onLeaseLost(c, cfg);
   const s = new Step(c, cfg);
   const r = c.ch.holder;
   if (r.rid !== resp.rid) s.log('response crossed with another request (H5)', { expected: r.rid, got: resp.rid });

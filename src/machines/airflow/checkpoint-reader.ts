@@ -11,11 +11,10 @@ import { startLoop } from './task-loop.ts';
 import { fail } from './task-close.ts';
 
 export function onStart(c0: TaskCtx, cfg: AirflowConfig, a: number, afterClear = false): { c: TaskCtx; out: Out[] } {
-  const s = new Step({ ...initialTask(), a, afterClear, phase: 'reading' }, cfg);
+  const s = new Step({ ...initialTask(), a, lease: c0.lease, afterClear, phase: 'reading' }, cfg);
   s.emit({ type: 'Begin', a });
   if (a === 1) startLoop(s);
   else if (!s.sync(s.req('get', MARKER_KEY, 'marker-read', true))) fail(s);
-  void c0;
   return { c: s.c, out: s.out };
 }
 

@@ -97,6 +97,15 @@ export interface AirflowConfig {
    */
   readonly resumeTry: number;
   readonly resumeRows: Readonly<Record<string, unknown>>;
+  /**
+   * The task's lease (lease.ts): a process takes it before it runs, waits while
+   * another holds it, and may take it over once the holder's lease expired.
+   */
+  readonly lease: boolean;
+  /** With the lease: the store refuses a write whose fencing token is not current (off: a broken store, to see LEASE-2 fail). */
+  readonly fencing: boolean;
+  /** Task processes started at once on the one task: 2 is a double dispatch or a zombie's successor (the second is `task2`). */
+  readonly processes: number;
 }
 
 /**
@@ -169,6 +178,9 @@ export const DEFAULT_CONFIG: AirflowConfig = {
   liveness: false,
   resumeTry: 1,
   resumeRows: {},
+  lease: false,
+  fencing: true,
+  processes: 1,
 };
 
 export function configOf(over: Partial<AirflowConfig>): AirflowConfig {
@@ -176,6 +188,9 @@ export function configOf(over: Partial<AirflowConfig>): AirflowConfig {
   if (!Number.isInteger(cfg.items) || cfg.items < 0) throw new ScenarioError(`items must be a whole number >= 0, got ${cfg.items}`);
   if (!Number.isInteger(cfg.W) || cfg.W < 1) throw new ScenarioError(`taskConcurrency must be at least 1 (Airflow refuses 0), got ${cfg.W}`);
   if (!Number.isInteger(cfg.tries) || cfg.tries < 1) throw new ScenarioError(`tries must be at least 1, got ${cfg.tries}`);
+  if (cfg.processes !== 1 && cfg.processes !== 2) throw new ScenarioError(`processes must be 1 or 2, got ${cfg.processes}`);
+  // The lease's expiry may come between any two steps: a zero-delay timer, which would fire before every operator end if operators took time.
+  if (cfg.lease && cfg.opMs !== 0) throw new ScenarioError(`the lease model is untimed (an expiry may come at any step), so it needs opMs=0; got opMs=${cfg.opMs}`);
   if (!Number.isInteger(cfg.resumeTry) || cfg.resumeTry < 1) throw new ScenarioError(`resumeTry must be a whole number >= 1, got ${cfg.resumeTry}`);
   if (cfg.resumeTry > cfg.tries) throw new ScenarioError(`resumeTry ${cfg.resumeTry} is past the last try (tries = ${cfg.tries}); raise tries`);
   return cfg;

@@ -8,18 +8,21 @@
 // them with the invariant, the liveness properties and the reachability goal.
 import { eventually as eventuallyRun, leadsTo, type LivenessProperty, type Predicate, type ScenarioDef } from '../../actors/index.ts';
 import type { AirflowConfig } from './config.ts';
+import type { Co } from './task-ctx.ts';
 import { batchKeys } from './store-view.ts';
 import { writeMonitors } from './monitors-writes.ts';
 import { readMonitors } from './monitors-reads.ts';
 import { outcomeMonitors } from './monitors-outcomes.ts';
+import { leaseMonitors } from './monitors-lease.ts';
 
 export { batchKeys, prefixLength, storedEntries } from './store-view.ts';
 
 export function airflowProperties(cfg: AirflowConfig): Partial<ScenarioDef> {
+  if (cfg.processes === 2) return twoProcesses(cfg);
   const perRound = cfg.design === 'per-round';
   const deletions = cfg.externalDelete || cfg.deleteKeys.length > 0;
 
-  const monitors = { ...writeMonitors(cfg), ...readMonitors(cfg), ...outcomeMonitors(cfg) };
+  const monitors = { ...writeMonitors(cfg), ...readMonitors(cfg), ...outcomeMonitors(cfg), ...(cfg.lease ? leaseMonitors() : {}) };
 
   const invariants: Record<string, Predicate> = {};
   if (perRound && !deletions) {
@@ -71,4 +74,33 @@ function liveness(cfg: AirflowConfig): boolean {
   }
   const wasted = cfg.faultBudget + (cfg.softKill === 'timeout' ? 1 : 0);
   return need + wasted <= cfg.tries;
+}
+
+/**
+ * Two processes on one task (a double dispatch, or a zombie and its successor): the
+ * lease's properties. The other monitors follow the one task process's tries and the
+ * store as that process alone writes it, so they are not checked here.
+ */
+function twoProcesses(cfg: AirflowConfig): Partial<ScenarioDef> {
+  const eventually: Record<string, Predicate> = {
+    // LEASE-3: waiting for the lease never hangs the task: every run ends with the task instance final
+    // (or with the task process killed: its restart, the next try, is the run's next step).
+    'LEASE-3': (q) => q.context('runner').final !== null || q.status('task') === 'crashed' || 'LEASE-3: the run stopped before the task instance reached a final state (a process waits for a lease nobody gives up?)',
+  };
+  const reachable: Record<string, Predicate> = {
+    'task succeeded': (q) => q.context('runner').final === 'success',
+  };
+  // With the lease the check must also see what LEASE-1 allows, or it would hold vacuously:
+  // after an expiry, the zombie and its successor running one index at once.
+  if (cfg.lease) {
+    reachable['an index runs in both processes'] = (q) => {
+      const running = (id: string): number[] => (q.context(id).co as readonly Co[]).filter((x) => x.stage === 'run' && !x.replay).map((x) => x.i);
+      const other = running('task2');
+      return running('task').some((i) => other.includes(i));
+    };
+  }
+  const all = { monitors: leaseMonitors(), eventually, reachable };
+  if (cfg.only === null) return all;
+  const pick = <T>(r: Record<string, T>): Record<string, T> => Object.fromEntries(Object.entries(r).filter(([k]) => cfg.only!.includes(k)));
+  return { monitors: pick(all.monitors), eventually: pick(eventually), reachable };
 }

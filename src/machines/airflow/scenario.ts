@@ -38,6 +38,8 @@ export function buildAirflow(over: Partial<AirflowConfig>): Scenario {
   const actors: Record<string, ActorLogic | ActorSpec> = { task: taskProcessMachine(cfg) };
   actors.supervisor = supervisorApi(cfg, storeFor(cfg));
   actors.runner = runnerMachine(cfg);
+  // A second process on the same task: a double dispatch, or a zombie's successor.
+  if (cfg.processes === 2) actors.task2 = taskProcessMachine(cfg, 'task2');
   const props = cfg.properties ? airflowProperties(cfg) : {};
   return defineScenario({
     name: 'airflow-checkpoints',

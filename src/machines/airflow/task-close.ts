@@ -55,6 +55,11 @@ function conclude(s: Step): void {
   s.set({ phase: 'exited', fate });
   s.emit({ type: 'End', a: s.c.a, state: fate });
   s.out.push({ to: 'runner', msg: { type: 'End', a: s.c.a, state: fate } });
+  if (s.c.lease !== 0) {
+    // The process ends with its try and gives the lease up (a retry asks for it again).
+    s.out.push({ to: 'supervisor', msg: { type: 'ReleaseLease', token: s.c.lease } });
+    s.set({ lease: 0 });
+  }
 }
 
 /** A response to the rest write or the marker write. */

@@ -23,6 +23,8 @@ export interface Co {
 
 export interface TaskCtx {
   readonly a: number;
+  /** The lease token this process holds (0: none, or the model without a lease). */
+  readonly lease: number;
   /** The runner started this try after a clear of a successful run. */
   readonly afterClear: boolean;
   readonly phase: Phase;
@@ -60,7 +62,7 @@ export interface Out {
 
 export function initialTask(): TaskCtx {
   return {
-    a: 0, afterClear: false, phase: 'idle', seq: 0, ch: IDLE,
+    a: 0, lease: 0, afterClear: false, phase: 'idle', seq: 0, ch: IDLE,
     trusted: false, since: 0, readN: 0, maxT: 0, earlier: null, readFailed: false,
     next: 0, co: [], w: newWriter(0), stop: 'none',
     failed: [], noRetry: false, skipped: 0, records: 0, markerFailed: false, fate: null,
@@ -99,6 +101,7 @@ export class Step {
   wire(r: Req): void {
     const type = r.op === 'get' ? 'GetTaskStateStore' : r.op === 'set' ? 'SetTaskStateStore' : 'SetXCom';
     const msg: Record<string, unknown> = { type, a: this.c.a, rid: r.rid, key: r.key, role: r.role, sync: r.sync, bytes: r.bytes };
+    if (this.cfg.lease && r.op !== 'get') msg.token = this.c.lease; // the store fences writes by it (lease.ts)
     if (r.value !== undefined) msg.value = r.value;
     if (r.i !== undefined) msg.i = r.i;
     if (r.n !== undefined) msg.n = r.n;

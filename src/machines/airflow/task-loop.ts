@@ -86,7 +86,7 @@ function run(s: Step, i: number, replaceCo = false): void {
 }
 
 /** The timer of index i's operator end (or replay start): a kill or a stop cancels it. */
-const runTimer = (a: number, i: number): string => `run:${a}:${i}`;
+export const runTimer = (a: number, i: number): string => `run:${a}:${i}`;
 
 function entryOf(o: Outcome, i: number, t: number): Entry {
   return { i, s: o === 's' ? 'success' : o === 'k' ? 'skipped' : 'up_for_retry', t };

@@ -5,20 +5,27 @@
 import { enqueueActions, setup } from 'xstate';
 import { send } from '../../actors/index.ts';
 import type { AirflowConfig, Outcome } from './config.ts';
-import { initialTask, onReplay, onResponse, onRunEnd, onSigTerm, onStart, type Out, type Phase, type TaskCtx } from './attempt.ts';
+import { initialTask, onReplay, onResponse, onRunEnd, onSigTerm, type Out, type Phase, type TaskCtx } from './attempt.ts';
+import { firstMessage, onGranted, onHeld, onRelaunch, onStartTry, onWaitOver } from './task-lease.ts';
 
 type TaskEvent =
-  | { type: 'Start'; a: number; afterClear?: boolean }
+  | { type: 'Start'; a: number; afterClear?: boolean; token?: number }
   | { type: 'RunEnd'; a: number; i: number; o: Outcome }
   | { type: 'Replay'; a: number; i: number }
   | { type: 'SigTerm'; a: number; kind: 'sigterm' | 'timeout' }
   | { type: 'TaskStateStoreResult'; a: number; rid: number; value: unknown }
   | { type: 'OKResponse'; a: number; rid: number }
-  | { type: 'ErrorResponse'; a: number; rid: number; error: string };
+  | { type: 'ErrorResponse'; a: number; rid: number; error: string }
+  | { type: 'Relaunch' }
+  | { type: 'LeaseGranted'; token: number }
+  | { type: 'LeaseHeld'; token: number }
+  | { type: 'LeaseWaitOver'; token: number };
 
 const PHASES: readonly Phase[] = ['idle', 'reading', 'looping', 'closing', 'exited'];
 
-export function taskProcessMachine(cfg: AirflowConfig) {
+/** The task process `id`: 'task', or 'task2', a second process started on the same task (cfg.processes = 2). */
+export function taskProcessMachine(cfg: AirflowConfig, id = 'task') {
+  const first = firstMessage(cfg, id);
   const commit = (f: (c: TaskCtx, e: any) => { c: TaskCtx; out: Out[] }): any =>
     enqueueActions(({ context, event, enqueue }: { context: TaskCtx; event: any; enqueue: any }) => {
       const r = f(context, event);
@@ -38,23 +45,28 @@ export function taskProcessMachine(cfg: AirflowConfig) {
   });
   const route = (here: Phase) => PHASES.filter((p) => p !== here).map((p) => ({ guard: ({ context }: { context: TaskCtx }) => context.phase === p, target: p }));
   return setup({ types: {} as { context: TaskCtx; events: TaskEvent } }).createMachine({
-    id: 'task',
+    id,
     context: () => initialTask(),
     initial: 'idle',
     on: {
-      Start: { actions: commit((c, e) => onStart(c, cfg, e.a, e.afterClear === true)) },
+      Start: { actions: commit((c, e) => onStartTry(c, cfg, e)) },
       RunEnd: { actions: commit((c, e) => onRunEnd(c, cfg, e)) },
       Replay: { actions: commit((c, e) => onReplay(c, cfg, e)) },
       SigTerm: { actions: commit((c, e) => onSigTerm(c, cfg, e)) },
       TaskStateStoreResult: { actions: respond },
       OKResponse: { actions: respond },
       ErrorResponse: { actions: respond },
+      Relaunch: { actions: commit((c) => onRelaunch(c)) },
+      LeaseGranted: { actions: commit((c, e) => onGranted(c, id, e.token)) },
+      LeaseHeld: { actions: commit((c, e) => onHeld(c, e.token)) },
+      LeaseWaitOver: { actions: commit((c, e) => onWaitOver(c, e.token)) },
     },
     states: {
-      // A (re)started process announces itself; the runner answers with the try to run.
+      // A (re)started process announces itself (with the lease, it asks for the lease
+      // first); the runner answers with the try to run.
       // Tagged `idle`: a process whose Hello goes unanswered (no try left to run) rests
       // here, it is not deadlocked (the runner's properties judge the run).
-      idle: { tags: ['idle'], entry: send('runner', { type: 'Hello' }), always: route('idle') },
+      idle: { tags: ['idle'], entry: send(first.to, first.msg), always: route('idle') },
       reading: { always: route('reading') },
       looping: { always: route('looping') },
       closing: { always: route('closing') },

@@ -7,7 +7,8 @@ type Fail = { readonly fail: string };
 type Obs<S> = (s: S, e: TraceEvent, q: WorldQuery) => S | Fail;
 
 export const out = (e: TraceEvent): any => (e.kind === 'output' && e.from === 'task' ? e.msg : undefined);
-export const req = (e: TraceEvent): any => (e.kind === 'send' && e.from === 'task' && e.to === 'supervisor' ? e.msg : undefined);
+/** A request frame on the task's channel (it has a request id; the lease's messages have none). */
+export const req = (e: TraceEvent): any => (e.kind === 'send' && e.from === 'task' && e.to === 'supervisor' && e.msg.rid !== undefined ? e.msg : undefined);
 export const resp = (e: TraceEvent): any => (e.kind === 'deliver' && e.from === 'supervisor' && e.to === 'task' ? e.msg : undefined);
 export const killed = (e: TraceEvent): boolean => e.kind === 'fault' && e.fault === 'crash' && e.actor === 'task';
 export const isWrite = (m: any): boolean => m?.type === 'SetTaskStateStore' && (m.role === 'round' || m.role === 'rest' || m.role === 'ckpt');
