@@ -37,7 +37,7 @@ export { runOne, estimateK, type SampleConfig, type PctConfig } from './sample.t
 export { resolveSource } from './swarm.ts';
 export { replayLasso, type LassoReplay } from './lasso.ts';
 export { hasLiveness } from './liveness.ts';
-export { DEFAULT_SHARD_PREFIX, type ShardInfo } from './shard.ts';
+export { DEFAULT_SHARD_PREFIX, fingerprintDigest, type ShardInfo } from './shard.ts';
 export type { LivenessStats } from './liveness-graph.ts';
 export { NondeterminismError, DETERMINISM_DEFAULTS } from './purity.ts';
 

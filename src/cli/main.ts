@@ -54,7 +54,11 @@ Examples:
     .option('--max-depth <n>', 'do not explore past this many steps', intArg('--max-depth', 1))
     .option('--time-limit <seconds>', 'stop after this long', secondsArg)
     .option('--workers <n>', 'swarm: worker threads (0 runs in this thread)', intArg('--workers', 0))
-    .option('--shard <i/n>', 'swarm: run slice i of n (for several machines)', shardArg)
+    .option('--shard <i/n>', 'run slice i of n (1-based) of a dfs, bfs or swarm check, for several processes or machines; also from INTERLEAVE_SHARD, JOB_COMPLETION_INDEX or SLURM_ARRAY_TASK_ID (docs/sharding.md)', shardArg)
+    .option('--shard-count <n>', 'the shard count when the index comes from JOB_COMPLETION_INDEX (Kubernetes Indexed Job) or a Slurm array', intArg('--shard-count', 1))
+    .option('--shard-prefix <c>', `sharded dfs/bfs: the shared prefix grows until it has c frontier worlds per shard (default 64)`, intArg('--shard-prefix', 1))
+    .option('--result <file>', "dfs/bfs: write the result as JSON (atomically) for 'interleave merge'")
+    .option('--fingerprints <file>', 'dfs/bfs: write the visited fingerprints, sorted, one hex line each')
     .option('--no-por', 'turn partial-order reduction off')
     .option('--no-determinism-check', 'dfs/bfs: do not re-step a sample of transitions to catch impure machines')
     .addOption(new Option('--frontier <kind>', 'bfs: compact (default; an entry is its parent and step, worlds re-derived) or worlds (a world per entry)').choices(['compact', 'worlds']))
@@ -77,6 +81,13 @@ Examples:
   $ npx interleave check ping-pong --strategy random --runs 500 --seed 7 --json
   $ npx interleave check ./test/scenarios.ts#election --param tieBreak=by-id`)
     .action(async (name: string, o: CheckFlags) => setCode(await (await import('./commands/check.ts')).runCheck(io, name, o)));
+
+  p.command('merge')
+    .description("combine the result files of a sharded check ('check --shard i/n --result FILE'): exit 1 with the shortest counterexample, 0 when every shard is present and complete, 2 naming missing, duplicate or mismatched shards")
+    .argument('<files...>', "result files written by 'interleave check --result'")
+    .option('-o, --out <file>', 'where to write the counterexample trace (HTML next to it); default .interleave/<scenario>-merged.json')
+    .option('--json', 'print one JSON document')
+    .action(async (files: string[], o: { json?: boolean; out?: string }) => setCode(await (await import('./commands/merge.ts')).runMerge(io, files, o)));
 
   p.command('replay')
     .description('re-run a saved counterexample: exit 1 if it still fails, 0 if not, 2 if it no longer fits the model')

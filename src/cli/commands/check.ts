@@ -9,6 +9,9 @@ import { printJson, type Io } from '../io.ts';
 import { paramFlags, resolveParams, shellWord } from '../options.ts';
 import { showProgress } from '../progress.ts';
 import { refText, resolveTarget, type Target } from '../scenario-ref.ts';
+import { resolveShard, type ShardChoice } from '../shard-env.ts';
+import { RESULT_KIND, RESULT_SCHEMA_VERSION, fingerprintLines, writeAtomically, type ShardResultFile } from '../shard-result.ts';
+import { VERSION } from '../version.ts';
 
 export interface CheckFlags {
   param: string[];
@@ -21,6 +24,14 @@ export interface CheckFlags {
   timeLimit?: number;
   workers?: number;
   shard?: { index: number; count: number };
+  /** With JOB_COMPLETION_INDEX or a Slurm array: how many shards (src/cli/shard-env.ts). */
+  shardCount?: number;
+  /** Sharded dfs/bfs: frontier worlds per shard the shared prefix waits for. */
+  shardPrefix?: number;
+  /** dfs/bfs: write the result JSON here (for `interleave merge`), atomically. */
+  result?: string;
+  /** dfs/bfs: write the visited fingerprints here, one 16-digit hex a line, sorted. */
+  fingerprints?: string;
   por: boolean;
   /** False with --no-determinism-check. */
   determinismCheck?: boolean;
@@ -58,6 +69,7 @@ function checkOptions(t: Target, p: ParamValues, flags: CheckFlags): CheckOption
   if (flags.timeLimit !== undefined) o.timeLimitMs = Math.round(flags.timeLimit * 1000);
   if (flags.workers !== undefined) o.workers = flags.workers;
   if (flags.shard !== undefined) o.shard = flags.shard;
+  if (flags.shardPrefix !== undefined) o.shardPrefix = flags.shardPrefix;
   if (!flags.por) o.por = false;
   if (flags.determinismCheck === false) o.determinism = false;
   if (flags.frontier !== undefined) o.frontier = flags.frontier;
@@ -88,24 +100,24 @@ export function traceFileOf(api: CheckerApi, sc: Scenario, t: Target, p: ParamVa
 }
 
 /** A user's scenario name may hold any character; a file name should not. */
-function fileName(f: ScenarioFamily, seed: number): string {
-  return `${f.name.replace(/[^A-Za-z0-9._-]+/g, '_')}-seed${seed}.json`;
+function fileName(f: ScenarioFamily, seed: number, suffix = ''): string {
+  return `${f.name.replace(/[^A-Za-z0-9._-]+/g, '_')}-seed${seed}${suffix}.json`;
 }
 
-function defaultOut(f: ScenarioFamily, seed: number): string {
-  return join('.interleave', fileName(f, seed));
+function defaultOut(f: ScenarioFamily, seed: number, suffix?: string): string {
+  return join('.interleave', fileName(f, seed, suffix));
 }
 
 /** `--out` may name a file, or a directory (existing, or ending in '/') to put the default name in. */
-function outPath(out: string | undefined, f: ScenarioFamily, seed: number): string {
-  if (out === undefined) return defaultOut(f, seed);
+function outPath(out: string | undefined, f: ScenarioFamily, seed: number, suffix?: string): string {
+  if (out === undefined) return defaultOut(f, seed, suffix);
   let dir = /[/\\]$/.test(out);
   try {
     dir ||= statSync(out).isDirectory();
   } catch {
     // Does not exist yet: a file path.
   }
-  return dir ? join(out, fileName(f, seed)) : out;
+  return dir ? join(out, fileName(f, seed, suffix)) : out;
 }
 
 export function htmlPathFor(jsonPath: string): string {
@@ -143,11 +155,15 @@ export async function runCheck(io: Io, name: string, flags: CheckFlags): Promise
   const seedFile = flags.from !== undefined ? tf!.readTrace(flags.from, tf!.traceLimits(flags.traceLimit)) : undefined;
   const p = resolveParams(f, flags.param, seedFile?.scenario);
   const sc = buildScenario(f, p);
-  const opts = checkOptions(t, p, flags);
+  const chosen = resolveShard(flags.shard, flags.shardCount);
+  const opts = checkOptions(t, p, { ...flags, ...(chosen ? { shard: { index: chosen.index, count: chosen.count } } : {}) });
+  const api0 = await loadChecker();
+  const fps = shardChecks(api0, sc, opts, flags, chosen);
   // How to name this scenario again on a command line.
   const arg = t.origin ? refText(t.origin) : f.name;
-  const api = await loadChecker();
+  const api = api0;
   const s = io.errStyle;
+  if (chosen && !flags.json) io.err(s.dim(`shard ${chosen.index + 1}/${chosen.count}${chosen.from === '--shard' ? '' : ` (from ${chosen.from})`}`));
   // Name the scenario with the parameters that differ from the defaults.
   const changed = Object.entries(p).filter(([k, v]) => f.params[k]?.default !== v);
   const short = (v: unknown) => (String(v).length > 40 ? `${String(v).slice(0, 30)}… (${String(v).length} chars)` : String(v));
@@ -183,13 +199,16 @@ export async function runCheck(io: Io, name: string, flags: CheckFlags): Promise
     bar.stop();
   }
   const scenario = { name: f.name, params: { ...p }, ...(t.origin ? { module: arg } : {}) };
+  if (flags.fingerprints !== undefined && fps.value) writeAtomically(flags.fingerprints, fingerprintLines(fps.value));
+  if (flags.result !== undefined) writeAtomically(flags.result, `${JSON.stringify(resultFile(api, sc, t, p, r, scenario, fps.value, interrupted, flags.result), null, 2)}\n`);
   const note = r.options.swarmNote;
   if (typeof note === 'string' && !flags.json) io.err(s.yellow(`note: ${note}`));
   const o = io.style;
 
   if (r.violation) {
     const v = r.violation;
-    const jsonPath = outPath(flags.out, f, r.seed);
+    // Shards of one check write their counterexamples side by side.
+    const jsonPath = outPath(flags.out, f, r.seed, chosen && `-shard${chosen.index + 1}of${chosen.count}`);
     const file = traceFileOf(api, sc, t, p, r, v, jsonPath);
     const htmlPath = htmlPathFor(jsonPath);
     let writeError: string | undefined;
@@ -206,7 +225,7 @@ export async function runCheck(io: Io, name: string, flags: CheckFlags): Promise
     const replayCmd = `npx interleave replay ${shellWord(shown(jsonPath))}`;
     const lasso = v.cycleStart !== undefined ? { cycleStart: v.cycleStart } : {};
     const steps = formatSteps(traceView(file.schedule, file.trace), o, { failStep: file.schedule.length, ...lasso });
-    const rerun = flags.from !== undefined ? `npx interleave check ${shellWord(arg)}${paramFlags(f, p, false, true)} --from ${shellWord(flags.from)} --within ${flags.within ?? 1}` : `npx interleave check ${shellWord(arg)}${paramFlags(f, p)} --strategy ${r.strategy} --seed ${r.seed}`;
+    const rerun = flags.from !== undefined ? `npx interleave check ${shellWord(arg)}${paramFlags(f, p, false, true)} --from ${shellWord(flags.from)} --within ${flags.within ?? 1}` : `npx interleave check ${shellWord(arg)}${paramFlags(f, p)} --strategy ${r.strategy} --seed ${r.seed}${chosen ? ` --shard ${chosen.index + 1}/${chosen.count}${flags.shardPrefix !== undefined ? ` --shard-prefix ${flags.shardPrefix}` : ''}` : ''}`;
     const hint = f.hint?.(p, true);
     if (flags.json) {
       printJson(io, {
@@ -269,4 +288,52 @@ export async function runCheck(io: Io, name: string, flags: CheckFlags): Promise
   if (typeof r.options.livenessNote === 'string') io.out(o.yellow(r.options.livenessNote));
   if (hint) io.out(`\n${o.cyan(hint)}`);
   return EXIT.ok;
+}
+
+/** Refuses shard and result flags that do not fit the check; returns where the fingerprints will land. */
+function shardChecks(api: CheckerApi, sc: Scenario, opts: CheckOptions, flags: CheckFlags, chosen: ShardChoice | undefined): { value?: BigUint64Array } {
+  const strategy = opts.strategy ?? 'bfs';
+  const exhaustive = strategy === 'dfs' || strategy === 'bfs';
+  const where = chosen && chosen.from !== '--shard' ? ` (shard ${chosen.index + 1}/${chosen.count} from ${chosen.from})` : '';
+  if (chosen && !exhaustive && strategy !== 'swarm') throw new UsageError(`--shard splits dfs, bfs and swarm checks, not ${strategy}${where}; use --strategy dfs|bfs|swarm`);
+  if (chosen && exhaustive && flags.from !== undefined) throw new UsageError(`--shard does not combine with --from${where}: a search around a recording runs in one process`);
+  if (chosen && exhaustive && opts.liveness !== false && api.hasLiveness(sc)) {
+    throw new UsageError(`scenario '${sc.name}' declares liveness properties, which a sharded search cannot decide (a cycle may cross shards)${where}; check it in one process, or turn the liveness properties off`);
+  }
+  if (flags.shardPrefix !== undefined && !(chosen && exhaustive)) throw new UsageError('--shard-prefix applies to a sharded dfs/bfs (--shard i/n with --strategy dfs or bfs)');
+  for (const [flag, v] of [['--result', flags.result], ['--fingerprints', flags.fingerprints]] as const) {
+    if (v !== undefined && (!exhaustive || flags.from !== undefined)) throw new UsageError(`${flag} records a dfs/bfs check (sharded or not); not ${flags.from !== undefined ? '--from' : strategy}`);
+  }
+  const out: { value?: BigUint64Array } = {};
+  if (exhaustive && (flags.result !== undefined || flags.fingerprints !== undefined)) {
+    opts.inspect = { ...opts.inspect, fingerprints: (f) => void (out.value = f) };
+  }
+  return out;
+}
+
+/** The result file of this check (one shard, or the whole check as shard 1/1). */
+function resultFile(api: CheckerApi, sc: Scenario, t: Target, p: ParamValues, r: CheckResult, scenario: ShardResultFile['scenario'], fps: BigUint64Array | undefined, interrupted: boolean, path: string): ShardResultFile {
+  const sh = r.shard;
+  const o = r.options;
+  const options: ShardResultFile['options'] = { por: o.por === true, symmetry: o.symmetry === true };
+  for (const k of ['maxDepth', 'maxStates', 'timeLimitMs'] as const) if (typeof o[k] === 'number') options[k] = o[k] as number;
+  const v = r.violation;
+  return {
+    schemaVersion: RESULT_SCHEMA_VERSION,
+    kind: RESULT_KIND,
+    tool: { name: 'interleave', version: VERSION },
+    scenario,
+    strategy: r.strategy,
+    shard: sh ? { i: sh.index + 1, n: sh.count, prefix: sh.prefix, prefixDepth: sh.prefixDepth, prefixStates: sh.prefixStates, frontier: sh.frontier, roots: sh.roots } : { i: 1, n: 1 },
+    options,
+    ok: r.ok,
+    complete: r.complete && !interrupted,
+    ...(r.cutBy ? { cutBy: r.cutBy } : {}),
+    interrupted,
+    stats: r.stats,
+    fingerprintDigest: sh?.digest ?? (fps ? api.fingerprintDigest(fps) : ''),
+    distinctFingerprints: fps?.length ?? 0,
+    unreached: r.unreached,
+    violation: v ? { property: v.property, steps: v.schedule.length, trace: traceFileOf(api, sc, t, p, r, v, path) } : null,
+  };
 }

@@ -1,0 +1,129 @@
+// `interleave merge <files…>`: the verdict of a sharded check from its shards' result
+// files. Exit 2 when the files are not the shards of one check (another scenario,
+// parameters, interleave version, shard count, partition or options) or when a shard
+// is missing or given twice; else exit 1 with the shortest counterexample if a shard
+// found one; else exit 0, "complete" only when every shard is complete.
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import { formatHtml, formatSteps, traceView } from '../../report/index.ts';
+import { EXIT, UsageError } from '../errors.ts';
+import { printJson, type Io } from '../io.ts';
+import { shellWord } from '../options.ts';
+import { readResult, writeAtomically, type ShardResultFile } from '../shard-result.ts';
+
+/** What shards of one check share; a difference is a mismatch. */
+function identity(r: ShardResultFile): Record<string, string> {
+  const sorted = (o: Record<string, unknown>) => JSON.stringify(Object.fromEntries(Object.entries(o).sort(([a], [b]) => (a < b ? -1 : 1))));
+  return {
+    scenario: r.scenario.name + (r.scenario.module ? ` (${r.scenario.module})` : ''),
+    parameters: sorted(r.scenario.params),
+    'interleave version': r.tool.version,
+    'shard count': String(r.shard.n),
+    'shard prefix': String(r.shard.prefix ?? '-'),
+    // The same scenario and version give the same prefix: a difference means another model.
+    partition: `depth ${r.shard.prefixDepth ?? '-'}, ${r.shard.frontier ?? '-'} frontier worlds`,
+    options: sorted(r.options),
+  };
+}
+
+interface Problem {
+  kind: 'mismatch' | 'missing' | 'duplicate';
+  message: string;
+}
+
+function problems(files: string[], rs: ShardResultFile[]): Problem[] {
+  const out: Problem[] = [];
+  const ref = identity(rs[0]!);
+  rs.forEach((r, k) => {
+    if (k === 0) return;
+    const id = identity(r);
+    for (const key of Object.keys(ref)) {
+      if (id[key] !== ref[key]) out.push({ kind: 'mismatch', message: `${files[k]} (shard ${r.shard.i}/${r.shard.n}) has ${key} ${id[key]}, ${files[0]} has ${ref[key]}` });
+    }
+  });
+  if (out.length > 0) return out;
+  const n = rs[0]!.shard.n;
+  const by = new Map<number, string[]>();
+  rs.forEach((r, k) => by.set(r.shard.i, [...(by.get(r.shard.i) ?? []), files[k]!]));
+  for (const [i, fs] of by) if (fs.length > 1) out.push({ kind: 'duplicate', message: `shard ${i}/${n} is given ${fs.length} times: ${fs.join(', ')}` });
+  const missing = Array.from({ length: n }, (_, j) => j + 1).filter((i) => !by.has(i));
+  if (missing.length > 0) out.push({ kind: 'missing', message: `shard${missing.length > 1 ? 's' : ''} ${missing.map((i) => `${i}/${n}`).join(', ')} missing (have ${[...by.keys()].sort((a, b) => a - b).join(', ')} of 1..${n})` });
+  return out;
+}
+
+/** The trace file to save: a user's module path is relative to the file, so re-anchor it. */
+function traceAt(r: ShardResultFile, from: string, to: string): ShardResultFile['violation'] & object {
+  const v = r.violation!;
+  const mod = (v.trace.scenario as { module?: { path: string; export: string } }).module;
+  if (!mod) return v;
+  const abs = resolve(dirname(resolve(from)), mod.path);
+  const path = relative(dirname(resolve(to)), abs).split(sep).join('/');
+  return { ...v, trace: { ...v.trace, scenario: { ...v.trace.scenario, module: { ...mod, path } } } as typeof v.trace };
+}
+
+export async function runMerge(io: Io, files: string[], flags: { json?: boolean; out?: string }): Promise<number> {
+  if (files.length === 0) throw new UsageError("merge takes the result files of a sharded check, e.g. interleave merge shard-*.json");
+  const rs = files.map((f) => readResult(f));
+  const found = problems(files, rs);
+  const mismatch = found.filter((p) => p.kind === 'mismatch');
+  const o = io.style;
+  const sum = (f: (r: ShardResultFile) => number) => rs.reduce((a, r) => a + f(r), 0);
+  const stats = { shards: rs.length, count: rs[0]!.shard.n, distinctStates: sum((r) => r.stats.distinctStates), states: sum((r) => r.stats.states), prefixStates: rs[0]!.shard.prefixStates ?? 0, ms: Math.max(...rs.map((r) => r.stats.ms)) };
+  if (mismatch.length > 0) {
+    if (flags.json) printJson(io, { ok: null, complete: false, problems: mismatch });
+    else {
+      io.err(o.red('these files are not the shards of one check:'));
+      for (const p of mismatch) io.err(`  ${p.message}`);
+      io.err("run every shard with the same scenario, --param values, interleave version, --shard …/n and --shard-prefix, then merge their --result files");
+    }
+    return EXIT.usage;
+  }
+  // A counterexample is a counterexample whichever shard found it: the shortest one.
+  const bad = rs.map((r, k) => ({ r, file: files[k]! })).filter((x) => x.r.violation).sort((a, b) => a.r.violation!.steps - b.r.violation!.steps || a.r.shard.i - b.r.shard.i);
+  if (bad.length > 0) {
+    const { r, file } = bad[0]!;
+    const out = flags.out ?? join('.interleave', `${r.scenario.name.replace(/[^A-Za-z0-9._-]+/g, '_')}-merged.json`);
+    const v = traceAt(r, file, out);
+    let writeError: string | undefined;
+    try {
+      writeAtomically(out, `${JSON.stringify(v.trace, null, 2)}\n`);
+      writeAtomically(out.replace(/\.json$/i, '') + '.html', formatHtml(v.trace));
+    } catch (e) {
+      writeError = `cannot write the trace to ${out}: ${(e as Error).message}; choose another place with --out FILE`;
+    }
+    const replay = `npx interleave replay ${shellWord(out)}`;
+    const steps = formatSteps(traceView(v.trace.schedule, v.trace.trace), flags.json ? undefined : o, { failStep: v.trace.schedule.length });
+    if (flags.json) {
+      printJson(io, { ok: false, complete: false, shard: `${r.shard.i}/${r.shard.n}`, file, violation: { property: v.property, schedule: v.trace.schedule, steps: steps.map((l) => l.trim()) }, foundBy: bad.map((x) => `${x.r.shard.i}/${x.r.shard.n}`), ...(writeError ? { writeError } : { trace: out, replay }), problems: found, stats });
+      return EXIT.violation;
+    }
+    io.out(o.red(o.bold(`✗ ${v.property.kind} '${v.property.name}' violated`)) + o.red(`: ${v.property.message}`));
+    io.out(`\nshortest counterexample of ${bad.length} shard${bad.length > 1 ? 's' : ''} reporting one (shard ${r.shard.i}/${r.shard.n}, ${file}), ${v.trace.schedule.length} steps:`);
+    io.out(steps.join('\n'));
+    io.out('');
+    if (writeError) io.err(o.yellow(`warning: ${writeError}`));
+    else io.out(`replay    ${replay}`);
+    for (const p of found) io.out(o.yellow(`note: ${p.message} (the counterexample stands)`));
+    return EXIT.violation;
+  }
+  if (found.length > 0) {
+    if (flags.json) printJson(io, { ok: null, complete: false, problems: found, stats });
+    else for (const p of found) io.err(o.red(`${p.kind}: ${p.message}`));
+    if (!flags.json) io.err(`merge needs every shard 1..${rs[0]!.shard.n} exactly once; rerun the missing ones with --shard i/${rs[0]!.shard.n} --result FILE`);
+    return EXIT.usage;
+  }
+  const cut = rs.filter((r) => !r.complete).sort((a, b) => a.shard.i - b.shard.i);
+  // A `reachable` property is unreached only if no shard reached it.
+  const unreached = rs.map((r) => r.unreached).reduce((a, b) => a.filter((x) => b.includes(x)));
+  const complete = cut.length === 0;
+  if (flags.json) {
+    printJson(io, { ok: true, complete, ...(complete ? {} : { incomplete: cut.map((r) => ({ shard: `${r.shard.i}/${r.shard.n}`, cutBy: r.cutBy ?? (r.interrupted ? 'stopped' : 'unknown') })) }), unreached, stats });
+    return EXIT.ok;
+  }
+  const n = (x: number) => Math.round(x).toLocaleString('en-US');
+  const what = `${rs[0]!.scenario.name}, ${stats.count} shard${stats.count > 1 ? 's' : ''}: ${n(stats.distinctStates)} distinct states summed over the shards (prefix of ${n(stats.prefixStates)} in each), ${n(stats.states)} states`;
+  io.out(o.green(`✓ all properties hold (${what})`));
+  if (complete) io.out('complete: every shard explored its whole slice, so every reachable state was visited');
+  else io.out(o.yellow(`not complete: ${cut.map((r) => `shard ${r.shard.i}/${r.shard.n} cut by ${r.cutBy ?? (r.interrupted ? 'Ctrl-C' : 'a budget')}`).join(', ')}; no violation in the part explored`));
+  if (unreached.length) io.out(o.yellow(`never reached${complete ? '' : ' (in the part explored)'}: ${unreached.join(', ')}`));
+  return EXIT.ok;
+}
