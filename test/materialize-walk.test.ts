@@ -5,7 +5,8 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { addHold, allowCompaction, arrangement, dropHold, gate, maintain, compactionFrontier } from '../src/machines/materialize/trace.ts';
 import { drainOkIterator, referenceAnswer, sameResponse, scanErrsForError, walk } from '../src/machines/materialize/walk.ts';
-import { initPool, poolReact } from '../src/machines/materialize/pool.ts';
+import { poolMachine } from '../src/machines/materialize/pool.ts';
+import { MachineStepper } from '../src/actors/xstate-adapter.ts';
 import { CHECK_COSTS, lookup, rows, scan } from '../src/machines/materialize/config.ts';
 import type { PeekResponse, PeekSpec, StashConfig, Update } from '../src/machines/materialize/types.ts';
 import type { Message } from '../src/actors/types.ts';
@@ -77,22 +78,27 @@ describe('the walk', () => {
   });
 });
 
-/** Runs an offloaded walk through the pool's pure core (spawn, slice ends, upload ok) and returns its answer. */
+/** Runs an offloaded walk through the pool's chart (spawn, slice ends, upload ok) and returns its answer. */
 function offloaded(oks: Update[], errs: { key: string; time: number; diff: number }[], peek: PeekSpec, stash: StashConfig): PeekResponse {
-  let c = initPool({ workers: 1, slotRelease: 'walk-end' });
+  const pool = new MachineStepper(poolMachine, 'pool');
+  let snap = pool.initial({ workers: 1, slotRelease: 'walk-end' }).snapshot;
   const snapshot = { oks: oks.length ? [{ id: 1, updates: oks }] : [], errs: errs.length ? [{ id: 2, updates: errs }] : [], spare: stash.enabled };
-  let queue: Message[] = [{ type: 'SpawnWalk', w: 0, peek, snapshot, stash, costs: CHECK_COSTS, sliced: true, slice: 2 }];
+  const queue: Message[] = [{ type: 'SpawnWalk', w: 0, peek, snapshot, stash, costs: CHECK_COSTS, sliced: true, slice: 2 }];
   for (let i = 0; i < 100; i++) {
     const ev = queue.shift();
     if (!ev) break;
-    const r = poolReact(c, ev);
-    c = r.ctx;
-    for (const f of r.fx) {
-      if (f.kind === 'after') queue.push(f.msg);
-      if (f.kind === 'send' && f.msg.type === 'stash.upload') queue.push({ type: 'stash.upload.ok', uuid: f.msg.uuid, shard: 'x' });
-      if (f.kind === 'send' && f.msg.type === 'WalkResult') return f.msg.response as PeekResponse;
+    const r = pool.step(snap, ev);
+    expect(r.unhandled).toBe(false);
+    snap = r.snapshot;
+    for (const a of r.actions) {
+      const msg = a.params?.event as Message | undefined;
+      if (a.type === 'xstate.raise' && typeof a.params.delay === 'number') queue.push(msg!);
+      if (a.type === 'xstate.sendTo' && msg?.type === 'stash.upload') queue.push({ type: 'stash.upload.ok', uuid: msg.uuid, shard: 'x' });
+      if (a.type === 'xstate.sendTo' && msg?.type === 'WalkResult') {
+        expect(snap.value).toBe('idle');
+        return msg.response as PeekResponse;
+      }
     }
-    queue = queue.slice();
   }
   throw new Error('the pool never answered');
 }

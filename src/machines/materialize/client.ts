@@ -1,10 +1,12 @@
-// The client and the controller-side aggregator (PartitionedComputeState): sends
-// each peek to every worker, merges one response per worker, and answers once all
-// workers have (Canceled beats Error beats rows; rows concatenate). Peeks come
-// from a list issued at start, an open-loop schedule of arrival timers, and an
-// optional closed loop (E1's concurrent scans: the next one goes out when the
-// previous one is answered).
-import { coreMachine, type Fx } from './effects.ts';
+// The client and the controller-side aggregator (PartitionedComputeState) as a
+// statechart (docs/materialize.md, "The client chart"): sends each peek to every
+// worker, merges one response per worker, and answers once all workers have
+// (Canceled beats Error beats rows; rows concatenate). Peeks come from a list
+// issued at start, an open-loop schedule of arrivals (an `after` timer while
+// arrivals are due), and an optional closed loop (E1's concurrent scans: the next
+// one goes out when the previous one is answered).
+import { and, not, setup } from 'xstate';
+import { act, type Fx } from './effects.ts';
 import { workerId, type PeekResponse, type PeekSpec, type Row } from './types.ts';
 import type { Message } from '../../actors/types.ts';
 
@@ -82,53 +84,157 @@ export function mergeResponses(rs: readonly PeekResponse[]): PeekResponse {
   return stashed ? { kind: 'stashed', shard: 'merged', rows: rows.length, bytes, content: rows } : { kind: 'rows', rows };
 }
 
-export function clientReact(c: ClientCtx, ev: Message): { ctx: ClientCtx; fx: Fx[] } {
+type Out = { ctx: ClientCtx; fx: Fx[] };
+
+function start(c: ClientCtx): Out {
   const fx: Fx[] = [];
-  switch (ev.type) {
-    case 'Start': {
-      let n = c;
-      for (const p of c.input.peeks ?? []) n = issue(n, p, fx);
-      const cl = c.input.closed;
-      if (cl) for (let k = 0; k < cl.concurrency; k++) n = issueClosed(n, fx);
-      const a = c.input.arrivals ?? [];
-      if (a.length > 0) fx.push({ kind: 'after', msg: { type: 'Arrival' }, delay: a[0]!.at, id: 'arrival' });
-      return { ctx: n, fx };
-    }
-    case 'Arrival': {
-      const a = c.input.arrivals!;
-      const cur = a[c.next]!;
-      const n = issue({ ...c, clock: cur.at, next: c.next + 1 }, cur.peek, fx);
-      if (n.next < a.length) fx.push({ kind: 'after', msg: { type: 'Arrival' }, delay: a[n.next]!.at - cur.at, id: 'arrival' });
-      return { ctx: n, fx };
-    }
-    case 'Issue':
-      return { ctx: issue(c, ev.peek as PeekSpec, fx), fx };
-    case 'Cancel': {
-      const uuid = String(ev.uuid);
-      if (c.open[uuid]) for (let i = 0; i < c.input.workers; i++) fx.push({ kind: 'send', to: workerId(i), msg: { type: 'CancelPeekCmd', uuid } });
-      return { ctx: c, fx };
-    }
-    case 'WorkerResponse': {
-      const uuid = String(ev.uuid);
-      const w = Number(ev.w);
-      const o = c.open[uuid];
-      if (!o) return { ctx: { ...c, strays: c.strays + 1 }, fx };
-      if (o.resp[w] !== null) return { ctx: { ...c, duplicates: c.duplicates + 1 }, fx };
-      const resp = o.resp.slice();
-      resp[w] = ev.response as PeekResponse;
-      if (o.got + 1 < c.input.workers) return { ctx: { ...c, open: { ...c.open, [uuid]: { ...o, got: o.got + 1, resp } } }, fx };
-      const merged = mergeResponses(resp as PeekResponse[]);
-      const open = { ...c.open };
-      delete open[uuid];
-      fx.push({ kind: 'emit', msg: { type: 'Merged', uuid, cls: o.cls, kind: merged.kind } });
-      fx.push({ kind: 'send', to: 'env', msg: { type: 'MergedResponse', uuid, cls: o.cls, response: merged } });
-      let n: ClientCtx = { ...c, open, mergedCount: c.mergedCount + 1, merged: c.input.keep ? { ...c.merged, [uuid]: merged } : c.merged };
-      if (c.input.closed && c.input.closed.peeks.some((p) => p.uuid === uuid)) n = issueClosed(n, fx);
-      return { ctx: n, fx };
-    }
-    default:
-      throw new Error(`the client has no case for '${ev.type}'`);
-  }
+  let n = c;
+  for (const p of c.input.peeks ?? []) n = issue(n, p, fx);
+  const cl = c.input.closed;
+  if (cl) for (let k = 0; k < cl.concurrency; k++) n = issueClosed(n, fx);
+  return { ctx: n, fx };
 }
 
-export const clientMachine = coreMachine('client', clientReact, initClient, ['Start', 'Arrival', 'Issue', 'Cancel', 'WorkerResponse']);
+/** The next open-loop arrival is due: its peek goes out, and the clock is its time. */
+function arrive(c: ClientCtx): Out {
+  const fx: Fx[] = [];
+  const cur = c.input.arrivals![c.next]!;
+  return { ctx: issue({ ...c, clock: cur.at, next: c.next + 1 }, cur.peek, fx), fx };
+}
+
+function issueOne(c: ClientCtx, ev: Message): Out {
+  const fx: Fx[] = [];
+  return { ctx: issue(c, ev.peek as PeekSpec, fx), fx };
+}
+
+function cancelOpen(c: ClientCtx, ev: Message): Out {
+  const uuid = String(ev.uuid);
+  const fx: Fx[] = [];
+  for (let i = 0; i < c.input.workers; i++) fx.push({ kind: 'send', to: workerId(i), msg: { type: 'CancelPeekCmd', uuid } });
+  return { ctx: c, fx };
+}
+
+function record(c: ClientCtx, ev: Message): Out {
+  const uuid = String(ev.uuid);
+  const o = c.open[uuid]!;
+  const resp = o.resp.slice();
+  resp[Number(ev.w)] = ev.response as PeekResponse;
+  return { ctx: { ...c, open: { ...c.open, [uuid]: { ...o, got: o.got + 1, resp } } }, fx: [] };
+}
+
+/** The last worker answered: the merged response goes out, and a closed loop issues its next peek. */
+function merge(c: ClientCtx, ev: Message): Out {
+  const uuid = String(ev.uuid);
+  const o = c.open[uuid]!;
+  const resp = o.resp.slice();
+  resp[Number(ev.w)] = ev.response as PeekResponse;
+  const merged = mergeResponses(resp as PeekResponse[]);
+  const open = { ...c.open };
+  delete open[uuid];
+  const fx: Fx[] = [
+    { kind: 'emit', msg: { type: 'Merged', uuid, cls: o.cls, kind: merged.kind } },
+    { kind: 'send', to: 'env', msg: { type: 'MergedResponse', uuid, cls: o.cls, response: merged } },
+  ];
+  let n: ClientCtx = { ...c, open, mergedCount: c.mergedCount + 1, merged: c.input.keep ? { ...c.merged, [uuid]: merged } : c.merged };
+  if (closedPeek(c, uuid)) n = issueClosed(n, fx);
+  return { ctx: n, fx };
+}
+
+function closedPeek(c: ClientCtx, uuid: string): boolean {
+  return c.input.closed?.peeks.some((p) => p.uuid === uuid) === true;
+}
+
+function closedCanIssue(c: ClientCtx): boolean {
+  const cl = c.input.closed;
+  return cl !== undefined && c.closedNext < cl.peeks.length && c.clock < cl.horizon;
+}
+
+type Args = { readonly context: ClientCtx; readonly event: Message };
+const openOf = ({ context, event }: Args) => context.open[String(event.uuid)];
+
+/** Peeks open (waiting for workers) or none (answered), with the same transitions whether arrivals are still due or not. */
+function peeks(): any {
+  const issue = { Issue: { target: '.waiting', actions: 'issue' } };
+  return {
+    initial: 'answered',
+    on: {
+      ...issue,
+      Cancel: [{ guard: 'peekOpen', actions: 'cancel' }, {}],
+    },
+    states: {
+      /** At least one peek is open: some worker has not answered it. */
+      waiting: {
+        on: {
+          WorkerResponse: [
+            { guard: not('peekOpen'), actions: 'countStray' },
+            { guard: 'repeatFromWorker', actions: 'countDuplicate' },
+            { guard: not('lastWorker'), actions: 'record' },
+            { guard: and(['lastOpenPeek', not('closedLoopGoesOn')]), target: 'answered', actions: 'merge' },
+            { actions: 'merge' },
+          ],
+        },
+      },
+      /** Every issued peek is merged and answered. */
+      answered: { on: { WorkerResponse: { actions: 'countStray' } } },
+    },
+  };
+}
+
+export const clientMachine = setup({
+  types: {} as { context: ClientCtx; input: ClientInput; events: { type: string; [k: string]: unknown } },
+  guards: {
+    arrivalsDue: ({ context }: Args) => context.next < (context.input.arrivals?.length ?? 0),
+    moreArrivals: ({ context }: Args) => context.next + 1 < (context.input.arrivals?.length ?? 0),
+    /** Start issues at least one peek (the list, or the closed loop's first). */
+    startIssues: ({ context }: Args) => (context.input.peeks?.length ?? 0) > 0 || ((context.input.closed?.concurrency ?? 0) > 0 && closedCanIssue(context)),
+    peekOpen: (a: Args) => openOf(a) !== undefined,
+    repeatFromWorker: (a: Args) => openOf(a)!.resp[Number(a.event.w)] !== null,
+    lastWorker: (a: Args) => openOf(a)!.got + 1 === a.context.input.workers,
+    lastOpenPeek: ({ context }: Args) => Object.keys(context.open).length === 1,
+    /** Merging this peek sends the closed loop's next one. */
+    closedLoopGoesOn: ({ context, event }: Args) => closedPeek(context, String(event.uuid)) && closedCanIssue(context),
+  },
+  actions: {
+    start: act(start),
+    arrive: act(arrive),
+    issue: act(issueOne),
+    cancel: act(cancelOpen),
+    record: act(record),
+    merge: act(merge),
+    countStray: act((c: ClientCtx) => ({ ctx: { ...c, strays: c.strays + 1 }, fx: [] })),
+    countDuplicate: act((c: ClientCtx) => ({ ctx: { ...c, duplicates: c.duplicates + 1 }, fx: [] })),
+  },
+  delays: {
+    /** Virtual ms from now (the last arrival's time) to the next arrival. */
+    nextArrival: ({ context }: { context: ClientCtx }) => context.input.arrivals![context.next]!.at - context.clock,
+  },
+}).createMachine({
+  id: 'client',
+  context: ({ input }) => initClient(input),
+  initial: 'ready',
+  states: {
+    /** Before the run starts. */
+    ready: {
+      on: {
+        Start: [
+          { guard: and(['arrivalsDue', 'startIssues']), target: 'arrivalsDue.waiting', actions: 'start' },
+          { guard: 'arrivalsDue', target: 'arrivalsDue.answered', actions: 'start' },
+          { guard: 'startIssues', target: 'arrivalsOver.waiting', actions: 'start' },
+          { target: 'arrivalsOver.answered', actions: 'start' },
+        ],
+      },
+    },
+    /** Open-loop arrivals still to come: the next one fires after `nextArrival`. */
+    arrivalsDue: {
+      ...peeks(),
+      after: {
+        nextArrival: [
+          { guard: 'moreArrivals', target: 'arrivalsDue.waiting', reenter: true, actions: 'arrive' },
+          { target: 'arrivalsOver.waiting', actions: 'arrive' },
+        ],
+      },
+    },
+    /** Every open-loop arrival has gone out. */
+    arrivalsOver: peeks(),
+  },
+});

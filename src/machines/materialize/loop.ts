@@ -1,108 +1,77 @@
-// The timely worker's loop (docs/materialize.md) as a pure function of (context, event):
-// maintenance -> step_or_park -> handle_pending_commands -> process_peeks. A unit
-// of work that takes time (a step, an inline walk, a slice, the cursor setup of an
-// offload) ends with the worker's self-message `Loop{ms}`; its latency in the
-// simulator is the unit's length, and the checker delivers it at any point. Events
-// that arrive meanwhile are only buffered, so dispatch and retirement can only
-// happen between steps (invariant 11).
+// The actions of the timely worker's loop (docs/materialize.md): what an arrival
+// buffers, how an iteration starts (maintenance, then step_or_park), what the end
+// of a step reveals, and the commands of step 3. Which of them runs when is the
+// worker chart's business (worker.ts); process_peek is in process-peek.ts.
 //
-// This file is the step loop; gates and placement are in placement.ts, retirement
-// and answers in retire.ts, the context and the transition draft in worker-ctx.ts.
+// A unit of work that takes time (a step, an inline walk, a slice, the cursor
+// setup of an offload) ends with the worker's self-message `Loop{ms}`; its
+// latency in the simulator is the unit's length, and the checker delivers it at
+// any point. Events that arrive meanwhile are only buffered, so dispatch and
+// retirement can only happen between steps (invariant 11).
 import { addHold, allowCompaction, applyArrival, maintain } from './trace.ts';
-import { stashKey, workerId, type Activation, type Command, type WalkResult } from './types.ts';
-import type { Message } from '../../actors/types.ts';
-import { Turn, insertPending, type Effect, type WorkerCtx } from './worker-ctx.ts';
-import { dispatch, slice } from './placement.ts';
-import { cancel, release, retireOffload, retireStash } from './retire.ts';
+import { stashKey, workerId, type Activation, type Command, type PeekCmd, type WalkResult } from './types.ts';
+import { insertPending, turn, type Turn, type WorkerCtx } from './worker-ctx.ts';
+import { cancel, release } from './retire.ts';
 
-/** The worker's reaction to one event: the next context and what it sends and emits. */
-export function react(c: WorkerCtx, ev: Message): { readonly ctx: WorkerCtx; readonly fx: readonly Effect[] } {
-  const t = new Turn(c);
-  switch (ev.type) {
-    case 'PeekCmd':
-    case 'CancelPeekCmd':
-    case 'AllowCompaction':
-    case 'SetCap': {
-      const after = c.phase === 'stepping' && c.cfg.cmdVisibility === 'current' ? c.stepNo : c.stepNo + 1;
-      t.set({ arrived: [...c.arrived, { cmd: ev as unknown as Command, after }] });
-      if (ev.type === 'PeekCmd') t.emit({ type: 'Arrive', w: c.w, uuid: (ev as any).peek.uuid });
-      arrival(t);
-      break;
-    }
-    case 'InsertCycle':
-      t.set({ chains: [...c.chains, (ev as any).chain] });
-      arrival(t);
-      break;
-    case 'WalkResult': {
-      // The oneshot: kept only while its pending entry exists (a cancelled peek's late answer is dropped).
-      const r = ev as unknown as WalkResult;
-      if (c.pending.some((p) => p.kind === 'offload' && p.peek.uuid === r.uuid)) t.set({ results: [...c.results, r] });
-      if (r.guard) release(t, r.uuid);
-      arrival(t);
-      break;
-    }
-    case 'stash.upload.ok':
-    case 'stash.upload.error': {
-      const key = String((ev as any).uuid);
-      if (c.pending.some((p) => p.kind === 'stash' && stashKey(p.peek.uuid, c.w) === key)) {
-        t.set({ stashReplies: [...c.stashReplies, { key, ok: ev.type === 'stash.upload.ok', message: (ev as any).message }] });
-      }
-      arrival(t);
-      break;
-    }
-    case 'stash.cancel.ok':
-    case 'stash.cancel.error':
-      break;
-    case 'Loop':
-      if (c.phase === 'stepping') endStep(t);
-      else {
-        for (const f of c.after) t.fx.push(f);
-        t.set({ after: [] });
-      }
-      serve(t);
-      break;
-    default:
-      throw new Error(`worker ${c.w} has no case for '${ev.type}'`);
-  }
-  return { ctx: t.c, fx: t.fx };
-}
+// Arrivals ------------------------------------------------------------------
 
-/** Something arrived: a parked worker unparks (its next step runs the command channel); otherwise the token sticks. */
-function arrival(t: Turn): void {
-  if (t.c.phase === 'parked') startIteration(t, true);
-  else t.set({ wake: true });
-}
-
-/** One loop iteration from the top: maintenance, then step_or_park. */
-function startIteration(t: Turn, woken: boolean): void {
+/** A command arrives: it becomes visible at the end of the step running now (or the next), or of the step an unpark starts. */
+export const bufferCommand = turn<{ readonly duringStep: boolean }>((t, ev, p) => {
   const c = t.c;
-  t.set({ trace: maintain(c.trace) });
+  const after = p.duringStep && c.cfg.cmdVisibility === 'current' ? c.stepNo : c.stepNo + 1;
+  t.set({ arrived: [...c.arrived, { cmd: ev as unknown as Command, after }] });
+  if (ev.type === 'PeekCmd') t.emit({ type: 'Arrive', w: c.w, uuid: (ev as unknown as PeekCmd).peek.uuid });
+});
+
+/** Operator work arrives: a chain of activations, one per step. */
+export const addChain = turn((t, ev) => t.set({ chains: [...t.c.chains, ev.chain as readonly Activation[]] }));
+
+/** The oneshot: kept only while its pending entry exists (a cancelled peek's late answer is dropped); variant A's guard comes back with it. */
+export const keepWalkResult = turn((t, ev) => {
+  const r = ev as unknown as WalkResult;
+  if (t.c.pending.some((p) => p.kind === 'offload' && p.peek.uuid === r.uuid)) t.set({ results: [...t.c.results, r] });
+  if (r.guard) release(t, r.uuid);
+});
+
+/** An inline stash upload replied: kept for process_peeks while the stashing entry exists. */
+export const keepUploadReply = turn((t, ev) => {
+  const c = t.c;
+  const key = String(ev.uuid);
+  if (c.pending.some((p) => p.kind === 'stash' && stashKey(p.peek.uuid, c.w) === key)) {
+    t.set({ stashReplies: [...c.stashReplies, { key, ok: ev.type === 'stash.upload.ok', message: ev.message as string | undefined }] });
+  }
+});
+
+/** The sticky unpark token: an arrival while the worker is busy makes the next iteration step. */
+export const setWake = turn((t) => t.set({ wake: true }));
+
+// The iteration ------------------------------------------------------------
+
+/** Step 1: trace maintenance (the physical merge). */
+export const maintainTrace = turn((t) => t.set({ trace: maintain(t.c.trace) }));
+
+/** step_or_park with operators activated: one activation of every chain runs. */
+export const stepOperators = turn((t) => {
   const chains = t.c.chains;
-  if (chains.length > 0) {
-    const running = chains.map((ch) => ch[0]!);
-    const rest = chains.map((ch) => ch.slice(1)).filter((ch) => ch.length > 0);
-    let ms = 0;
-    for (const a of running) ms += a.ms;
-    beginStep(t, running, rest, ms);
-    return;
-  }
-  const parkedWork = t.c.pending.some((p) => p.kind === 'sliced') || t.c.arrived.length > 0;
-  if (woken || t.c.wake || parkedWork) {
-    beginStep(t, [], chains, c.cfg.costs.shortStepMs);
-    return;
-  }
-  t.set({ phase: 'parked' });
-}
+  const running = chains.map((ch) => ch[0]!);
+  const rest = chains.map((ch) => ch.slice(1)).filter((ch) => ch.length > 0);
+  let ms = 0;
+  for (const a of running) ms += a.ms;
+  beginStep(t, running, rest, ms);
+});
+
+/** step_or_park woken with no operator work: the short step in which the command channel runs. */
+export const stepShort = turn((t) => beginStep(t, [], t.c.chains, t.c.cfg.costs.shortStepMs));
 
 function beginStep(t: Turn, running: readonly Activation[], chains: readonly (readonly Activation[])[], ms: number): void {
   const stepNo = t.c.stepNo + 1;
-  t.set({ phase: 'stepping', stepNo, running, chains, wake: false });
+  t.set({ stepNo, running, chains, wake: false });
   t.emit({ type: 'StepStart', w: t.c.w, ms });
   t.send(workerId(t.c.w), { type: 'Loop', ms, unit: 'step' });
 }
 
 /** `step_or_park` returned: the activations' data is in, and the commands of this step become visible. */
-function endStep(t: Turn): void {
+export const endStep = turn((t) => {
   let trace = t.c.trace;
   for (const a of t.c.running) if (a.batch) trace = applyArrival(trace, a.batch);
   const stepNo = t.c.stepNo;
@@ -114,74 +83,57 @@ function endStep(t: Turn): void {
   }
   for (const cmd of now) if (cmd.type === 'PeekCmd') t.emit({ type: 'Visible', w: t.c.w, uuid: cmd.peek.uuid });
   t.emit({ type: 'StepEnd', w: t.c.w });
-  t.set({
-    trace,
-    running: [],
-    arrived: later,
-    visible: [...t.c.visible, ...now],
-    phase: 'serving',
-    serve: { stage: 'commands', queue: [], pass: t.c.cfg.fuel.perPass },
-  });
+  t.set({ trace, stepEnded: stepNo, running: [], arrived: later, visible: [...t.c.visible, ...now], serve: { queue: [], pass: t.c.cfg.fuel.perPass } });
+});
+
+/** A unit of work on the worker ended: its effects (responses, the spawn, the upload) happen now. */
+export const endUnit = turn((t) => {
+  for (const f of t.c.after) t.fx.push(f);
+  t.set({ after: [] });
+});
+
+// Step 3: handle_pending_commands --------------------------------------------
+
+function takeCommand(t: Turn): Command {
+  const [cmd, ...rest] = t.c.visible;
+  t.set({ visible: rest });
+  return cmd!;
 }
 
-/** Steps 3 and 4: handle commands, then sweep the pending map; stop at the first unit that takes time. */
-function serve(t: Turn): void {
-  for (;;) {
-    const c = t.c;
-    if (c.serve.stage === 'commands') {
-      if (c.visible.length > 0) {
-        const [cmd, ...rest] = c.visible;
-        t.set({ visible: rest });
-        if (command(t, cmd!)) return;
-        continue;
-      }
-      t.set({ serve: { ...c.serve, stage: 'peeks', queue: c.pending.map((p) => p.peek.uuid) } });
-      continue;
-    }
-    if (c.serve.queue.length > 0) {
-      const [uuid, ...rest] = c.serve.queue;
-      t.set({ serve: { ...c.serve, queue: rest } });
-      if (processPeek(t, uuid!)) return;
-      continue;
-    }
-    startIteration(t, false);
-    return;
-  }
-}
+export const cancelPeek = turn((t) => cancel(t, (takeCommand(t) as Command & { type: 'CancelPeekCmd' }).uuid));
+export const allowCompactionCmd = turn((t) => {
+  const cmd = takeCommand(t) as Command & { type: 'AllowCompaction' };
+  t.set({ trace: allowCompaction(t.c.trace, cmd.frontier) });
+});
+export const setCap = turn((t) => t.set({ cap: (takeCommand(t) as Command & { type: 'SetCap' }).cap }));
+/** A peek whose uuid is already pending: handle_peek ignores the repeat. */
+export const dropCommand = turn((t) => void takeCommand(t));
+/** handle_peek: a pending entry holding t; process_peek runs on it at once (it heads the sweep). */
+export const admitPeek = turn((t) => {
+  const p = (takeCommand(t) as PeekCmd).peek;
+  t.set({ pending: insertPending(t.c.pending, { kind: 'index', peek: p }), trace: addHold(t.c.trace, p.t), serve: { ...t.c.serve, queue: [p.uuid] } });
+});
 
-/** handle_pending_commands, one command. True when it started a unit that takes time. */
-function command(t: Turn, cmd: Command): boolean {
-  switch (cmd.type) {
-    case 'PeekCmd': {
-      const p = cmd.peek;
-      if (t.c.pending.some((x) => x.peek.uuid === p.uuid)) return false;
-      t.set({ pending: insertPending(t.c.pending, { kind: 'index', peek: p }), trace: addHold(t.c.trace, p.t) });
-      return processPeek(t, p.uuid);
-    }
-    case 'CancelPeekCmd':
-      cancel(t, cmd.uuid);
-      return false;
-    case 'AllowCompaction':
-      t.set({ trace: allowCompaction(t.c.trace, cmd.frontier) });
-      return false;
-    case 'SetCap':
-      t.set({ cap: cmd.cap });
-      return false;
-  }
-}
+// Step 4: process_peeks ----------------------------------------------------
 
-/** `process_peek`: gates and placement for a new peek, retirement for an offloaded one, pumping for the rest. */
-function processPeek(t: Turn, uuid: string): boolean {
-  const p = t.c.pending.find((x) => x.peek.uuid === uuid);
-  if (!p) return false;
-  switch (p.kind) {
-    case 'index':
-      return dispatch(t, p.peek);
-    case 'offload':
-      return retireOffload(t, p);
-    case 'stash':
-      return retireStash(t, p);
-    case 'sliced':
-      return slice(t, p);
-  }
-}
+/** The sweep visits every pending peek, in uuid order. */
+export const beginSweep = turn((t) => t.set({ serve: { ...t.c.serve, queue: t.c.pending.map((p) => p.peek.uuid) } }));
+
+// Guards ---------------------------------------------------------------------
+
+type Args = { readonly context: WorkerCtx };
+
+export const loopGuards = {
+  /** Operators are activated: step_or_park runs them. */
+  operatorWork: ({ context }: Args) => context.chains.length > 0,
+  /** Woken meanwhile, commands not yet visible, or a C2 walk parked: step_or_park does not park. */
+  mustStep: ({ context: c }: Args) => c.wake || c.arrived.length > 0 || c.pending.some((p) => p.kind === 'sliced'),
+  commandVisible: ({ context }: Args) => context.visible.length > 0,
+  nextCommand: ({ context }: Args, params: { readonly is: Command['type'] }) => context.visible[0]?.type === params.is,
+  /** The next command is a peek whose uuid is already pending. */
+  repeatedPeek: ({ context: c }: Args) => {
+    const cmd = c.visible[0];
+    return cmd?.type === 'PeekCmd' && c.pending.some((x) => x.peek.uuid === cmd.peek.uuid);
+  },
+  sweepDone: ({ context }: Args) => context.serve.queue.length === 0,
+};

@@ -120,7 +120,8 @@ export function monitors(): Record<string, MonitorDef> {
         return { fail: `${m.substrate} walk of ${String(m.uuid)} on w${String(m.w)} answered ${describe(got)}, the inline walk over the same batches answers ${describe(ref)}` };
       },
     },
-    // 4 and 2: gates passed at the instant the cursors were taken; placement matches its reason. 11: only between steps.
+    // 4 and 2: gates passed at the instant the cursors were taken; placement matches its reason.
+    // 11: only between steps: `inStep` is the worker's step count against the steps that returned.
     'dispatch-gates-and-placement': {
       init: null,
       eventsOnly: true,
@@ -131,8 +132,8 @@ export function monitors(): Record<string, MonitorDef> {
       observe(s, ev) {
         const m = emitted(ev);
         if (!m) return s;
-        if ((m.type === 'Dispatch' || m.type === 'Retire' || m.type === 'Rejected') && m.phase !== 'serving') {
-          return { fail: `${m.type} of ${String(m.uuid)} on w${String(m.w)} during '${String(m.phase)}' (only steps 3 and 4 may dispatch or retire)` };
+        if ((m.type === 'Dispatch' || m.type === 'Retire' || m.type === 'Rejected') && m.inStep !== false) {
+          return { fail: `${m.type} of ${String(m.uuid)} on w${String(m.w)} inside step_or_park (only steps 3 and 4 may dispatch or retire)` };
         }
         if (m.type !== 'Dispatch') return s;
         const t = m.t as number;

@@ -4,29 +4,36 @@
 // is cancelled.
 import { dropHold } from './trace.ts';
 import { stashContent } from './walk.ts';
-import { CLIENT, POOL, STASH, stashKey, type PeekResponse, type Placement, type Row } from './types.ts';
-import { removePending, type Effect, type Pending, type Turn } from './worker-ctx.ts';
+import { CLIENT, POOL, STASH, stashKey, type PeekResponse, type Placement, type Row, type WalkResult } from './types.ts';
+import { inStep, removePending, type Effect, type Pending, type Turn, type WorkerCtx } from './worker-ctx.ts';
+
+/** The answer of an offloaded peek, when it sits in its oneshot. */
+export function oneshotOf(c: WorkerCtx, uuid: string): WalkResult | undefined {
+  return c.results.find((x) => x.uuid === uuid);
+}
+
+/** The reply of a stashing peek's upload, when it came back. */
+export function uploadReplyOf(c: WorkerCtx, uuid: string): WorkerCtx['stashReplies'][number] | undefined {
+  const key = stashKey(uuid, c.w);
+  return c.stashReplies.find((x) => x.key === key);
+}
 
 /** An offloaded peek whose answer sits in its oneshot: retire it (not a unit of time). */
-export function retireOffload(t: Turn, p: Pending & { kind: 'offload' }): boolean {
+export function retireOffload(t: Turn, p: Pending & { kind: 'offload' }): void {
   const uuid = p.peek.uuid;
-  const r = t.c.results.find((x) => x.uuid === uuid);
-  if (!r) return false;
+  const r = oneshotOf(t.c, uuid)!;
   t.set({ results: t.c.results.filter((x) => x !== r) });
   removePending(t, uuid);
   if (p.guard) release(t, uuid);
-  t.emit({ type: 'Retire', w: t.c.w, uuid, phase: t.c.phase });
+  t.emit({ type: 'Retire', w: t.c.w, uuid, inStep: inStep(t.c) });
   outcome(t, 'offloaded', r.response);
   respond(t, uuid, r.response);
-  return false;
 }
 
 /** A stashing peek whose upload replied: answer with the stash shard or the upload error. */
-export function retireStash(t: Turn, p: Pending & { kind: 'stash' }): boolean {
+export function retireStash(t: Turn, p: Pending & { kind: 'stash' }): void {
   const uuid = p.peek.uuid;
-  const key = stashKey(uuid, t.c.w);
-  const r = t.c.stashReplies.find((x) => x.key === key);
-  if (!r) return false;
+  const r = uploadReplyOf(t.c, uuid)!;
   t.set({ stashReplies: t.c.stashReplies.filter((x) => x !== r) });
   // The pump reads a fresh iterator over a clone of the bundle, still held at t.
   const c = stashContent(t.c.trace.oks, p.peek);
@@ -39,7 +46,6 @@ export function retireStash(t: Turn, p: Pending & { kind: 'stash' }): boolean {
   t.set({ trace: dropHold(t.c.trace, p.peek.t) });
   outcome(t, p.placement, response);
   respond(t, uuid, response);
-  return false;
 }
 
 /** `handle_cancel_peek`: remove the entry, answer Canceled at once; a running blocking walk keeps going. */

@@ -6,7 +6,6 @@ import type { Message } from '../../actors/types.ts';
 import { peekStash } from '../../storage/stash.ts';
 import type { StashOptions } from '../../storage/messages.ts';
 import { clientMachine, type ClientInput } from './client.ts';
-import type { WorkerCtx } from './worker-ctx.ts';
 import { poolMachine } from './pool.ts';
 import { eventually, invariants, monitors } from './properties.ts';
 import { workerMachine } from './worker.ts';
@@ -68,7 +67,7 @@ export function buildScenario(s: Setup): Scenario {
     acceptEnd: (q) => {
       const c = q.context(CLIENT) as ClientCtx;
       if (Object.keys(c.open).length > 0) return `peeks still open: ${Object.keys(c.open).join(', ')}`;
-      for (let w = 0; w < W; w++) if ((q.context(workerId(w)) as WorkerCtx).phase !== 'parked') return `w${w} is not parked`;
+      for (let w = 0; w < W; w++) if (!q.matches(workerId(w), 'parked')) return `w${w} is not parked`;
       return true;
     },
     params: s.params ?? {},

@@ -1,10 +1,10 @@
-// The timely worker's context, the draft of one transition (Turn) that every part
-// of the loop writes into, the pending-peek map (ordered by uuid), and the unit of
-// worker time whose effects happen when it ends.
+// The timely worker's context, the draft of one action (Turn) that the loop's
+// actions write into, the pending-peek map (ordered by uuid), and the unit of
+// worker time whose effects happen when it ends. Where the worker is in its loop
+// is the chart's state (worker.ts), not a field here.
 import { workerId, type Activation, type Arrangement, type Command, type PeekResponse, type PeekSpec, type Placement, type Snapshot, type WalkResult, type WorkerConfig } from './types.ts';
 import type { Message } from '../../actors/types.ts';
-
-export type Phase = 'parked' | 'stepping' | 'serving';
+import { act } from './effects.ts';
 
 export type Pending =
   /** Not dispatched yet (not ready, or arriving now): holds `since <= t`. */
@@ -28,8 +28,9 @@ export interface WorkerCtx {
   /** `index_peek_offload_max_inflight` as of now (a dyncfg; SetCap changes it). */
   readonly cap: number;
   readonly capAtLastClaim: number;
-  readonly phase: Phase;
+  /** Steps begun, and the last step whose step_or_park returned (equal between steps; invariant 11 reads them). */
   readonly stepNo: number;
+  readonly stepEnded: number;
   readonly trace: Arrangement;
   /** Commands received but not yet visible: `after` is the step whose end reveals them. */
   readonly arrived: readonly { readonly cmd: Command; readonly after: number }[];
@@ -51,7 +52,8 @@ export interface WorkerCtx {
   /** Operator work: chains of activations, one activation of each chain per step. */
   readonly chains: readonly (readonly Activation[])[];
   readonly running: readonly Activation[];
-  readonly serve: { readonly stage: 'commands' | 'peeks'; readonly queue: readonly string[]; readonly pass: number };
+  /** The sweep of step 4: the uuids still to visit (its head is the peek under process_peek; in step 3 the peek just admitted), and the C2 fuel left in this pass. */
+  readonly serve: { readonly queue: readonly string[]; readonly pass: number };
   /** What the current unit does when it ends (its responses and sends). */
   readonly after: readonly Effect[];
   /** The sticky unpark token. */
@@ -76,8 +78,8 @@ export function initWorker(input: WorkerInput): WorkerCtx {
     cfg: input.cfg,
     cap: input.cfg.cap,
     capAtLastClaim: input.cfg.cap,
-    phase: 'parked',
     stepNo: 0,
+    stepEnded: 0,
     trace: input.trace,
     arrived: [],
     visible: [],
@@ -91,7 +93,7 @@ export function initWorker(input: WorkerInput): WorkerCtx {
     walks: { started: 0, outcomes: 0, canceled: 0 },
     chains: [],
     running: [],
-    serve: { stage: 'commands', queue: [], pass: 0 },
+    serve: { queue: [], pass: 0 },
     after: [],
     wake: false,
     responded: 0,
@@ -117,6 +119,20 @@ export class Turn {
   emit(msg: Message): void {
     this.fx.push({ kind: 'emit', msg });
   }
+}
+
+/** A worker action: its body writes into a Turn over the context; the Turn's effects are performed in order. */
+export function turn<P = undefined>(body: (t: Turn, ev: Message, params: P) => void): any {
+  return act<WorkerCtx, P>((c, ev, params) => {
+    const t = new Turn(c);
+    body(t, ev, params);
+    return { ctx: t.c, fx: t.fx };
+  });
+}
+
+/** Inside step_or_park (a step begun and not returned): no dispatch or retirement may happen. */
+export function inStep(c: WorkerCtx): boolean {
+  return c.stepNo !== c.stepEnded;
 }
 
 export function insertPending(ps: readonly Pending[], p: Pending): Pending[] {

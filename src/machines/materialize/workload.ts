@@ -1,10 +1,10 @@
-// The operator workload: insert cycles at fixed virtual times, each handing every
-// worker a chain of merge activations (one per step). Drawn from the seed before
-// the run, so every design sees the same activation trace.
+// The operator workload as a statechart: insert cycles at fixed virtual times,
+// each handing every worker a chain of merge activations (one per step). `cycling`
+// waits for the next cycle (an `after` timer); `done` when the last one went out.
+// Drawn from the seed before the run, so every design sees the same activation trace.
 import { setup } from 'xstate';
-import { reactWith, type Fx } from './effects.ts';
+import { act, type Fx } from './effects.ts';
 import { workerId, type Activation } from './types.ts';
-import type { Message } from '../../actors/types.ts';
 
 export interface Cycle {
   readonly at: number;
@@ -17,27 +17,43 @@ export interface WorkloadCtx {
   readonly next: number;
 }
 
-export function workloadReact(c: WorkloadCtx, ev: Message): { ctx: WorkloadCtx; fx: Fx[] } {
+/** The next cycle is due: every worker with a chain gets it. */
+function insert(c: WorkloadCtx): { ctx: WorkloadCtx; fx: Fx[] } {
   const fx: Fx[] = [];
-  if (ev.type === 'Start') {
-    if (c.cycles.length > 0) fx.push({ kind: 'after', msg: { type: 'Cycle' }, delay: c.cycles[0]!.at, id: 'cycle' });
-    return { ctx: c, fx };
-  }
-  if (ev.type !== 'Cycle') throw new Error(`the workload has no case for '${ev.type}'`);
-  const cur = c.cycles[c.next]!;
-  cur.chains.forEach((chain, w) => {
+  c.cycles[c.next]!.chains.forEach((chain, w) => {
     if (chain.length > 0) fx.push({ kind: 'send', to: workerId(w), msg: { type: 'InsertCycle', chain } });
   });
-  const next = c.next + 1;
-  if (next < c.cycles.length) fx.push({ kind: 'after', msg: { type: 'Cycle' }, delay: c.cycles[next]!.at - cur.at, id: 'cycle' });
-  return { ctx: { ...c, next }, fx };
+  return { ctx: { ...c, next: c.next + 1 }, fx };
 }
+
+type Args = { readonly context: WorkloadCtx };
 
 export const workloadMachine = setup({
   types: {} as { context: WorkloadCtx; input: { cycles: readonly Cycle[] }; events: { type: string; [k: string]: unknown } },
-  actions: { react: reactWith(workloadReact) },
+  guards: {
+    cyclesLeft: ({ context }: Args) => context.next < context.cycles.length,
+    moreCycles: ({ context }: Args) => context.next + 1 < context.cycles.length,
+  },
+  actions: { insert: act(insert) },
+  delays: {
+    /** Virtual ms from the last cycle (or the start) to the next one. */
+    nextCycle: ({ context }: Args) => context.cycles[context.next]!.at - (context.next > 0 ? context.cycles[context.next - 1]!.at : 0),
+  },
 }).createMachine({
   id: 'workload',
   context: ({ input }) => ({ cycles: input.cycles, next: 0 }),
-  on: { Start: { actions: 'react' }, Cycle: { actions: 'react' } },
+  initial: 'ready',
+  states: {
+    ready: { on: { Start: [{ guard: 'cyclesLeft', target: 'cycling' }, { target: 'done' }] } },
+    /** A cycle is due after `nextCycle`. */
+    cycling: {
+      after: {
+        nextCycle: [
+          { guard: 'moreCycles', target: 'cycling', reenter: true, actions: 'insert' },
+          { target: 'done', actions: 'insert' },
+        ],
+      },
+    },
+    done: {},
+  },
 });
