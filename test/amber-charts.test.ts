@@ -2,10 +2,15 @@
 // message no state of the chart expects is unhandled, and the kernel reports it
 // (the phase-function machines they replace ignored such messages silently). The
 // coordinator's EndWorker retry is an `after` timer of its per-operator region.
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { apply, defineScenario, drive, enabled, initialWorld, inputStep, isFailureEvent, queryOf, type Scenario, type World } from '../src/actors/index.ts';
 import { check } from '../src/check/index.ts';
+import { coordinatorMachine } from '../src/machines/amber/coordinator.ts';
 import { portBase } from '../src/machines/amber/messages.ts';
+import { DESIGNS } from '../src/machines/amber/operators.ts';
+import { countingEnd, perRowStart } from '../src/machines/amber/user-code.ts';
+import { workerMachine, type OpSpec } from '../src/machines/amber/worker.ts';
 import { amberScenario } from '../src/machines/amber/scenario.ts';
 import { runOnce } from './amber-helpers.ts';
 
@@ -75,5 +80,30 @@ describe('the charts', () => {
     expect(run.q.matches('LE', 'paused')).toBe(true);
     expect(run.sends('LE', 'EndWorkerFailed').map((e) => e.msg.reason)).toEqual(['worker is paused on an exception', 'worker is paused on an exception']);
     expect(run.q.matches('coordinator', 'failed')).toBe(true);
+  });
+});
+
+describe('docs/amber.md names every state of the charts', () => {
+  const doc = readFileSync(new URL('../docs/amber.md', import.meta.url), 'utf8');
+  const section = doc.slice(doc.indexOf('### The worker and coordinator charts'), doc.indexOf("Operators' user code is pure TypeScript"));
+  /** State paths down to `depth` levels (parallel regions and sub-charts below that are described in words). */
+  const paths = (node: any, prefix: string, depth: number): string[] =>
+    Object.entries(node.states ?? {}).flatMap(([k, child]) => {
+      const p = prefix ? `${prefix}.${k}` : k;
+      return depth > 1 ? [p, ...paths(child, p, depth - 1)] : [p];
+    });
+
+  it('the worker (every kind and design) and the coordinator', () => {
+    const opts = { holdOrder: 'consume-first' as const, endWorkerRace: false };
+    const ops: OpSpec[] = [
+      { id: 'Src', kind: 'source' },
+      { id: 'LS', kind: 'loopStart', start: perRowStart('i') },
+      { id: 'LE', kind: 'loopEnd', end: countingEnd('i') },
+      { id: 'Py', kind: 'python' },
+    ];
+    const worker = new Set(DESIGNS.flatMap((design) => ops.flatMap((op) => paths(workerMachine(op, { ...opts, design }).root, '', 2))));
+    const coordinator = paths(coordinatorMachine({ levels: [['A']], inputs: {}, outBase: { A: 'a' }, reuse: {}, loopStartPortUris: {} }, { endWorkerRace: false, endWorkerAttempts: 3, retryMs: 200 }).root, '', 3).filter((p) => p !== 'executing.A'); // A: the operator's region
+    const missing = [...worker, ...coordinator.map((p) => p.split('.').at(-1)!)].filter((p) => !section.includes(`\`${p}\``));
+    expect(missing).toEqual([]);
   });
 });

@@ -22,7 +22,14 @@ const DATA = ['StartChannel', 'StateFrame', 'DataFrame', 'EndChannel'] as const;
 type Ev = Message;
 type Args = { context: WorkerContext; event: Ev };
 
-/** Takes the internal queue: control first, then (when running) data, each handled as if it arrived now. */
+/**
+ * Takes the internal queue: control first, then (when running) data, each handled as if it
+ * arrived now. xstate drops a raised event no state takes without telling the kernel, so
+ * every state a queued message can reach takes all six kinds: `running` (queued again while
+ * M is blocked), `paused` and `completed`. The one exit, `terminated`, follows an
+ * acknowledged EndWorker, after which the queue holds nothing: the coordinator sends the next
+ * EndWorker only after a failure, and the acknowledgement waits for every RPC reply.
+ */
 function takeQueue(withData: boolean): any {
   return enqueueActions(({ context, enqueue }: { context: WorkerContext; enqueue: any }) => {
     const items = withData ? [...context.ctrl, ...context.data] : context.ctrl;
