@@ -152,9 +152,9 @@ async function dataBench(quick: boolean): Promise<void> {
         const lat = timed.slice(1).map((t, i) => t - timed[i]!);
         return { wall: timed.at(-1)! - timed[0]!, lat };
       };
-      const sim = echoTimes((onEvent) => void drive(sc, (_w, s) => s[0], { detail: false, onEvent }));
+      const sim = echoTimes((onEvent) => void drive(sc, (_w, s) => s[0], { detail: false, record: false, onEvent }));
       const live = echoTimes(async (onEvent) => {
-        const sys = runLive(sc, { timeScale: 0, detail: false });
+        const sys = runLive(sc, { timeScale: 0, detail: false, record: false });
         const sub = sys.events$.subscribe(onEvent);
         await sys.whenQuiescent();
         sub.unsubscribe();

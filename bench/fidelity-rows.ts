@@ -5,8 +5,7 @@
 // documents' own (or, where a document states none, the one named in the row).
 import { CALIBRATION_C, CALIBRATION_CHANNEL_ONLY, CALIBRATION_REAL, compareDesigns } from '../src/machines/airflow/simulation.ts';
 import { runSim } from '../src/machines/materialize/simulation.ts';
-import { d0FormulaBytes } from '../src/machines/amber/data.ts';
-import { payloadFor, traffic } from './amber.bench.ts';
+import { amberFidelity } from './fidelity-amber.ts';
 
 export interface FidelityRow {
   readonly family: 'airflow' | 'materialize' | 'amber';
@@ -114,27 +113,12 @@ export function materializeRows(opts: FidelityOptions = {}): FidelityTable {
   return { rows, notComputed };
 }
 
-/** Amber loop: iterations of the single loop, and D0's state bytes per iteration against 2(k+1)(4⌈B/3⌉+49). */
-export function amberRows(): FidelityTable {
-  const rows: FidelityRow[] = [];
-  const { payload, ipcBytes } = payloadFor(64 * 1024);
-  for (const k of [0, 2]) {
-    const d0 = traffic({ design: 'table-in-state', payloadBytes: payload, bodyHops: k });
-    const formula = 2 * (k + 1) * d0FormulaBytes(ipcBytes);
-    if (k === 0) rows.push(exact('amber', 'single loop iterations (per-row loop, 3 rows)', 3, d0.iterations));
-    // The formula leaves out the loop variables (s bytes per row): ±1% covers them at 64 KiB.
-    rows.push({ family: 'amber', figure: `D0 state bytes/iter, B=${ipcBytes}, k=${k}`, source: `2(k+1)(4⌈B/3⌉+49) = ${formula}`, interleave: String(Math.round(d0.stateBytes)), tolerance: '±1%', holds: within(d0.stateBytes, formula, formula * 0.01) });
-  }
-  const notComputed = ['amber nested loop counts, D0/D2 byte ratio, data benchmark tuples/s vs 1,356 at bs 10/100/1000 and the ≥1,000x goal (not wired into this table yet; npm run bench -- amber prints them)'];
-  return { rows, notComputed };
-}
-
 /** Every family's rows (the ones asked for), in table order. */
 export async function fidelityTable(opts: FidelityOptions = {}): Promise<FidelityTable> {
   const fams = opts.families ?? ['airflow', 'materialize', 'amber'];
   const parts: FidelityTable[] = [];
   if (fams.includes('airflow')) parts.push(airflowRows(opts));
   if (fams.includes('materialize')) parts.push(materializeRows(opts));
-  if (fams.includes('amber')) parts.push(amberRows());
+  if (fams.includes('amber')) parts.push(await amberFidelity(opts));
   return { rows: parts.flatMap((p) => p.rows), notComputed: parts.flatMap((p) => p.notComputed) };
 }

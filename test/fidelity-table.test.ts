@@ -31,3 +31,25 @@ describe('fidelity table (quick, airflow only)', () => {
     expect(t.notComputed.join(' ')).toMatch(/quick mode/);
   }, 120_000);
 });
+
+describe('fidelity table: the Amber rows (counts and bytes, from fault-free runs)', () => {
+  it("reproduces the source's loop counts exactly, D0's state row to the byte, and D0/D2 = (8/3)(k+1) within 5%", async () => {
+    const { amberByteRows, amberCountRows } = await import('../bench/fidelity-amber.ts');
+    const counts = amberCountRows();
+    expect(counts.map((r) => [r.figure, r.interleave])).toEqual([
+      ['single loop: LE.out rows / LS runs / jumps / LE reads of R_in', '3 / 3 / 2 / 3'],
+      ['nested 3x3: OE.out / IE.out rows', '9 / 3'],
+      ['nested 3x3: inner / outer jumps', '6 / 2'],
+      ['nested 3x3: OS / IS runs, IE resets', '3 / 9 / 3'],
+      ['nested 3x3: IE reads of R(OS.out) / OE reads of R_in', '9 / 3'],
+      ['JVM chain LE.out rows / nested JVM chain OE.out, IE.out rows', '3 / 9 / 3'],
+    ]);
+    expect(counts.every((r) => r.holds && r.source === r.interleave)).toBe(true);
+    const bytes = amberByteRows([0]);
+    expect(bytes.map((r) => r.figure)).toEqual(['D0 state row minus loop variables, B=65536', 'D0 state bytes/iter, B=65536, k=0', 'D0 state bytes / D2 read of R_in, k=0']);
+    // The table part of a D0 state row is 4⌈B/3⌉ + 49 bytes exactly.
+    expect(bytes[0]!.interleave).toBe(String(4 * Math.ceil(65536 / 3) + 49));
+    expect(Math.abs(Number(bytes[2]!.interleave) - 8 / 3)).toBeLessThanOrEqual((8 / 3) * 0.05);
+    expect(bytes.every((r) => r.holds)).toBe(true);
+  }, 120_000);
+});

@@ -23,6 +23,8 @@ export interface DriveOptions {
   readonly onEvent?: (e: RecordedEvent) => void;
   /** Stop at the first failure event: a monitor failure, a machine error, or an unhandled event under `unhandled: 'error'` (default true). */
   readonly stopOnFailure?: boolean;
+  /** Keep the events in the returned run (default true); false leaves `events` empty, so a long run with large payloads holds none of them (`onEvent` still sees each). */
+  readonly record?: boolean;
 }
 
 /** Why a run stopped. */
@@ -36,11 +38,11 @@ export interface Run {
   readonly end: RunEnd;
 }
 
-function record(out: RecordedEvent[], evs: readonly TraceEvent[], step: number, onEvent?: (e: RecordedEvent) => void): boolean {
+function record(out: RecordedEvent[] | undefined, evs: readonly TraceEvent[], step: number, onEvent?: (e: RecordedEvent) => void): boolean {
   let bad = false;
   for (const e of evs) {
     const r = { ...e, step } as RecordedEvent;
-    out.push(r);
+    out?.push(r);
     onEvent?.(r);
     if (isFailureEvent(e)) bad = true;
   }
@@ -53,10 +55,11 @@ export function drive(sc: Scenario, choose: Chooser, opts: DriveOptions = {}): R
   const detail = opts.detail ?? true;
   const stopOnFailure = opts.stopOnFailure ?? true;
   const events: RecordedEvent[] = [];
+  const kept = opts.record === false ? undefined : events;
   const schedule: string[] = [];
   const init = initialWorld(sc, { detail });
   let world = init.world;
-  if (record(events, init.events, 0, opts.onEvent) && stopOnFailure) return { schedule, events, world, end: 'failure' };
+  if (record(kept, init.events, 0, opts.onEvent) && stopOnFailure) return { schedule, events, world, end: 'failure' };
   for (let depth = 0; ; depth++) {
     if (depth >= maxSteps) return { schedule, events, world, end: 'max-steps' };
     const steps = enabled(sc, world);
@@ -66,7 +69,7 @@ export function drive(sc: Scenario, choose: Chooser, opts: DriveOptions = {}): R
     const r = apply(sc, world, step, { detail });
     world = r.world;
     schedule.push(step.id);
-    if (record(events, r.events, depth + 1, opts.onEvent) && stopOnFailure) return { schedule, events, world, end: 'failure' };
+    if (record(kept, r.events, depth + 1, opts.onEvent) && stopOnFailure) return { schedule, events, world, end: 'failure' };
   }
 }
 
