@@ -10,7 +10,7 @@
 // retirement can only happen between steps (invariant 11).
 import { addHold, allowCompaction, applyArrival, maintain } from './trace.ts';
 import { stashKey, workerId, type Activation, type Command, type PeekCmd, type WalkResult } from './types.ts';
-import { insertPending, turn, type Turn, type WorkerCtx } from './worker-ctx.ts';
+import { insertPending, turn, update, type Turn, type WorkerCtx } from './worker-ctx.ts';
 import { cancel, release } from './retire.ts';
 
 // Arrivals ------------------------------------------------------------------
@@ -24,7 +24,7 @@ export const bufferCommand = turn<{ readonly duringStep: boolean }>((t, ev, p) =
 });
 
 /** Operator work arrives: a chain of activations, one per step. */
-export const addChain = turn((t, ev) => t.set({ chains: [...t.c.chains, ev.chain as readonly Activation[]] }));
+export const addChain = update((c, ev) => ({ chains: [...c.chains, ev.chain as readonly Activation[]] }));
 
 /** The oneshot: kept only while its pending entry exists (a cancelled peek's late answer is dropped); variant A's guard comes back with it. */
 export const keepWalkResult = turn((t, ev) => {
@@ -43,12 +43,12 @@ export const keepUploadReply = turn((t, ev) => {
 });
 
 /** The sticky unpark token: an arrival while the worker is busy makes the next iteration step. */
-export const setWake = turn((t) => t.set({ wake: true }));
+export const setWake = update(() => ({ wake: true }));
 
 // The iteration ------------------------------------------------------------
 
 /** Step 1: trace maintenance (the physical merge). */
-export const maintainTrace = turn((t) => t.set({ trace: maintain(t.c.trace) }));
+export const maintainTrace = update((c) => ({ trace: maintain(c.trace) }));
 
 /** step_or_park with operators activated: one activation of every chain runs. */
 export const stepOperators = turn((t) => {
@@ -101,23 +101,20 @@ function takeCommand(t: Turn): Command {
 }
 
 export const cancelPeek = turn((t) => cancel(t, (takeCommand(t) as Command & { type: 'CancelPeekCmd' }).uuid));
-export const allowCompactionCmd = turn((t) => {
-  const cmd = takeCommand(t) as Command & { type: 'AllowCompaction' };
-  t.set({ trace: allowCompaction(t.c.trace, cmd.frontier) });
-});
-export const setCap = turn((t) => t.set({ cap: (takeCommand(t) as Command & { type: 'SetCap' }).cap }));
+export const allowCompactionCmd = update((c) => ({ trace: allowCompaction(c.trace, (c.visible[0] as Command & { type: 'AllowCompaction' }).frontier), visible: c.visible.slice(1) }));
+export const setCap = update((c) => ({ cap: (c.visible[0] as Command & { type: 'SetCap' }).cap, visible: c.visible.slice(1) }));
 /** A peek whose uuid is already pending: handle_peek ignores the repeat. */
-export const dropCommand = turn((t) => void takeCommand(t));
+export const dropCommand = update((c) => ({ visible: c.visible.slice(1) }));
 /** handle_peek: a pending entry holding t; process_peek runs on it at once (it heads the sweep). */
-export const admitPeek = turn((t) => {
-  const p = (takeCommand(t) as PeekCmd).peek;
-  t.set({ pending: insertPending(t.c.pending, { kind: 'index', peek: p }), trace: addHold(t.c.trace, p.t), serve: { ...t.c.serve, queue: [p.uuid] } });
+export const admitPeek = update((c) => {
+  const p = (c.visible[0] as PeekCmd).peek;
+  return { visible: c.visible.slice(1), pending: insertPending(c.pending, { kind: 'index', peek: p }), trace: addHold(c.trace, p.t), serve: { ...c.serve, queue: [p.uuid] } };
 });
 
 // Step 4: process_peeks ----------------------------------------------------
 
 /** The sweep visits every pending peek, in uuid order. */
-export const beginSweep = turn((t) => t.set({ serve: { ...t.c.serve, queue: t.c.pending.map((p) => p.peek.uuid) } }));
+export const beginSweep = update((c) => ({ serve: { ...c.serve, queue: c.pending.map((p) => p.peek.uuid) } }));
 
 // Guards ---------------------------------------------------------------------
 

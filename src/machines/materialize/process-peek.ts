@@ -7,7 +7,7 @@ import { gate } from './trace.ts';
 import { offload, offloadMs, placementOf, reject, slice, slicedEntry, sliceStep, startSlices, walkInline, workerWalk, type SliceStep, type WorkerWalk } from './placement.ts';
 import { oneshotOf, retireOffload, retireStash, uploadReplyOf } from './retire.ts';
 import type { PeekSpec, Placement } from './types.ts';
-import { turn, type Pending, type Turn, type WorkerCtx } from './worker-ctx.ts';
+import { turn, update, type Pending, type Turn, type WorkerCtx } from './worker-ctx.ts';
 
 type Sliced = Pending & { kind: 'sliced' };
 
@@ -101,7 +101,7 @@ function onHead<K extends PeekCase['kind']>(kind: K, body: (t: Turn, k: PeekCase
 
 export const peekActions = {
   /** Nothing to do for it this sweep (cancelled, not ready, still walking or uploading, out of fuel). */
-  passPeek: turn((t) => t.set({ serve: { ...t.c.serve, queue: t.c.serve.queue.slice(1) } })),
+  passPeek: update((c) => ({ serve: { ...c.serve, queue: c.serve.queue.slice(1) } })),
   rejectPeek: onHead('compacted', (t, k) => reject(t, k.peek, k.message)),
   offloadPeek: onHead('offload', (t, k) => offload(t, k.peek)),
   startSlices: onHead('slices', (t, k) => startSlices(t, k.entry, k.step)),

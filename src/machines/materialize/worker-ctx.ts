@@ -4,6 +4,7 @@
 // is the chart's state (worker.ts), not a field here.
 import { workerId, type Activation, type Arrangement, type Command, type PeekResponse, type PeekSpec, type Placement, type Snapshot, type WalkResult, type WorkerConfig } from './types.ts';
 import type { Message } from '../../actors/types.ts';
+import { assign } from 'xstate';
 import { act } from './effects.ts';
 
 export type Pending =
@@ -133,6 +134,11 @@ export function turn<P = undefined>(body: (t: Turn, ev: Message, params: P) => v
 /** Inside step_or_park (a step begun and not returned): no dispatch or retirement may happen. */
 export function inStep(c: WorkerCtx): boolean {
   return c.stepNo !== c.stepEnded;
+}
+
+/** A worker action that only changes the context (no effects): a plain xstate `assign`. */
+export function update<P = undefined>(body: (c: WorkerCtx, ev: Message, params: P) => Partial<WorkerCtx>): any {
+  return assign(({ context, event }: { context: WorkerCtx; event: Message }, params: P) => body(context, event, params));
 }
 
 export function insertPending(ps: readonly Pending[], p: Pending): Pending[] {
