@@ -157,6 +157,14 @@ export interface MonitorDef<S = any> {
    * it does not (without it, a watched step commutes with nothing).
    */
   readonly eventsOnly?: boolean;
+  /**
+   * Optional: the actors whose snapshot, context and status `observe` reads through
+   * the world query (never their pending messages, nor `idle()`). Like `eventsOnly`
+   * (which is `reads: []`), it lets partial-order reduction treat a monitor that
+   * watches and reads one actor only as part of that actor. A wrong list makes the
+   * check unsound; without it the monitor is assumed to read every actor.
+   */
+  readonly reads?: readonly string[];
 }
 
 /**

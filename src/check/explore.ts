@@ -224,7 +224,7 @@ export abstract class Search implements Explorer {
       s.determinism?.check(from, t, r.world, r.events);
       s.transitions++;
       s.states++;
-      if (this.stubborn?.learn(t, r.events)) {
+      if (this.stubborn?.learn(t, r.events, from, r.world)) {
         // The step did something the reduction did not know an actor could do: the
         // stubborn sets chosen so far may be too small. Start again with what it knows.
         this.restart();

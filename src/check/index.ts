@@ -32,7 +32,7 @@ export { expectHolds, formatViolation, type ExpectHoldsOptions } from './expect.
 export { shrinkSchedule, nearestPassing, contextSwitches, actorOfStep, NEAREST_PASSING_TRIES, type NearPassing, type ShrinkOptions } from './shrink.ts';
 export { WorldHasher, Hasher, fpHex, type Fp } from './fingerprint.ts';
 export { VisitedSet } from './visited.ts';
-export { reads, readsEach } from './por-stubborn.ts';
+export { reads, readsEach, readsView } from './por-stubborn.ts';
 export { runOne, estimateK, type SampleConfig, type PctConfig } from './sample.ts';
 export { resolveSource } from './swarm.ts';
 export { replayLasso, type LassoReplay } from './lasso.ts';

@@ -43,32 +43,11 @@
 // send to them, is not used); one that declares nothing makes every step visible
 // (state reduction off, sleep sets still on).
 import { enabled, rng, type Predicate, type Scenario, type Step, type TraceEvent, type World, apply, initialWorld } from '../actors/index.ts';
-import { visible, type PorContext } from './por.ts';
+import type { PorContext } from './por.ts';
+import { MonitorVisibility } from './por-monitors.ts';
+import { ViewVisibility, type Reads } from './por-reads.ts';
 
-/** What a predicate reads, for the reduction (see `reads`). */
-interface Reads {
-  readonly reads?: readonly string[];
-  readonly readsEach?: boolean;
-}
-
-/**
- * Declares the actors a predicate (invariant or `reachable`) reads: their snapshot,
- * context, status and pending messages. Lets partial-order reduction skip
- * interleavings of the other actors' steps. A wrong declaration makes the check
- * unsound; an undeclared predicate is assumed to read every actor.
- */
-export function reads<P extends Predicate>(actors: readonly string[], p: P): P {
-  return Object.assign(p, { reads: actors.slice(), readsEach: false });
-}
-
-/**
- * Declares a predicate that is a conjunction of one condition per listed actor, each
- * reading only that actor's snapshot, context and status (e.g. "every worker's
- * counters add up"). Such a predicate never makes a step visible.
- */
-export function readsEach<P extends Predicate>(actors: readonly string[], p: P): P {
-  return Object.assign(p, { reads: actors.slice(), readsEach: true });
-}
+export { reads, readsEach, readsView } from './por-reads.ts';
 
 const WALKS = 24;
 const WALK_DEPTH = 300;
@@ -81,16 +60,17 @@ export class Stubborn {
   /** Times the search restarted after the relation grew. */
   restarts = 0;
   private readonly n: number;
-  /** Handled-from keys: actors 0..n-1, env n, boot n+1, crash n+2. */
+  /** Handled-from keys: actors 0..n-1, env n, boot n+1, crash n+2, own timer n+3. */
   private readonly K: number;
   private readonly sends: Uint8Array;
   private readonly setsTimer: Uint8Array;
-  private readonly watched: Uint8Array;
+  /** Which monitors make which steps visible (por-monitors.ts). */
+  private readonly mon: MonitorVisibility;
+  /** Steps that change a `readsView` predicate's view (por-reads.ts). */
+  private readonly views: ViewVisibility;
   private readonly visibleActor: Uint8Array;
   private readonly swaps: Int32Array[] = [];
   private readonly eager: boolean;
-  /** Some monitor reads the world when it observes: its watched steps commute with nothing. */
-  private readonly worldMonitors: boolean;
   // Scratch, reused per world.
   private readonly inC: Uint8Array;
   private readonly act: Uint8Array;
@@ -104,16 +84,14 @@ export class Stubborn {
     off?: string,
   ) {
     const n = (this.n = sc.ids.length);
-    const K = (this.K = n + 3);
+    const K = (this.K = n + 4);
     this.sends = new Uint8Array(n * K * n);
     this.setsTimer = new Uint8Array(n * K);
-    this.watched = new Uint8Array(n * K);
     this.visibleActor = new Uint8Array(n);
     this.inC = new Uint8Array(n);
     this.act = new Uint8Array(n * K);
     this.chan = new Uint8Array((n + 1) * n);
     this.eager = sc.timers !== 'quiescent';
-    this.worldMonitors = sc.monitorDefs.some((m) => m.eventsOnly !== true);
     if (symmetry) {
       for (const g of sc.symmetry ?? []) {
         const idx = g.map((id) => sc.index.get(id)!);
@@ -127,6 +105,8 @@ export class Stubborn {
         }
       }
     }
+    this.mon = new MonitorVisibility(sc, por, n, K, this.swaps);
+    this.views = new ViewVisibility(sc, n, K, this.swaps);
     let reason = por.enabled ? off : (por.reason ?? 'POR off');
     // Environment inputs may be offered at any time under guards that read the world:
     // not modelled by the relation yet.
@@ -138,11 +118,15 @@ export class Stubborn {
         reason ??= `predicate '${name}' does not declare the actors it reads (wrap it in reads([...], p) or readsEach([...], p) from interleave's check module), so every step may change it`;
         continue;
       }
+      const mask = new Uint8Array(n);
       for (const id of r.reads) {
         const i = sc.index.get(id);
         if (i === undefined) throw new Error(`predicate '${name}' of scenario '${sc.name}' declares it reads '${id}', which is not an actor; known actors: ${sc.ids.join(', ')}`);
-        if (!r.readsEach && r.reads.length > 1) this.visibleActor[i] = 1;
+        mask[i] = 1;
       }
+      if (r.readsEach || r.reads.length <= 1) continue;
+      if (typeof r.view === 'function') this.views.add(r.view, mask);
+      else for (let i = 0; i < n; i++) if (mask[i]) this.visibleActor[i] = 1;
     }
     for (const p of this.swaps) for (let i = 0; i < n; i++) if (this.visibleActor[i]) this.visibleActor[p[i]!] = 1;
     this.reason = reason;
@@ -167,14 +151,20 @@ export class Stubborn {
   }
 
   /**
-   * Records what a step did; true when the relation grew (the search must restart).
-   * Timer steps are not recorded: a world where one is enabled is expanded fully and
-   * timers never fire outside a stubborn set.
+   * Records what a step did (`from`/`to`: the worlds around it); true when
+   * the relation grew (the search must restart). Timer steps are recorded under their
+   * owner's timer key, though a world where one is enabled is expanded fully and timers
+   * never fire outside a stubborn set.
    */
-  learn(step: Step, events: readonly TraceEvent[]): boolean {
+  learn(step: Step, events: readonly TraceEvent[], from: World, to: World): boolean {
     if (!this.on) return false;
-    const key = this.keyOf(step);
-    if (key < 0) return false;
+    let key = this.keyOf(step);
+    if (key < 0) {
+      const fire = events.find((e) => e.kind === 'timer-fire');
+      const owner = fire ? this.sc.index.get(fire.actor) : undefined;
+      if (owner === undefined) return false;
+      key = owner * this.K + this.n + 3;
+    }
     const n = this.n;
     const a = (key / this.K) | 0;
     const k = key - a * this.K;
@@ -186,12 +176,12 @@ export class Stubborn {
         if (y !== undefined && this.sends[key * n + y] === 0) grew = this.add(0, a, k, y) || grew;
       } else if (e.kind === 'timer-set' && e.actor === me && this.setsTimer[key] === 0) grew = this.add(1, a, k, 0) || grew;
     }
-    if (this.watched[key] === 0 && visible(this.por, events)) grew = this.add(2, a, k, 0) || grew;
-    return grew;
+    if (this.views.learn(key, from, to)) grew = true;
+    return this.mon.learn(key, events, from.monitors, to.monitors) || grew;
   }
 
   /** Adds a fact and its images under the symmetry swaps. */
-  private add(table: 0 | 1 | 2, a: number, k: number, y: number): boolean {
+  private add(table: 0 | 1, a: number, k: number, y: number): boolean {
     const K = this.K,
       n = this.n;
     const todo: number[] = [a, k, y];
@@ -200,7 +190,7 @@ export class Stubborn {
       const yy = todo.pop()!,
         kk = todo.pop()!,
         aa = todo.pop()!;
-      const arr = table === 0 ? this.sends : table === 1 ? this.setsTimer : this.watched;
+      const arr = table === 0 ? this.sends : this.setsTimer;
       const at = table === 0 ? (aa * K + kk) * n + yy : aa * K + kk;
       if (arr[at] !== 0) continue;
       arr[at] = 1;
@@ -226,7 +216,7 @@ export class Stubborn {
         } catch {
           break; // the search reports model errors itself
         }
-        this.learn(t, res.events);
+        this.learn(t, res.events, w, res.world);
         w = res.world;
       }
     }
@@ -242,8 +232,9 @@ export class Stubborn {
     const count = new Int32Array(n);
     const normal = new Uint8Array(n);
     for (const s of all) {
+      if (s.kind === 'timer') continue; // never in T (see closure)
       const key = this.keyOf(s);
-      if (key < 0) return undefined; // a timer is enabled
+      if (key < 0) return undefined; // a tick or an environment input
       const a = (key / this.K) | 0;
       count[a]!++;
       if (s.kind === 'deliver' && s.outcome === undefined) normal[a] = 1;
@@ -263,7 +254,7 @@ export class Stubborn {
     }
     if (!best) return undefined;
     const out: Step[] = [];
-    for (const s of all) if (best[(this.keyOf(s) / this.K) | 0]) out.push(s);
+    for (const s of all) if (s.kind !== 'timer' && best[(this.keyOf(s) / this.K) | 0]) out.push(s);
     return out;
   }
 
@@ -281,14 +272,18 @@ export class Stubborn {
     chan.fill(0);
     for (let to = 0; to < n; to++) for (const ch of w.inbox[to]!) chan[ch.from * n + to] = 1;
     const canCrash = (x: number): boolean => faultsLeft && sc.crashable[x]! && (w.status[x] === 'up' || sc.restartable[x]!);
+    const T = this.n + 3; // an actor's own timer firing, as what it handles
     for (;;) {
-      // Visibility of T.
+      // Visibility of T. An actor with a pending timer stays out of C under `timers: 'any'`
+      // (its timer step is never in T and would not commute with its T steps).
       let tFault = false;
+      for (const t of w.timers) if (this.eager && inC[t.owner]) return undefined;
       for (const s of all) {
+        if (s.kind === 'timer') continue;
         const key = this.keyOf(s);
         const a = (key / K) | 0;
         if (!inC[a]) continue;
-        if (this.visibleActor[a] || this.watched[key]) return undefined;
+        if (this.visibleActor[a] || this.mon.watched[key] || this.views.visible[key]) return undefined;
         for (let y = 0; y < n; y++) if (this.sends[key * n + y] && this.visibleActor[y]) return undefined;
         if (s.kind === 'crash' || s.kind === 'drop' || (s.kind === 'deliver' && s.outcome !== undefined)) tFault = true;
       }
@@ -301,6 +296,7 @@ export class Stubborn {
         act[x * K + k] = 1;
         todo.push(x, k);
       };
+      for (const t of w.timers) mark(t.owner, T);
       for (let x = 0; x < n; x++) {
         if (inC[x]) continue;
         for (const ch of w.inbox[x]!) mark(x, ch.from);
@@ -312,7 +308,25 @@ export class Stubborn {
           x = todo.pop()!;
         const base = (x * K + k) * n;
         for (let y = 0; y < n; y++) if (this.sends[base + y]) mark(y, x);
+        if (this.setsTimer[x * K + k]) mark(x, T);
       }
+      // A timer may fire outside T (advancing the clock): every T step must then be
+      // clock-free, a machine step that sets no timer (machines never read the clock
+      // otherwise; reducers get \`now\`).
+      if (this.eager) {
+        let timersOutside = w.timers.length > 0;
+        for (let x = 0; x < n && !timersOutside; x++) if (act[x * K + T]) timersOutside = true;
+        if (timersOutside) {
+          for (const s of all) {
+            if (s.kind === 'timer') continue;
+            const key = this.keyOf(s);
+            const a = (key / K) | 0;
+            if (inC[a] && (this.setsTimer[key] || sc.actorList[a]!.kind !== 'machine')) return undefined;
+          }
+        }
+      }
+      // World-reading global monitors whose reads C touches: their watched steps outside C join.
+      const readers = this.mon.worldReaders.filter((r) => r.reads.some((x, i) => x === 1 && inC[i] === 1));
       // Who must join C.
       let grew = false;
       for (let x = 0; x < n; x++) {
@@ -320,7 +334,7 @@ export class Stubborn {
         let join = false;
         for (let k = 0; k < K && !join; k++) {
           if (!act[x * K + k]) continue;
-          if ((this.worldMonitors && this.watched[x * K + k]) || (this.eager && this.setsTimer[x * K + k])) join = true;
+          for (const r of readers) if (r.keys[x * K + k]) join = true;
           const base = (x * K + k) * n;
           for (let y = 0; y < n && !join; y++) {
             if (!inC[y] || !this.sends[base + y]) continue;

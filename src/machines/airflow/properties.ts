@@ -9,6 +9,7 @@
 import { eventually as eventuallyRun, leadsTo, type LivenessProperty, type Predicate, type ScenarioDef } from '../../actors/index.ts';
 import type { AirflowConfig } from './config.ts';
 import type { Co } from './task-ctx.ts';
+import { reads } from '../../check/por-stubborn.ts';
 import { batchKeys } from './store-view.ts';
 import { writeMonitors } from './monitors-writes.ts';
 import { readMonitors } from './monitors-reads.ts';
@@ -27,10 +28,10 @@ export function airflowProperties(cfg: AirflowConfig): Partial<ScenarioDef> {
   const invariants: Record<string, Predicate> = {};
   if (perRound && !deletions) {
     // INV-4: without external deletion the durable batch keys are always {0..k-1}.
-    invariants['INV-4'] = (q) => {
+    invariants['INV-4'] = reads(['supervisor'], (q) => {
       const ns = batchKeys(q);
       return ns.every((n, k) => n === k) || `INV-4: batch keys ${ns.join(',')} are not a contiguous prefix`;
-    };
+    });
   }
 
   const live = liveness(cfg);
@@ -44,7 +45,7 @@ export function airflowProperties(cfg: AirflowConfig): Partial<ScenarioDef> {
     'LIV-3': (q) => q.status('task') === 'crashed' || !q.matches('task', 'reading') || 'LIV-3: the task process is stuck in its startup reads',
   };
   const reachable: Record<string, Predicate> = {
-    'task succeeded': (q) => q.context('runner').final === 'success',
+    'task succeeded': reads(['runner'], (q) => q.context('runner').final === 'success'),
   };
   // The same two as properties of whole runs (liveness.md): LIV-1 only where its premise holds.
   const livenessProps: Record<string, LivenessProperty> = {};
