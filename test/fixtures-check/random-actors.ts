@@ -10,13 +10,16 @@
 //   `'quiescent'`);
 // - a symmetric group of identical clients of one server (declared `symmetry`);
 // - faults: a budget, crashes, restarts, dropped channel heads, reducer fault outcomes;
-// - a monitor with `watches` that reads the world when it sees an answer;
+// - a monitor with `watches` that reads the world when it sees an answer; monitors
+//   local to one actor (`reads: [a]`), stateless `eventsOnly` ones, and a stateful
+//   `eventsOnly` one over two actors' deliveries (order-sensitive);
 // - invariants: local (one actor), per-actor conjunctions (`readsEach`), over two
-//   actors (`reads`), sometimes undeclared (state reduction then turns itself off);
+//   actors (`reads`, or `readsView`: only steps that change the view are visible),
+//   sometimes undeclared (state reduction then turns itself off);
 // - `eventually` at quiescence and deadlock by the default rule.
 import { assign, setup } from 'xstate';
 import { defineScenario, rng, send, type MonitorDef, type Predicate, type ReducerLogic, type Scenario, type TraceEvent } from '../../src/actors/index.ts';
-import { reads, readsEach } from '../../src/check/index.ts';
+import { reads, readsEach, readsView } from '../../src/check/index.ts';
 
 type Msg = { type: string; v?: number; hops?: number };
 
@@ -118,6 +121,8 @@ export interface RandomActorsInfo {
   readonly faults: boolean;
   readonly monitor: boolean;
   readonly undeclared: boolean;
+  /** Monitors local to one actor, stateless, or over two actors' deliveries; a view invariant. */
+  readonly extra: number;
 }
 
 /** A random actor system, and which features it drew. */
@@ -187,6 +192,50 @@ export function randomActors(seed: number): { sc: Scenario; info: RandomActorsIn
     };
     monitors.answers = m;
   }
+  // Drawn from a second stream so the systems drawn above stay those of earlier runs.
+  const r2 = rng(seed ^ 0x5bd1e995);
+  let extra = 0;
+  if (r2.int(3) === 0) {
+    // Local to a: watches only deliveries to a and reads only a.
+    extra++;
+    const to = (e: TraceEvent) => e.kind === 'deliver' && e.to === a;
+    monitors.localA = {
+      init: 0,
+      reads: [a],
+      watches: to,
+      observe: (s: number, e, q) => (!to(e) ? s : s >= 2 && q.context(a) === 2 ? { fail: `${a} reached 2 after two deliveries` } : Math.min(s + 1, 3)),
+    } as MonitorDef<number>;
+  }
+  if (r2.int(3) === 0) {
+    // Stateless: a verdict on the event alone.
+    extra++;
+    const last = (e: TraceEvent) => e.kind === 'deliver' && e.to === b && e.msg.type === 'm';
+    monitors.statelessB = { init: null, eventsOnly: true, watches: last, observe: (s, e) => (last(e) && (e as { msg: Msg }).msg.v === 2 && (e as { msg: Msg }).msg.hops === 0 ? { fail: `${b} got a last hop of v 2` } : s) };
+  }
+  if (r2.int(3) === 0 && a !== b) {
+    // Stateful over two actors: a delivery to a then one to b, in that order.
+    extra++;
+    const ab = (e: TraceEvent) => e.kind === 'deliver' && (e.to === a || e.to === b);
+    monitors.aThenB = {
+      init: '',
+      eventsOnly: true,
+      watches: ab,
+      observe: (s: string, e) => {
+        if (!ab(e)) return s;
+        const to = (e as { to: string }).to;
+        if (s === a && to === b && (e as { msg: Msg }).msg.v === 1) return { fail: `${a} then ${b} with v 1` };
+        return to;
+      },
+    } as MonitorDef<string>;
+  }
+  if (r2.int(3) === 0) {
+    extra++;
+    invariants.pairView = readsView(
+      [a, b],
+      (q) => [q.context(a) as number, q.context(b) as number],
+      ([x, y]) => !(x === 2 && y === 4 && a !== b) || `${a} = 2 while ${b} = 4`,
+    );
+  }
   const faultSpec = faults
     ? {
         budget: 1 + r.int(2),
@@ -202,10 +251,10 @@ export function randomActors(seed: number): { sc: Scenario; info: RandomActorsIn
     ...(faultSpec ? { faults: faultSpec } : {}),
     timers: r.int(2) === 0 ? 'any' : 'quiescent',
     invariants,
-    ...(monitor ? { monitors } : {}),
+    ...(Object.keys(monitors).length > 0 ? { monitors } : {}),
     eventually: { someZero: (q) => rids.some((id) => q.context(id) === 0) || 'no reducer rests in 0' },
     ...(symmetric ? { symmetry: [group] } : {}),
   });
-  return { sc, info: { symmetric, timers: hasTicker, faults, monitor, undeclared } };
+  return { sc, info: { symmetric, timers: hasTicker, faults, monitor, undeclared, extra } };
 }
 

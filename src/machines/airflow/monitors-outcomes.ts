@@ -5,7 +5,7 @@
 import type { MonitorDef } from '../../actors/index.ts';
 import { batchKey, type AirflowConfig, type Entry } from './config.ts';
 import { prefixLength, stillStored, storedEntries } from './store-view.ts';
-import { addSorted, isWrite, killed, monitor, openAfter, opened, out, req, resp, type Open } from './trace-view.ts';
+import { addSorted, faults, isWrite, killed, monitor, taskEvents, openAfter, opened, out, req, resp, type Open } from './trace-view.ts';
 
 export function outcomeMonitors(cfg: AirflowConfig): Record<string, MonitorDef> {
   const perRound = cfg.design === 'per-round';
@@ -21,7 +21,7 @@ export function outcomeMonitors(cfg: AirflowConfig): Record<string, MonitorDef> 
         slack: {} as Readonly<Record<number, number>>,
         mine: [] as readonly number[], // indices reported success in this attempt
         live: false,
-      },
+      }, { watches: taskEvents, reads: ['runner', 'supervisor'] },
       (s, e, q) => {
         const endAttempt = (st: typeof s): typeof s => {
           let slack = st.slack;
@@ -85,7 +85,7 @@ export function outcomeMonitors(cfg: AirflowConfig): Record<string, MonitorDef> 
       },
     ),
     // INV-15: failure and retry callbacks come after every RunEnd, all announcing the same fate.
-    'INV-15': monitor({ a: 0, fate: '' }, (s, e) => {
+    'INV-15': monitor({ a: 0, fate: '' }, { watches: taskEvents, reads: [] }, (s, e) => {
       const o = out(e);
       if (o?.type === 'Begin') return { a: o.a, fate: '' };
       if (o?.type === 'Report' && (o.cb === 'retry' || o.cb === 'failure')) {
@@ -97,7 +97,7 @@ export function outcomeMonitors(cfg: AirflowConfig): Record<string, MonitorDef> 
       return s;
     }),
     // INV-16: a successful try leaves return_value_<i> for every index that was not skipped.
-    'INV-16': monitor({ a: 0, skipped: [] as readonly number[] }, (s, e, q) => {
+    'INV-16': monitor({ a: 0, skipped: [] as readonly number[] }, { watches: taskEvents, reads: ['supervisor'] }, (s, e, q) => {
       const o = out(e);
       if (o?.type === 'Begin') return { a: o.a, skipped: [] };
       if (o?.type === 'Skip' || (o?.type === 'Report' && o.cb === 'skip')) return { ...s, skipped: addSorted(s.skipped, o.i) };
@@ -112,7 +112,7 @@ export function outcomeMonitors(cfg: AirflowConfig): Record<string, MonitorDef> 
       return s;
     }),
     // INV-17: with no fault, confirmed writes per try are ceil(R/W) (per index: R).
-    'INV-17': monitor({ a: 0, clean: true, records: 0, writes: 0, open: {} as Open }, (s, e) => {
+    'INV-17': monitor({ a: 0, clean: true, records: 0, writes: 0, open: {} as Open }, { watches: (e) => taskEvents(e) || faults(e), reads: [] }, (s, e) => {
       const o = out(e);
       if (o?.type === 'Begin') return { a: o.a, clean: true, records: 0, writes: 0, open: {} };
       if (e.kind === 'fault' || o?.type === 'Kill' || o?.type === 'Cancel') return s.clean ? { ...s, clean: false } : s;
@@ -127,7 +127,7 @@ export function outcomeMonitors(cfg: AirflowConfig): Record<string, MonitorDef> 
       return open === s.open ? s : { ...s, open };
     }),
     // INV-18: no empty write; after the loop closes only the rest, then the marker.
-    'INV-18': monitor({ a: 0, closed: false, rest: 0, marker: false }, (s, e) => {
+    'INV-18': monitor({ a: 0, closed: false, rest: 0, marker: false }, { watches: taskEvents, reads: [] }, (s, e) => {
       const o = out(e);
       if (o?.type === 'Begin') return { a: o.a, closed: false, rest: 0, marker: false };
       if (o?.type === 'Phase' && o.phase === 'closed') return { ...s, closed: true };
@@ -140,7 +140,7 @@ export function outcomeMonitors(cfg: AirflowConfig): Record<string, MonitorDef> 
       return { fail: `INV-18: ${m.type} '${m.key}' after the loop closed in try ${s.a}` };
     }),
     // LIV-2: an attempt with no injected fault ends with all it recorded durable (fails under H1).
-    'LIV-2': monitor({ a: 0, faulted: false, recorded: [] as readonly number[] }, (s, e, q) => {
+    'LIV-2': monitor({ a: 0, faulted: false, recorded: [] as readonly number[] }, { watches: (e) => taskEvents(e) || faults(e), reads: ['supervisor'] }, (s, e, q) => {
       if (!batched) return s;
       const o = out(e);
       if (o?.type === 'Begin') return { a: o.a, faulted: false, recorded: [] };

@@ -6,7 +6,7 @@ import { taskStateValue, type TaskStateState } from '../../storage/task-state.ts
 import { SCOPE, shardOf, shardsOf } from './api.ts';
 import { MARKER_KEY, batchNumber, type AirflowConfig } from './config.ts';
 import { storedEntries } from './store-view.ts';
-import { isError, isWrite, killed, monitor, openAfter, opened, out, req, resp, type Open } from './trace-view.ts';
+import { isError, isWrite, killed, monitor, storeWrites, taskEvents, openAfter, opened, out, req, resp, type Open } from './trace-view.ts';
 
 function shards(q: WorldQuery): readonly TaskStateState[] {
   return shardsOf(q.context('supervisor'));
@@ -17,7 +17,7 @@ export function writeMonitors(cfg: AirflowConfig): Record<string, MonitorDef> {
   const batched = cfg.design !== 'per-index';
   return {
     // INV-1: one request at a time on the channel of a live attempt.
-    'INV-1': monitor({ a: 0, out: 0 }, (s, e) => {
+    'INV-1': monitor({ a: 0, out: 0 }, { watches: taskEvents, reads: [] }, (s, e) => {
       if (killed(e)) return { a: 0, out: 0 };
       const m = req(e);
       if (m) {
@@ -29,7 +29,7 @@ export function writeMonitors(cfg: AirflowConfig): Record<string, MonitorDef> {
       return s;
     }),
     // INV-2: the marker only after every write of the attempt returned; no write after it.
-    'INV-2': monitor({ a: 0, open: {} as Open, marked: false }, (s, e) => {
+    'INV-2': monitor({ a: 0, open: {} as Open, marked: false }, { watches: taskEvents, reads: [] }, (s, e) => {
       if (killed(e)) return { a: 0, open: {}, marked: false };
       const m = req(e);
       const st = m && m.a !== s.a ? { a: m.a, open: {}, marked: false } : s;
@@ -43,7 +43,7 @@ export function writeMonitors(cfg: AirflowConfig): Record<string, MonitorDef> {
       return open === st.open && st === s ? s : { ...st, open };
     }),
     // INV-3: a persisted completed marker only for an attempt that ends SUCCESS or SKIPPED.
-    'INV-3': monitor({ marked: 0 }, (s, e, q) => {
+    'INV-3': monitor({ marked: 0 }, { watches: (e) => storeWrites(e) || taskEvents(e), reads: ['supervisor'] }, (s, e, q) => {
       if (e.kind === 'io' && e.actor === 'supervisor' && e.op === 'ts.set' && e.key === MARKER_KEY && (e.outcome === 'ok' || e.outcome === 'ambiguous')) {
         const text = taskStateValue(shards(q)[shardOf(MARKER_KEY, shards(q).length)]!, { backend: cfg.backend }, SCOPE, MARKER_KEY);
         const m = text === undefined ? undefined : JSON.parse(text);
@@ -56,7 +56,7 @@ export function writeMonitors(cfg: AirflowConfig): Record<string, MonitorDef> {
       return s;
     }),
     // INV-5: a key rewritten by the same attempt holds every entry of its earlier value.
-    'INV-5': monitor({} as Readonly<Record<string, string>>, (s, e, q) => {
+    'INV-5': monitor({} as Readonly<Record<string, string>>, { watches: storeWrites, reads: ['supervisor'] }, (s, e, q) => {
       if (!batched || e.kind !== 'io' || e.actor !== 'supervisor' || e.op !== 'ts.set' || (e.outcome !== 'ok' && e.outcome !== 'ambiguous')) return s;
       const key = e.key!;
       if (key === MARKER_KEY) return s;
@@ -74,7 +74,7 @@ export function writeMonitors(cfg: AirflowConfig): Record<string, MonitorDef> {
       return { ...s, [key]: `${t}|${now.map((x) => `${x.i}${x.s[0]}${x.t}`).join(',')}` };
     }),
     // INV-6: no entry in two persisted writes under different keys.
-    'INV-6': monitor({} as Readonly<Record<string, number>>, (s, e, q) => {
+    'INV-6': monitor({} as Readonly<Record<string, number>>, { watches: storeWrites, reads: ['supervisor'] }, (s, e, q) => {
       if (!perRound || e.kind !== 'io' || e.actor !== 'supervisor' || e.op !== 'ts.set' || (e.outcome !== 'ok' && e.outcome !== 'ambiguous')) return s;
       const n = batchNumber(e.key!);
       if (n < 0) return s;
@@ -87,7 +87,7 @@ export function writeMonitors(cfg: AirflowConfig): Record<string, MonitorDef> {
       return next;
     }),
     // INV-7: without write failures or cancellation, rounds carry exactly W entries and the rest fewer.
-    'INV-7': monitor({ a: 0, faulted: false, open: {} as Open }, (s, e) => {
+    'INV-7': monitor({ a: 0, faulted: false, open: {} as Open }, { watches: taskEvents, reads: [] }, (s, e) => {
       if (!perRound) return s;
       const m = req(e);
       const o = out(e);

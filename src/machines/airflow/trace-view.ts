@@ -20,21 +20,27 @@ export function addSorted(xs: readonly number[], x: number): readonly number[] {
   return [...xs, x].sort((p, q) => p - q);
 }
 
+/** Events of the task process's own steps: its outputs and frames, responses delivered to it, its kill and restart. */
+export const taskEvents = (e: TraceEvent): boolean =>
+  (e.kind === 'output' && e.from === 'task') || (e.kind === 'send' && e.from === 'task') || (e.kind === 'deliver' && e.to === 'task') || (e.kind === 'fault' && e.actor === 'task');
+/** Writes landing in the task state store (the supervisor's steps). */
+export const storeWrites = (e: TraceEvent): boolean => e.kind === 'io' && e.actor === 'supervisor' && e.op === 'ts.set';
+/** Injected faults, of any actor. */
+export const faults = (e: TraceEvent): boolean => e.kind === 'fault';
+
 /**
- * The events any of these monitors reacts to (for the checker's partial-order
- * reduction): the task's outputs and frames, responses to it, kills, and writes
- * landing in the store. Reads and XCom pushes served by the supervisor are not.
+ * What a monitor reacts to and reads, for the checker's partial-order reduction: the
+ * events it watches (all others must leave its state unchanged and never fail it) and
+ * the actors whose state it reads through the query (`[]`: none). A monitor that
+ * watches and reads only the task process's steps is treated as part of the task.
  */
-function watches(e: TraceEvent): boolean {
-  if (e.kind === 'output' || e.kind === 'fault') return true;
-  if (e.kind === 'send') return e.from === 'task';
-  if (e.kind === 'deliver') return e.to === 'task';
-  if (e.kind === 'io') return e.op === 'ts.set';
-  return false;
+export interface MonitorScope {
+  readonly watches: (e: TraceEvent) => boolean;
+  readonly reads: readonly string[];
 }
 
-export function monitor<S>(init: S, observe: Obs<S>): MonitorDef<S> & { watches(e: TraceEvent): boolean } {
-  return { init, observe, watches };
+export function monitor<S>(init: S, scope: MonitorScope, observe: Obs<S>): MonitorDef<S> {
+  return { init, observe, watches: scope.watches, ...(scope.reads.length === 0 ? { eventsOnly: true } : { reads: scope.reads }) };
 }
 
 // Requests of the live attempt whose response has not been consumed: rid -> request.
