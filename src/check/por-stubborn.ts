@@ -15,13 +15,15 @@
 // - X may crash and a T step may send to X: X joins C;
 // - T holds a fault step and the budget is not spent: every actor that may take a
 //   fault step outside T joins C (faults share the budget);
-// - timers may fire before messages (`timers: 'any'`): X may set a timer (its firing
-//   would move the clock every delivery reads): X joins C; a world with a pending
-//   timer is expanded fully. Under `timers: 'quiescent'` no timer fires while a
-//   delivery of T is pending;
-// - a T with a step some monitor watches is not used (monitors see events in order);
-//   and when a monitor may read the world (it does not declare `eventsOnly`), an X
-//   whose step it may watch joins C (that step's verdict may depend on T's).
+// - timers may fire before messages (`timers: 'any'`): an actor with a pending timer
+//   is never in C; outside actors' timer steps (pending, or set by a step they may
+//   take) are steps they may take; and when a timer may fire outside T, every T step
+//   must be clock-free (a machine step that sets no timer). Under `timers:
+//   'quiescent'` no timer fires while a delivery of T is pending;
+// - a T with a step a global monitor watches is not used (monitors see events in
+//   order); when such a monitor reads an actor of C, an X whose step it may watch
+//   joins C (that step's verdict may depend on T's). Stateless and one-actor
+//   monitors are not global (por-monitors.ts).
 // "X may send to Y" is a relation over (actor, what it handles, target): what X does
 // when it handles a message from Z (or boots after a restart, or crashes). Whether X
 // can handle something from Z outside T follows from the channels non-empty at s and
@@ -40,8 +42,9 @@
 // reads a single actor (declared with `reads([...], p)`, or `readsEach` for a
 // conjunction of per-actor conditions) is preserved as it is; one over several
 // actors makes those actors' steps visible (a T with such a step, or a step that may
-// send to them, is not used); one that declares nothing makes every step visible
-// (state reduction off, sleep sets still on).
+// send to them, is not used), or with `readsView` only the steps that change its view
+// (por-reads.ts); one that declares nothing makes every step visible (state reduction
+// off, sleep sets still on).
 import { enabled, rng, type Predicate, type Scenario, type Step, type TraceEvent, type World, apply, initialWorld } from '../actors/index.ts';
 import type { PorContext } from './por.ts';
 import { MonitorVisibility } from './por-monitors.ts';
