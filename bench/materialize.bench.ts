@@ -1,7 +1,8 @@
-// `npm run bench -- materialize [--full]`: the E1/E11/E12 tables per design, the
-// cap-saturation sweep, simulated events per second, and checker figures for the
-// small configurations of the materialize-peeks family. Virtual-time figures are
-// deterministic (seed 1); only events/s and checker ms are wall-clock.
+// `npm run bench -- materialize [--full] [--checker]`: the E1/E11/E12 tables per
+// design, the cap-saturation sweep, simulated events per second, and checker
+// figures for the small configurations of the materialize-peeks family
+// (`--checker`: only those). Virtual-time figures are deterministic (seed 1);
+// events/s and checker ms are wall-clock, states per CPU s is this process's CPU.
 import { printTable } from './table.ts';
 import { check } from '../src/check/index.ts';
 import { parseParams } from '../src/actors/family.ts';
@@ -14,8 +15,19 @@ import type { Fixture } from '../src/machines/materialize/fixtures.ts';
 
 const r1 = (x: number) => Math.round(x * 10) / 10;
 
+function cpuMs(): number {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+}
+
 export default async function (argv: string[]): Promise<void> {
   const full = argv.includes('--full');
+  if (!argv.includes('--checker')) await simulations(full);
+  await checker(full);
+}
+
+/** The simulation tables (virtual time is deterministic; events/s is wall-clock). */
+async function simulations(full: boolean): Promise<void> {
   const seconds: Record<string, number> = full ? { e1: 60, e11: 26, e12: 120 } : { e1: 30, e11: 26, e12: 60 };
   let events = 0;
   let wall = 0;
@@ -66,7 +78,10 @@ export default async function (argv: string[]): Promise<void> {
   }
   printTable('cap saturation (cap 4, 1 worker, heavy-tailed walks, 60 virtual s): capped share and walk p99 by arrival rate', ['rate/s', 'capped (walk-end)', 'p99 (walk-end)', 'capped (retire)', 'p99 (retire)'], cap);
   printTable('simulator throughput', ['kernel steps', 'wall s', 'events/s'], [[events, r1(wall / 1000), Math.round((events * 1000) / wall)]]);
-  // Checker figures.
+}
+
+/** Checker figures: verdict, states, transitions, and time (wall and this process's CPU). */
+async function checker(full: boolean): Promise<void> {
   const chk: (string | number)[][] = [];
   const configs: [string, () => ReturnType<typeof buildScenario>][] = [
     ['family default (retire, cancel)', () => family.build(parseParams(family, {}))],
@@ -83,9 +98,11 @@ export default async function (argv: string[]): Promise<void> {
   ];
   for (const [name, make] of configs) {
     const t0 = performance.now();
+    const c0 = cpuMs();
     const r = await check(make(), { strategy: 'bfs', maxStates: 500_000, timeLimitMs: 60_000 });
+    const cpu = cpuMs() - c0;
     const ms = performance.now() - t0;
-    chk.push([name, r.ok ? (r.complete ? 'holds (complete)' : `holds (cut: ${r.cutBy})`) : `violated: ${r.violation!.property.name} (${r.violation!.schedule.length} steps)`, r.stats.distinctStates, r.stats.transitions, Math.round(ms), Math.round((r.stats.distinctStates * 1000) / ms)]);
+    chk.push([name, r.ok ? (r.complete ? 'holds (complete)' : `holds (cut: ${r.cutBy})`) : `violated: ${r.violation!.property.name} (${r.violation!.schedule.length} steps)`, r.stats.distinctStates, r.stats.transitions, Math.round(ms), Math.round(cpu), Math.round((r.stats.distinctStates * 1000) / cpu)]);
   }
-  printTable('checker, bfs, small configurations', ['configuration', 'result', 'states', 'transitions', 'ms', 'states/s'], chk);
+  printTable('checker, bfs, small configurations', ['configuration', 'result', 'states', 'transitions', 'wall ms', 'CPU ms', 'states per CPU s'], chk, 'CPU is this process\'s (process.cpuUsage): on a shared machine it moves less than wall time.');
 }
