@@ -26,6 +26,8 @@ export interface ShardResultFile {
   cutBy?: string;
   interrupted: boolean;
   stats: CheckResult['stats'];
+  /** CPU time of this process (user + system, ms), for cost accounting across machines. */
+  cpuMs: number;
   /** sha256 of the sorted 64-bit fingerprints this shard visited (other shards' frontier worlds left out). */
   fingerprintDigest: string;
   distinctFingerprints: number;

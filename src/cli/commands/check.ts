@@ -300,6 +300,7 @@ function shardChecks(api: CheckerApi, sc: Scenario, opts: CheckOptions, flags: C
   if (chosen && exhaustive && opts.liveness !== false && api.hasLiveness(sc)) {
     throw new UsageError(`scenario '${sc.name}' declares liveness properties, which a sharded search cannot decide (a cycle may cross shards)${where}; check it in one process, or turn the liveness properties off`);
   }
+  if (chosen && strategy === 'bfs' && flags.frontier === 'compact') throw new UsageError(`a sharded bfs keeps worlds in its frontier (it starts from many frontier worlds; the compact frontier numbers entries from one root): drop --frontier compact${where}`);
   if (flags.shardPrefix !== undefined && !(chosen && exhaustive)) throw new UsageError('--shard-prefix applies to a sharded dfs/bfs (--shard i/n with --strategy dfs or bfs)');
   for (const [flag, v] of [['--result', flags.result], ['--fingerprints', flags.fingerprints]] as const) {
     if (v !== undefined && (!exhaustive || flags.from !== undefined)) throw new UsageError(`${flag} records a dfs/bfs check (sharded or not); not ${flags.from !== undefined ? '--from' : strategy}`);
@@ -331,6 +332,7 @@ function resultFile(api: CheckerApi, sc: Scenario, t: Target, p: ParamValues, r:
     ...(r.cutBy ? { cutBy: r.cutBy } : {}),
     interrupted,
     stats: r.stats,
+    cpuMs: Math.round((process.cpuUsage().user + process.cpuUsage().system) / 1000),
     fingerprintDigest: sh?.digest ?? (fps ? api.fingerprintDigest(fps) : ''),
     distinctFingerprints: fps?.length ?? 0,
     unreached: r.unreached,
