@@ -53,3 +53,17 @@ describe('fidelity table: the Amber rows (counts and bytes, from fault-free runs
     expect(bytes.every((r) => r.holds)).toBe(true);
   }, 120_000);
 });
+
+describe('fidelity table: Materialize cap saturation (trends, as the source states them)', () => {
+  it('the capped share more than doubles when the load doubles, and the offload p99 converges to inline', async () => {
+    const { capSaturationRows } = await import('../bench/fidelity-rows.ts');
+    const rows = capSaturationRows();
+    expect(rows.map((r) => r.tolerance)).toEqual(['trend: more than doubles', 'trend: rises to ≥ 0.9']);
+    const [share, tail] = rows.map((r) => r.interleave.split(' → ').map((x) => Number.parseFloat(x))) as [number[], number[]];
+    expect(share[0]!).toBeGreaterThan(0);
+    expect(share[1]!).toBeGreaterThan(2 * share[0]!);
+    expect(tail[1]!).toBeGreaterThan(tail[0]!);
+    expect(tail[1]!).toBeGreaterThanOrEqual(0.9);
+    expect(rows.every((r) => r.holds)).toBe(true);
+  }, 180_000);
+});
