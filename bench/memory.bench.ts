@@ -24,6 +24,8 @@ interface Out {
   cutBy?: string;
   options: Record<string, unknown>;
   cpuMs: number;
+  /** Heap + typed arrays in use after a forced collection when the search ended, minus before it began. */
+  live?: number;
 }
 
 function measure(options: CheckOptions, states: number): Out {
@@ -62,16 +64,19 @@ export default async function memory(args: string[]): Promise<void> {
       m.rssBytesPerState,
       Math.round((m.peakRssBytes - m.startRssBytes) / s.distinctStates),
       m.heapGrowthBytesPerState,
+      r.live === undefined ? '' : Math.round(r.live / s.distinctStates),
       Number(s.bytesPerState.toFixed(1)),
     ]);
   }
   printTable(
     `materialize-peeks workers=2 slotRelease=walk-end, POR on, cut at ${states.toLocaleString('en-US')} distinct states`,
-    ['search', 'distinct', 'result', 'depth', 'CPU s', 'distinct/CPU s', 'rate vs worlds', 'peak RSS MB', 'RSS B/state', 'RSS growth B/state', 'heap growth B/state', 'visited B/state'],
+    ['search', 'distinct', 'result', 'depth', 'CPU s', 'distinct/CPU s', 'rate vs worlds', 'peak RSS MB', 'RSS B/state', 'RSS growth B/state', 'heap growth B/state', 'live B/state', 'visited B/state'],
     rows,
     'One child process per row (node --expose-gc), so each RSS is its own. Rates per CPU second of the child (process.cpuUsage):\n' +
       'the machine is shared, wall time mostly measures others. RSS B/state = peak RSS / distinct (the runtime and tsx-loaded modules,\n' +
       'about 110 MB, included); RSS growth = (peak - RSS when the check began) / distinct; heap growth = peak (heap used + typed arrays)\n' +
-      'minus the start, per distinct state (garbage not yet collected included); visited = the fingerprint set alone.',
+      'minus the start, per distinct state (garbage not yet collected included); live = heap + typed arrays after a forced collection\n' +
+      'when the search ends, frontier or stack still held, minus before it began (what the search needs: visited set, frontier, the\n' +
+      'step memo and hash caches); visited = the fingerprint set alone.',
   );
 }
