@@ -4,8 +4,8 @@
 // counterexample, on random systems and the hand models, with and without POR; and
 // the memory of the whole search in result.stats.memory.
 import { describe, expect, it } from 'vitest';
-import type { Scenario, World } from '../src/actors/index.ts';
-import { WorldHasher, check, fpHex, type CheckOptions } from '../src/check/index.ts';
+import { defineScenario, type Scenario, type World } from '../src/actors/index.ts';
+import { NondeterminismError, WorldHasher, check, fpHex, type CheckOptions } from '../src/check/index.ts';
 import { counterModel, diningLocks, lostUpdate, orderingBug, randomSystem, retryModel, tokenRing } from './fixtures-check/models.ts';
 import { randomActors } from './fixtures-check/random-actors.ts';
 import { randomMachineSystem } from './fixtures-check/random-machines.ts';
@@ -90,6 +90,30 @@ describe('compact bfs frontier = frontier of worlds', () => {
   it('a cut search stops at the same state', async () => {
     await same(lostUpdate({ cas: true, clients: 3, rounds: 2 }), { maxStates: 500 }, 'maxStates');
     await same(lostUpdate({ cas: true, clients: 3, rounds: 2 }), { maxDepth: 6 }, 'maxDepth');
+  });
+});
+
+describe('re-deriving a frontier world checks it', () => {
+  it('stops with a NondeterminismError when a step gives another world the second time', async () => {
+    // A counter whose increment reads a call count kept outside its state (impure). A
+    // number state is not memoised, so re-deriving a world steps it afresh.
+    let calls = 0;
+    const counter = { kind: 'reducer' as const, init: () => 0, receive: (n: number) => ({ state: n + 1 + (calls++ % 2) }) };
+    const idle = { kind: 'reducer' as const, init: () => 0, receive: (n: number) => ({ state: n, unhandled: true }) };
+    const sc = defineScenario({
+      name: 'impure-counter',
+      actors: { counter, a: idle, b: idle },
+      start: [
+        { from: 'a', to: 'counter', msg: { type: 'inc' } },
+        { from: 'b', to: 'counter', msg: { type: 'inc' } },
+        { from: 'a', to: 'counter', msg: { type: 'inc' } },
+      ],
+    });
+    // With the sample check off, only re-deriving can notice.
+    await expect(check(sc, { strategy: 'bfs', determinism: false })).rejects.toThrow(NondeterminismError);
+    await expect(check(sc, { strategy: 'bfs', determinism: false })).rejects.toThrow(/re-deriving a frontier world by step deliver:.->counter:inc gave a different fingerprint/);
+    const worlds = await check(sc, { strategy: 'bfs', determinism: false, frontier: 'worlds' });
+    expect(worlds.complete).toBe(true);
   });
 });
 
