@@ -87,6 +87,15 @@ describe('compact bfs frontier = frontier of worlds', () => {
     });
   }
 
+  it('sharded bfs (many roots, each with its prefix schedule): same worlds and counterexamples per shard', async () => {
+    for (const index of [0, 1]) {
+      const shard = { index, count: 2 };
+      await same(lostUpdate({ clients: 3 }), { shard, shardPrefix: 4 }, `lost update shard ${index}/2`);
+      await same(lostUpdate({ cas: true, clients: 2, rounds: 2 }), { shard, shardPrefix: 4 }, `compare-and-set shard ${index}/2`);
+      await same(randomSystem(7, true), { shard, shardPrefix: 3, maxStates: 1000 }, `randomSystem 7 shard ${index}/2`);
+    }
+  });
+
   it('a cut search stops at the same state', async () => {
     await same(lostUpdate({ cas: true, clients: 3, rounds: 2 }), { maxStates: 500 }, 'maxStates');
     await same(lostUpdate({ cas: true, clients: 3, rounds: 2 }), { maxDepth: 6 }, 'maxDepth');

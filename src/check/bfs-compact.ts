@@ -5,6 +5,9 @@
 // schedules), plus, while it waits, the positions of the steps it must take and of
 // its sleep set (2 bytes each; "all" in one). Worlds are re-derived when expanded.
 //
+// Roots (the initial world, or a sharded search's frontier worlds, shard.ts) keep
+// their world and the schedule that reaches it.
+//
 // Entries are numbered in discovery order and bfs expands in that order, so the
 // entries of a level are expanded grouped by parent and their ancestors in order: a
 // cache of one world per depth (the path to the entry last expanded) re-derives each
@@ -19,9 +22,10 @@ import type { PorContext } from './por.ts';
 import { NondeterminismError } from './purity.ts';
 import type { Session } from './session.ts';
 
-/** Record word meaning "every enabled step" (steps) or "kept aside, not as positions" (sleep). */
-const ALL = 0xffff;
+/** Record words: "every enabled step" (steps, below the STUB flag) and "kept aside, not as positions" (sleep). */
+const ALL_STEPS = 0x7fff;
 const STUB = 0x8000;
+const ASIDE = 0xffff;
 
 function grown<T extends Int32Array | Uint16Array | Uint32Array>(a: T, need: number): T {
   if (need <= a.length) return a;
@@ -44,16 +48,22 @@ export class CompactBfs extends Search {
   private check = new Uint32Array(1024);
   private count = 0;
   private head = 0;
-  /** Entry numbers where each depth begins. */
+  /** Entry numbers where each depth begins (from the roots' depth, `base`). */
   private levels: number[] = [];
+  private base = -1;
   private headDepth = 0;
+  /**
+   * Roots keep their world, and the schedule that reaches it: the initial world (an
+   * empty schedule), or a sharded search's frontier worlds (their prefix schedules).
+   */
+  private roots = new Map<number, { world: World; lanes: Lanes | undefined; schedule: string[] }>();
   /** Waiting entries' records, first in first out: [steps count | STUB flag, sleep count, steps..., sleep...]. */
   private pool = new Uint16Array(4096);
   private poolHead = 0;
   private poolTail = 0;
   /** Sleep sets with a step that is not enabled at the entry's world (kept as steps; rare). */
   private aside = new Map<number, Step[]>();
-  /** The path cache, per depth: entry, world, lanes, enabled steps (computed when needed). */
+  /** The path cache, per depth above `base`: entry, world, lanes, enabled steps (computed when needed). */
   private pathId: number[] = [];
   private pathWorld: World[] = [];
   private pathLanes: (Lanes | undefined)[] = [];
@@ -80,20 +90,27 @@ export class CompactBfs extends Search {
     this.check = grown(this.check, e + 1);
     const p = n.parent;
     const en = n.en!;
-    if (en.length >= STUB) throw new Error(`internal: ${en.length} enabled steps at one world; the compact frontier encodes at most ${STUB - 1} (use frontier: 'worlds')`);
-    if (p) {
+    if (en.length >= ALL_STEPS) throw new Error(`internal: ${en.length} enabled steps at one world; the compact frontier encodes at most ${ALL_STEPS - 1} (use frontier: 'worlds')`);
+    if (p && p.index >= 0) {
       const at = position(p.en!, { id: n.via } as Step);
       if (at < 0) throw new Error(`internal: step ${n.via} is not among its parent's enabled steps`);
       this.parent[e] = p.index;
       this.via[e] = at;
     } else {
+      // A root: the initial world, or a shard's frontier world below its prefix (spent nodes).
+      const schedule: string[] = [];
+      for (let x = p; x && x.via !== undefined; x = x.parent) schedule.push(x.via);
+      schedule.reverse();
+      if (n.via !== undefined) schedule.push(n.via);
       this.parent[e] = -1;
       this.via[e] = 0;
-      this.setPath(0, e, n.world!, n.lanes);
+      this.roots.set(e, { world: n.world!, lanes: n.lanes, schedule });
     }
     this.check[e] = n.key >>> 0;
-    if (n.depth === this.levels.length) this.levels.push(e);
-    else if (n.depth !== this.levels.length - 1) throw new Error(`internal: bfs pushed depth ${n.depth} after depth ${this.levels.length - 1}`);
+    if (this.base < 0) this.base = n.depth;
+    const level = n.depth - this.base;
+    if (level === this.levels.length) this.levels.push(e);
+    else if (level !== this.levels.length - 1) throw new Error(`internal: bfs pushed depth ${n.depth} after depth ${this.base + this.levels.length - 1}`);
     // The record: which steps to take (all, or positions) and the sleep set (positions, or aside).
     const all = n.steps === en && !n.all;
     let sleepPos: number[] | undefined = [];
@@ -110,8 +127,8 @@ export class CompactBfs extends Search {
     this.reserve(len);
     const pool = this.pool;
     let k = this.poolTail;
-    pool[k++] = (all ? ALL & ~STUB : n.steps.length) | (n.all ? STUB : 0);
-    pool[k++] = sleepPos ? sleepPos.length : ALL;
+    pool[k++] = (all ? ALL_STEPS : n.steps.length) | (n.all ? STUB : 0);
+    pool[k++] = sleepPos ? sleepPos.length : ASIDE;
     if (!all) for (const t of n.steps) pool[k++] = position(en, t);
     if (sleepPos) for (const i of sleepPos) pool[k++] = i;
     this.poolTail = k;
@@ -131,6 +148,7 @@ export class CompactBfs extends Search {
     this.poolTail = live;
   }
 
+  /** `d` counts levels from the roots' depth. */
   private setPath(d: number, e: number, w: World, lanes: Lanes | undefined): void {
     this.pathId[d] = e;
     this.pathWorld[d] = w;
@@ -142,10 +160,17 @@ export class CompactBfs extends Search {
     return (this.pathEn[d] ??= enabled(this.sc, this.pathWorld[d]!));
   }
 
-  /** Fills the path cache down to entry `e` at depth `d`, re-deriving the ancestors not cached. */
+  /** Fills the path cache down to entry `e` at level `d`, re-deriving the ancestors not cached. */
   private derive(e: number, d: number): void {
     const chain: number[] = [];
-    for (let a = e, k = d; this.pathId[k] !== a; a = this.parent[a]!, k--) chain.push(a);
+    for (let a = e, k = d; this.pathId[k] !== a; a = this.parent[a]!, k--) {
+      const root = this.parent[a] === -1 ? this.roots.get(a) : undefined;
+      if (root) {
+        this.setPath(k, a, root.world, root.lanes);
+        break;
+      }
+      chain.push(a);
+    }
     const hasher = this.s.hasher;
     for (let j = chain.length - 1; j >= 0; j--) {
       const a = chain[j]!;
@@ -175,6 +200,7 @@ export class CompactBfs extends Search {
     while (this.headDepth + 1 < this.levels.length && this.levels[this.headDepth + 1]! <= e) this.headDepth++;
     const d = this.headDepth;
     this.derive(e, d);
+    const depth = this.base + d;
     const en = this.enabledAt(d);
     const pool = this.pool;
     let k = this.poolHead;
@@ -183,13 +209,13 @@ export class CompactBfs extends Search {
     const stub = (w0 & STUB) !== 0;
     const nSteps = w0 & ~STUB;
     let steps: Step[];
-    if (nSteps === (ALL & ~STUB)) steps = stub ? en.slice() : en;
+    if (nSteps === ALL_STEPS) steps = stub ? en.slice() : en;
     else {
       steps = new Array<Step>(nSteps);
       for (let j = 0; j < nSteps; j++) steps[j] = en[pool[k++]!]!;
     }
     let sleep: Step[];
-    if (nSleep === ALL) {
+    if (nSleep === ASIDE) {
       sleep = this.aside.get(e)!;
       this.aside.delete(e);
     } else {
@@ -197,17 +223,18 @@ export class CompactBfs extends Search {
       for (let j = 0; j < nSleep; j++) sleep[j] = en[pool[k++]!]!;
     }
     this.poolHead = k;
-    const n: Node = { world: this.pathWorld[d], depth: d, steps, i: 0, sleep, done: [], parent: undefined, via: undefined, lanes: this.pathLanes[d], all: stub ? en : undefined, key: this.check[e]!, en, index: e };
+    const n: Node = { world: this.pathWorld[d], depth, steps, i: 0, sleep, done: [], parent: undefined, via: undefined, lanes: this.pathLanes[d], all: stub ? en : undefined, key: this.check[e]!, en, index: e };
     this.current = n;
     return n;
   }
 
   protected override scheduleOf(n: Node | undefined, last?: string): string[] {
-    const out: string[] = [];
+    let out: string[] = [];
     if (n) {
-      // `n` is the entry being expanded: the path cache holds its ancestors.
-      for (let k = n.depth; k > 0; k--) out.push(this.enabledAt(k - 1)[this.via[this.pathId[k]!]!]!.id);
-      out.reverse();
+      // `n` is the entry being expanded: the path cache holds its ancestors, up to a root.
+      let k = n.depth - this.base;
+      for (; this.parent[this.pathId[k]!] !== -1; k--) out.push(this.enabledAt(k - 1)[this.via[this.pathId[k]!]!]!.id);
+      out = [...this.roots.get(this.pathId[k]!)!.schedule, ...out.reverse()];
     }
     if (last !== undefined) out.push(last);
     return out;
@@ -221,7 +248,9 @@ export class CompactBfs extends Search {
     this.count = 0;
     this.head = 0;
     this.levels = [];
+    this.base = -1;
     this.headDepth = 0;
+    this.roots = new Map();
     this.poolHead = this.poolTail = 0;
     this.aside = new Map();
     this.pathId = [];

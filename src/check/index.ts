@@ -115,10 +115,9 @@ async function run(
   if (live && opts.por !== false) options.porNote = 'POR off: liveness properties are decided on the full state graph';
   if (hasLiveness(sc) && !live) options.livenessNote = exhaustive ? 'liveness properties not checked (liveness: false)' : `liveness properties are checked by dfs and bfs only; ${strategy} checked the other properties`;
   if (exhaustive) options.determinism = opts.determinism ?? true;
-  // A sharded bfs starts from many roots deep in the graph: the compact frontier numbers entries from one root.
-  const frontier = opts.frontier ?? (exhaustive && opts.shard ? 'worlds' : 'compact');
+  // A sharded bfs starts from many roots (its frontier worlds): the compact frontier keeps each root's world and prefix.
+  const frontier = opts.frontier ?? 'compact';
   if (frontier !== 'compact' && frontier !== 'worlds') throw new Error(`unknown frontier '${String(frontier)}'; use compact or worlds`);
-  if (exhaustive && opts.shard && frontier === 'compact') throw new Error("a sharded bfs keeps worlds in its frontier (frontier: 'worlds'); the compact frontier starts from one root");
   if (strategy === 'bfs' && !live) options.frontier = frontier;
   for (const k of ['maxStates', 'maxDepth', 'timeLimitMs'] as const) if (opts[k] !== undefined) options[k] = opts[k];
 
