@@ -5,6 +5,7 @@ import { MachineStepper, isStateMachine, spawnMessage, unsupportedFeature } from
 import { ENV, type ActorId, type Message, type Step, type TraceEvent, type World } from './types.ts';
 import { livenessProblem, type Fairness, type LivenessProperty } from './liveness.ts';
 import { canonicalJson } from './serialize.ts';
+import { checkLegend, type Legend } from './legend.ts';
 
 /** The input was not a valid scenario, or the system did something no scenario allows. */
 export class ScenarioError extends Error {
@@ -239,6 +240,8 @@ export interface ScenarioDef {
   readonly symmetry?: readonly (readonly ActorId[])[];
   /** Parameters the scenario was built with (recorded in traces). */
   readonly params?: Readonly<Record<string, unknown>>;
+  /** Actor roles, property lines and step notes, shown by the text report, Mermaid and the HTML viewer (see {@link Legend}). */
+  readonly legend?: Legend;
 }
 
 export type CompiledActor =
@@ -364,6 +367,7 @@ export function defineScenario(def: ScenarioDef): Scenario {
     if (actorList[i]?.kind !== 'reducer') throw new ScenarioError(`${where}: faults.outcomes names '${id}', which is not a reducer actor`);
   }
   for (const group of def.symmetry ?? []) for (const id of group) known('symmetry', id);
+  checkLegend(where, def.legend);
   if (def.unhandled !== undefined && def.unhandled !== 'error' && def.unhandled !== 'trace') {
     throw new ScenarioError(`${where}: unhandled must be 'error' or 'trace', got '${String(def.unhandled)}'`);
   }

@@ -98,14 +98,21 @@ Examples:
     .action(async (path: string, o: { json?: boolean; config?: string; traceLimit: string[] }) => setCode(await (await import('./commands/replay.ts')).runReplay(io, path, o)));
 
   p.command('show')
-    .description('render a saved trace as a step list, a Mermaid sequence diagram, an HTML viewer or JSON')
-    .argument('<trace.json>', "a trace file written by 'interleave check'")
-    .addOption(new Option('-f, --format <format>', 'output format (default text, or from the --out extension)').choices(FORMATS))
+    .description("render a saved trace as a step list, a Mermaid sequence diagram, an HTML viewer or JSON; with --machines, draw a scenario's statecharts")
+    .argument('<trace.json|scenario>', "a trace file written by 'interleave check' (with --machines: " + SCENARIO_HELP + ')')
+    .addOption(new Option('-f, --format <format>', 'output format (default text, or from the --out extension; with --machines: mermaid, html or json)').choices(FORMATS))
     .option('-o, --out <file>', 'write to a file instead of stdout')
+    .option('--machines', "draw each actor's statechart of the scenario instead (Mermaid stateDiagram-v2; html: SVG charts; json: the machine config Stately's tools import)")
+    .option('-p, --param <key=value>', 'with --machines: a scenario parameter (repeatable)', collectParam, [])
+    .option('--actor <id>', 'with --machines: only the chart of this actor')
     .option('--trace-limit <name=value>', 'a trace file limit <name>=<n>, repeatable: bytes, depth, string, items (see docs/cli.md)', collectParam, [])
     .option('--no-verify', "draw the file as saved, without re-running its schedule on the scenario")
     .option('--config <file>', CONFIG_HELP)
-    .action(async (path: string, o: ShowFlags) => setCode(await (await import('./commands/show.ts')).runShow(io, path, o)));
+    .action(async (path: string, o: ShowFlags & { machines?: boolean; param: string[]; actor?: string }) => {
+      if (o.machines) return setCode(await (await import('./commands/show-machines.ts')).runShowMachines(io, path, o));
+      if (o.param.length || o.actor !== undefined) throw new UsageError(`${o.param.length ? '--param' : '--actor'} goes with --machines (drawing a scenario's statecharts); a trace file records its own parameters`);
+      setCode(await (await import('./commands/show.ts')).runShow(io, path, o));
+    });
 
   p.command('simulate')
     .description("run a scenario's virtual-time study and print its metrics tables")

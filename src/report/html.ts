@@ -5,6 +5,7 @@ import { createHash } from 'node:crypto';
 import { constants as bufferConstants } from 'node:buffer';
 import { readFileSync } from 'node:fs';
 import { diffSchedules } from './diff.ts';
+import { escapeHtml } from './escape.ts';
 import { fileView, traceView } from './model.ts';
 import type { TraceFileData } from './schema.ts';
 
@@ -49,9 +50,7 @@ export function scriptSafeJson(v: unknown, maxLength: number = MAX_STRING_LENGTH
   return unsafe === 0 ? json : json.replace(SCRIPT_UNSAFE, (c) => SCRIPT_ESCAPES[c]!);
 }
 
-export function escapeHtml(s: string): string {
-  return s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}
+export { escapeHtml };
 
 const CSS = `
 :root { --fg:#1d2330; --muted:#6b7280; --line:#c9ced8; --cur:#fff3bf; --fail:#fde2e2; --red:#c62828; --green:#2e7d32; --accent:#1f5fbf; }

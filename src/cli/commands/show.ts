@@ -68,7 +68,7 @@ async function verify(io: Io, file: TraceFileData, path: string, config?: string
 }
 
 /** Writes the rendering; a place that cannot hold it is bad input (exit 2), not a crash. */
-function writeOut(out: string, text: string): void {
+export function writeOut(out: string, text: string): void {
   try {
     if (/[/\\]$/.test(out) || statSync(out, { throwIfNoEntry: false })?.isDirectory()) {
       throw new UsageError(`--out ${out} is a directory; give a file name, e.g. --out ${out.replace(/[/\\]$/, '')}/trace.html`);

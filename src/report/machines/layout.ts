@@ -1,0 +1,174 @@
+// Positions for a statechart drawing, computed with dagre (a layered graph layout,
+// compound nodes for nested states). Dagre cannot attach an edge to a compound node,
+// so each compound state gets an invisible anchor inside it and a title node on top;
+// an edge to or from a compound state is routed to its anchor and cut at its border.
+import dagre from '@dagrejs/dagre';
+import { allStates, type ChartState, type MachineChart } from './chart.ts';
+
+export interface Box {
+  readonly x: number;
+  readonly y: number;
+  readonly w: number;
+  readonly h: number;
+}
+
+export interface LaidState extends Box {
+  readonly path: string;
+  readonly label: string;
+  readonly type: ChartState['type'];
+  /** A compound or parallel state (drawn as a frame around its children). */
+  readonly cluster: boolean;
+  /** A region of a parallel state (drawn dashed). */
+  readonly region: boolean;
+  /** Where a cluster's name is drawn (machine-level transitions start there). */
+  readonly title?: Box;
+}
+
+export interface LaidEdge {
+  /** Index of the transition in the chart; -1 for an initial-state arrow. */
+  readonly index: number;
+  readonly points: readonly (readonly [number, number])[];
+  readonly label?: Box & { readonly text: string };
+}
+
+export interface ChartLayout {
+  readonly width: number;
+  readonly height: number;
+  readonly states: readonly LaidState[];
+  /** Initial pseudo-states (the black dots), one per compound state with an initial child. */
+  readonly starts: readonly (Box & { readonly of: string })[];
+  readonly edges: readonly LaidEdge[];
+}
+
+/** Monospace 11px text: about 6.7 px a character. */
+export const CHAR_W = 6.7;
+const STATE_H = 28;
+const TITLE_H = 16;
+const LABEL_H = 14;
+
+const nodeId = (path: string) => `s:${path}`;
+const anchorId = (path: string) => `a:${path}`;
+const titleId = (path: string) => `t:${path}`;
+const startId = (path: string) => `i:${path}`;
+
+/** Cuts a polyline where it crosses a box's border, keeping the part outside (`end`: the tail). */
+function clipAt(points: { x: number; y: number }[], b: Box, end: 'head' | 'tail'): { x: number; y: number }[] {
+  const inside = (p: { x: number; y: number }) => p.x > b.x && p.x < b.x + b.w && p.y > b.y && p.y < b.y + b.h;
+  const pts = end === 'head' ? [...points] : [...points].reverse();
+  let k = 0;
+  while (k < pts.length - 1 && inside(pts[k + 1]!)) k++;
+  if (k === 0 && !inside(pts[0]!)) return points;
+  const a = pts[k]!;
+  const c = pts[k + 1] ?? a;
+  // Walk from a (inside) to c (outside) and stop at the border.
+  let t0 = 0;
+  let t1 = 1;
+  for (let i = 0; i < 30; i++) {
+    const t = (t0 + t1) / 2;
+    if (inside({ x: a.x + (c.x - a.x) * t, y: a.y + (c.y - a.y) * t })) t0 = t;
+    else t1 = t;
+  }
+  const cut = { x: a.x + (c.x - a.x) * t1, y: a.y + (c.y - a.y) * t1 };
+  const rest = [cut, ...pts.slice(k + 1)];
+  return end === 'head' ? rest : rest.reverse();
+}
+
+/** Lays a chart out top to bottom. Deterministic: the same chart gives the same layout. */
+export function layoutChart(chart: MachineChart, title = chart.id): ChartLayout {
+  const g = new dagre.graphlib.Graph({ compound: true, multigraph: true });
+  g.setGraph({ rankdir: 'TB', nodesep: 24, ranksep: 34, edgesep: 12, marginx: 8, marginy: 8 });
+  g.setDefaultEdgeLabel(() => ({}));
+  const states = allStates(chart);
+  const byPath = new Map(states.map((s) => [s.path, s]));
+  const isCluster = (s: ChartState) => s.children.length > 0 || s === chart.root;
+  const labelOf = (s: ChartState) => (s === chart.root ? title : s.type === 'history' ? (s.history === 'deep' ? 'H*' : 'H') : s.key);
+  // The node an edge attaches to: the state itself, or the anchor inside a compound state.
+  // A machine-level transition (`on` at the root: from any state) starts at the machine's title.
+  const endOf = (path: string) => (path === '' ? titleId('') : isCluster(byPath.get(path)!) ? anchorId(path) : nodeId(path));
+  // Compound states some transition starts or ends at (they need an anchor). The title
+  // sits above everything in its frame (helper edges of weight 1: weight 0 trips dagre).
+  const anchored = new Set<string>();
+  for (const t of chart.transitions) for (const p of [t.source, ...t.targets]) if (p !== '' && isCluster(byPath.get(p)!)) anchored.add(p);
+  for (const s of states) if (s.initial !== undefined && isCluster(byPath.get(s.initial)!)) anchored.add(s.initial);
+  for (const s of states) {
+    const parent = s === chart.root ? undefined : nodeId(s.path.includes('.') ? s.path.slice(0, s.path.lastIndexOf('.')) : '');
+    if (isCluster(s)) {
+      g.setNode(nodeId(s.path), { width: 0, height: 0 });
+      const label = labelOf(s);
+      g.setNode(titleId(s.path), { width: Math.max(30, label.length * CHAR_W + 8), height: TITLE_H });
+      g.setParent(titleId(s.path), nodeId(s.path));
+      if (anchored.has(s.path)) {
+        g.setNode(anchorId(s.path), { width: 1, height: 1 });
+        g.setParent(anchorId(s.path), nodeId(s.path));
+        g.setEdge(titleId(s.path), anchorId(s.path), { weight: 1, minlen: 1 }, 'title-anchor');
+      }
+      for (const c of s.children) if (!isCluster(c)) g.setEdge(titleId(s.path), nodeId(c.path), { weight: 1, minlen: 1 }, `title-${c.path}`);
+      if (s.initial !== undefined) {
+        g.setNode(startId(s.path), { width: 10, height: 10 });
+        g.setParent(startId(s.path), nodeId(s.path));
+        g.setEdge(titleId(s.path), startId(s.path), { weight: 1, minlen: 1 }, 'title-start');
+        g.setEdge(startId(s.path), endOf(s.initial), { weight: 2, minlen: 1 }, 'initial');
+      }
+    } else {
+      const label = labelOf(s);
+      g.setNode(nodeId(s.path), { width: Math.max(s.type === 'history' ? 24 : 56, label.length * CHAR_W + 20), height: s.type === 'history' ? 24 : STATE_H });
+    }
+    if (parent !== undefined) g.setParent(nodeId(s.path), parent);
+  }
+  for (const t of chart.transitions) {
+    const from = endOf(t.source);
+    const to = t.targets.length ? endOf(t.targets[0]!) : from;
+    g.setEdge(from, to, { width: t.label.length * CHAR_W + 6, height: LABEL_H, labelpos: 'c', minlen: 1, weight: 1 }, `t${t.index}`);
+  }
+  dagre.layout(g);
+
+  const boxOf = (id: string): Box => {
+    const n = g.node(id) as { x: number; y: number; width: number; height: number };
+    return { x: n.x - n.width / 2, y: n.y - n.height / 2, w: n.width, h: n.height };
+  };
+  const laid: LaidState[] = [];
+  const frames = new Map<string, Box>();
+  for (const s of states) {
+    const b = boxOf(nodeId(s.path));
+    frames.set(s.path, b);
+    const parent = s.path === '' ? undefined : byPath.get(s.path.includes('.') ? s.path.slice(0, s.path.lastIndexOf('.')) : '');
+    laid.push({ ...b, path: s.path, label: labelOf(s), type: s.type, cluster: isCluster(s), region: parent?.type === 'parallel', ...(isCluster(s) ? { title: boxOf(titleId(s.path)) } : {}) });
+  }
+  const starts = states.filter((s) => isCluster(s) && s.initial !== undefined).map((s) => ({ ...boxOf(startId(s.path)), of: s.path }));
+  const edges: LaidEdge[] = [];
+  const route = (name: string, v: string, w: string, sourcePath: string | undefined, targetPath: string | undefined) => {
+    const e = g.edge({ v, w, name }) as { points: { x: number; y: number }[]; x?: number; y?: number; width?: number; height?: number } | undefined;
+    if (!e) return undefined;
+    let pts = e.points.map((p) => ({ ...p }));
+    if (sourcePath !== undefined && v.startsWith('a:') && v !== w) pts = clipAt(pts, frames.get(sourcePath)!, 'head');
+    if (targetPath !== undefined && w.startsWith('a:') && v !== w) pts = clipAt(pts, frames.get(targetPath)!, 'tail');
+    return { e, pts: pts.map((p) => [p.x, p.y] as const) };
+  };
+  for (const s of starts) {
+    const st = byPath.get(s.of)!;
+    const r = route('initial', startId(s.of), endOf(st.initial!), undefined, st.initial);
+    if (r) edges.push({ index: -1, points: r.pts });
+  }
+  for (const t of chart.transitions) {
+    const from = endOf(t.source);
+    const to = t.targets.length ? endOf(t.targets[0]!) : from;
+    const r = route(`t${t.index}`, from, to, t.source, t.targets[0] ?? t.source);
+    if (!r) continue;
+    const { e } = r;
+    let pts = r.pts;
+    // A compound state's loop (source and target both its anchor): a loop over its top right corner.
+    const lw = e.width ?? t.label.length * CHAR_W + 6;
+    const lh = e.height ?? LABEL_H;
+    let lx = (e.x ?? pts[0]![0]) - lw / 2;
+    let ly = (e.y ?? pts[0]![1]) - lh / 2;
+    if (from === to && from.startsWith('a:')) {
+      const f = frames.get(t.source)!;
+      pts = [[f.x + f.w - 40, f.y], [f.x + f.w - 30, f.y - 10], [f.x + f.w - 20, f.y]];
+      lx = f.x + f.w - 44 - lw;
+      ly = f.y - lh - 2;
+    }
+    edges.push({ index: t.index, points: pts, label: { x: lx, y: ly, w: lw, h: lh, text: t.label } });
+  }
+  const gg = g.graph() as { width?: number; height?: number };
+  return { width: Math.ceil(gg.width ?? 100), height: Math.ceil(gg.height ?? 60), states: laid, starts, edges };
+}

@@ -1,0 +1,66 @@
+// The charts of a scenario's actors: one per distinct machine (actors running the
+// same statechart share it), laid out once, plus the actors that are not machines.
+import type { AnyStateMachine } from 'xstate';
+import type { Legend, Scenario } from '../../actors/index.ts';
+import { chartOf, type MachineChart } from './chart.ts';
+import { layoutChart, type ChartLayout } from './layout.ts';
+
+export interface ActorChart {
+  /** The actors that run this statechart, in scenario order. */
+  readonly actors: readonly string[];
+  readonly machine: AnyStateMachine;
+  readonly chart: MachineChart;
+}
+
+export interface ScenarioCharts {
+  readonly charts: readonly ActorChart[];
+  /** Actors with no statechart: reducers and external actors. */
+  readonly others: readonly { readonly actor: string; readonly kind: 'reducer' | 'external' }[];
+}
+
+/** Groups the scenario's machine actors by the shape of their statechart. */
+export function scenarioCharts(sc: Scenario): ScenarioCharts {
+  const byShape = new Map<string, { actors: string[]; machine: AnyStateMachine; chart: MachineChart }>();
+  const others: { actor: string; kind: 'reducer' | 'external' }[] = [];
+  for (const a of sc.actorList) {
+    if (a.kind !== 'machine') {
+      others.push({ actor: a.id, kind: a.kind });
+      continue;
+    }
+    const chart = chartOf(a.machine);
+    const shape = JSON.stringify([chart.root, chart.transitions]);
+    const g = byShape.get(shape);
+    if (g) g.actors.push(a.id);
+    else byShape.set(shape, { actors: [a.id], machine: a.machine, chart });
+  }
+  return { charts: [...byShape.values()], others };
+}
+
+const layouts = new WeakMap<MachineChart, Map<string, ChartLayout>>();
+
+/** A chart's layout, computed once per chart and title. */
+export function layoutOf(chart: MachineChart, title: string): ChartLayout {
+  let m = layouts.get(chart);
+  if (!m) layouts.set(chart, (m = new Map()));
+  let l = m.get(title);
+  if (!l) m.set(title, (l = layoutChart(chart, title)));
+  return l;
+}
+
+/** What renderers may know besides the trace file: the scenario's legend and its charts. */
+export interface ReportContext {
+  readonly legend?: Legend;
+  readonly charts?: ScenarioCharts;
+}
+
+/** The report context of a scenario (charts are built lazily by the HTML renderer's caller). */
+export function reportContext(sc: Scenario, opts: { readonly charts?: boolean } = {}): ReportContext {
+  return { ...(sc.legend ? { legend: sc.legend } : {}), ...(opts.charts === false ? {} : { charts: scenarioCharts(sc) }) };
+}
+
+/** A chart's title: the actors that run it, with their roles when the legend has them. */
+export function chartTitle(c: ActorChart, legend?: Legend): string {
+  const roles = c.actors.map((a) => legend?.actors?.[a]).filter((r): r is string => r !== undefined);
+  const distinct = [...new Set(roles)];
+  return `${c.actors.join(', ')}${distinct.length === 1 ? ` — ${distinct[0]}` : ''}`;
+}
