@@ -1,7 +1,6 @@
 // What a reader of a counterexample needs to know that ids do not say: each actor's
 // role, each property in one line, and notes on the steps that matter. Scenarios carry
 // it (`legend`); the text report, Mermaid and the HTML viewer show it.
-import { ScenarioError } from './scenario.ts';
 
 /** One note for the steps whose id is `step`, or matches it when it is a RegExp. */
 export interface StepNote {
@@ -46,16 +45,17 @@ export function propertyNote(legend: Legend | undefined, name: string): string |
   return p[name] ?? p[name.split(/\s+/)[0] ?? ''];
 }
 
-/** Checks a legend's shape; throws a `ScenarioError` naming what is wrong. */
-export function checkLegend(where: string, l: unknown): void {
-  if (l === undefined) return;
-  if (typeof l !== 'object' || l === null || Array.isArray(l)) throw new ScenarioError(`${where}: \`legend\` must be an object { actors?, properties?, steps? }`);
+/** What is wrong with a legend's shape, or undefined. */
+export function legendProblem(l: unknown): string | undefined {
+  if (l === undefined) return undefined;
+  if (typeof l !== 'object' || l === null || Array.isArray(l)) return '`legend` must be an object { actors?, properties?, steps? }';
   const { actors, properties, steps } = l as Legend;
   for (const [k, m] of [['actors', actors], ['properties', properties]] as const) {
     if (m === undefined) continue;
-    if (typeof m !== 'object' || m === null || Object.values(m).some((v) => typeof v !== 'string')) throw new ScenarioError(`${where}: \`legend.${k}\` must map names to one-line strings`);
+    if (typeof m !== 'object' || m === null || Object.values(m).some((v) => typeof v !== 'string')) return `\`legend.${k}\` must map names to one-line strings`;
   }
   if (steps !== undefined && (!Array.isArray(steps) || steps.some((s) => typeof s?.note !== 'string' || !(typeof s.step === 'string' || s.step instanceof RegExp)))) {
-    throw new ScenarioError(`${where}: \`legend.steps\` must be a list of { step: string | RegExp, note: string }`);
+    return '`legend.steps` must be a list of { step: string | RegExp, note: string }';
   }
+  return undefined;
 }

@@ -5,7 +5,7 @@ import { MachineStepper, isStateMachine, spawnMessage, unsupportedFeature } from
 import { ENV, type ActorId, type Message, type Step, type TraceEvent, type World } from './types.ts';
 import { livenessProblem, type Fairness, type LivenessProperty } from './liveness.ts';
 import { canonicalJson } from './serialize.ts';
-import { checkLegend, type Legend } from './legend.ts';
+import { legendProblem, type Legend } from './legend.ts';
 
 /** The input was not a valid scenario, or the system did something no scenario allows. */
 export class ScenarioError extends Error {
@@ -367,7 +367,8 @@ export function defineScenario(def: ScenarioDef): Scenario {
     if (actorList[i]?.kind !== 'reducer') throw new ScenarioError(`${where}: faults.outcomes names '${id}', which is not a reducer actor`);
   }
   for (const group of def.symmetry ?? []) for (const id of group) known('symmetry', id);
-  checkLegend(where, def.legend);
+  const badLegend = legendProblem(def.legend);
+  if (badLegend) throw new ScenarioError(`${where}: ${badLegend}`);
   if (def.unhandled !== undefined && def.unhandled !== 'error' && def.unhandled !== 'trace') {
     throw new ScenarioError(`${where}: unhandled must be 'error' or 'trace', got '${String(def.unhandled)}'`);
   }

@@ -6,13 +6,18 @@ import { constants as bufferConstants } from 'node:buffer';
 import { readFileSync } from 'node:fs';
 import { diffSchedules } from './diff.ts';
 import { escapeHtml } from './escape.ts';
-import { fileView, traceView } from './model.ts';
+import { stepNotes, propertyNote } from '../actors/legend.ts';
+import type { ReportContext } from './context.ts';
+import { CHART_CSS } from './machines/svg.ts';
+import { busyActors, fileView, stepSummary, traceView, type StepView } from './model.ts';
+import { viewerMachines } from './viewer-machines.ts';
 import type { TraceFileData } from './schema.ts';
 
 const MAX_STRING_LENGTH = bufferConstants.MAX_STRING_LENGTH;
 let script: string | undefined;
+/** The page's one script: the sequence chart's drawing, then the viewer. */
 function viewerScript(): string {
-  script ??= readFileSync(new URL('./viewer.client.js', import.meta.url), 'utf8');
+  script ??= ['./viewer-seq.client.js', './viewer.client.js'].map((f) => readFileSync(new URL(f, import.meta.url), 'utf8')).join('\n');
   return script;
 }
 
@@ -63,14 +68,38 @@ h3 { font-size:13px; margin:8px 0 2px; }
 #property { padding:6px 10px; border-radius:4px; font-weight:600; white-space:pre-wrap; word-break:break-word; }
 #property.violation { background:var(--fail); color:var(--red); border:1px solid #f3b4b4; }
 #property.ok { background:#e3f4e4; color:var(--green); }
-#meta { color:var(--muted); margin-top:6px; white-space:pre-wrap; word-break:break-word; }
+#meta { color:var(--muted); margin-top:6px; }
+#property-note { margin-top:4px; color:var(--fg); font-style:italic; }
+#property-note:empty, #legend:empty, #params:empty, #annotations:empty { display:none; }
+#params { margin-top:4px; color:var(--muted); font-size:13px; }
+#params .param { display:inline-block; margin:1px 6px 1px 0; padding:0 6px; border-radius:3px; background:#eef1f6; font-family:ui-monospace, Menlo, Consolas, monospace; font-size:12px; color:var(--fg); }
+#params .param.changed { background:#e7efff; border:1px solid #b9cdf3; }
+#legend-box { margin-top:4px; font-size:13px; } #legend-box summary { cursor:pointer; color:var(--accent); }
+#legend { margin-top:4px; display:flex; flex-wrap:wrap; gap:4px 14px; }
+#diff-note { color:var(--muted); font-size:12px; margin:2px 0 6px; }
+#diff-summary { margin:4px 0 2px; }
+#legend .role b { font-family:ui-monospace, Menlo, Consolas, monospace; }
+.cut { border-bottom:1px dotted var(--muted); cursor:help; }
+button.link { border:0; background:none; color:var(--accent); cursor:pointer; padding:0 4px; text-decoration:underline; }
+#annotations li { color:#7c2d12; background:#fff7ed; border-left:3px solid #fb923c; padding:2px 6px; margin:3px 0; list-style:none; }
+#annotations { padding-left:0; }
+#diff summary { font-size:13px; text-transform:uppercase; letter-spacing:.04em; color:var(--muted); margin:12px 0 4px; cursor:pointer; font-weight:600; }
+#diff table { font-size:12px; }
+#diff tr.fold td { background:#f5f6f8; text-align:center; }
+.hint { text-transform:none; letter-spacing:0; font-weight:400; }
+figure.machine { margin:6px 0; border:1px solid #e3e6ec; border-radius:4px; padding:2px 4px; background:#fff; overflow:auto; }
+figure.machine.current { border-color:#e0a800; box-shadow:0 0 0 1px #e0a800; }
+figure.machine figcaption { font-family:ui-monospace, Menlo, Consolas, monospace; font-weight:700; font-size:12px; cursor:zoom-in; }
+figure.machine figcaption .role { font-family:system-ui, sans-serif; font-weight:400; color:var(--muted); }
+figure.machine svg.statechart { max-width:100%; height:auto; }
+figure.machine.zoom svg.statechart { max-width:none; }
 #controls { position:sticky; top:0; z-index:2; display:flex; gap:10px; align-items:center; padding:8px 18px; background:#fff; border-bottom:1px solid var(--line); }
 #slider { flex:1; }
 button { font:inherit; padding:2px 10px; }
 #step-label { font-variant-numeric:tabular-nums; min-width:8em; text-align:right; color:var(--muted); }
 main { display:flex; gap:0; align-items:flex-start; }
-#chart-wrap { flex:1 1 auto; overflow:auto; max-height:calc(100vh - 120px); background:#fff; border-right:1px solid var(--line); }
-aside { flex:0 0 380px; padding:6px 16px 24px; max-height:calc(100vh - 120px); overflow:auto; }
+#chart-wrap { flex:1 1 auto; min-width:0; overflow:auto; max-height:calc(100vh - 120px); background:#fff; border-right:1px solid var(--line); }
+aside { flex:0 0 460px; padding:6px 16px 24px; max-height:calc(100vh - 120px); overflow:auto; }
 #step-title { font-family:ui-monospace, Menlo, Consolas, monospace; font-weight:600; white-space:pre-wrap; word-break:break-word; }
 #step-title.fail { color:var(--red); }
 #step-id { color:var(--muted); font-family:ui-monospace, Menlo, Consolas, monospace; font-size:12px; word-break:break-all; }
@@ -87,7 +116,10 @@ svg text.actor { font-weight:700; font-size:12px; }
 #chart { display:block; }
 svg .head-bg { fill:#fff; stroke:var(--line); }
 svg text.num { fill:var(--muted); }
-svg text.move { fill:#6a4c93; font-size:10px; }
+svg text.move { fill:#4c2a85; font-size:11px; font-weight:600; }
+svg text.label, svg text.move, svg text.fault { paint-order:stroke; stroke:#fff; stroke-width:3px; stroke-linejoin:round; }
+svg text.role { fill:var(--muted); font-size:10px; }
+svg text.annot { fill:#c2410c; font-size:13px; cursor:help; }
 svg text.fault { fill:var(--red); font-weight:700; }
 svg .lifeline { stroke:var(--line); stroke-dasharray:4 3; }
 svg .row { fill:transparent; cursor:pointer; }
@@ -105,40 +137,57 @@ svg .timer { fill:#fff; stroke:#6a4c93; }
 svg g.step.future { opacity:.3; }
 svg g.step.current .msg { stroke-width:3; }
 svg g.step.current text.label { font-weight:700; }
-#diff { padding:8px 18px 30px; border-top:1px solid var(--line); background:#fff; }
 #diff tr.differ td { background:#fff7e6; }
 #diff tr.diverge td { background:var(--fail); font-weight:700; }
 #diff tr.current td { outline:2px solid #e0b400; }
 #diff td.n { width:3em; color:var(--muted); text-align:right; }
 `;
 
-export interface HtmlOptions {
-  /** Tool version shown in the footer of the header. */
-  readonly version?: string;
-}
-
 /** The data the viewer script renders (exported for tests). */
-export function viewerData(f: TraceFileData) {
+export function viewerData(f: TraceFileData, ctx: ReportContext = {}) {
   const view = fileView(f);
-  const params = Object.entries(f.scenario.params).map(([k, v]) => `${k}=${String(v)}`).join(', ');
-  const passing = f.passing ? { schedule: f.passing.schedule, diff: diffSchedules(f.schedule, f.passing.schedule), steps: traceView(f.passing.schedule, f.passing.trace).steps.length - 1 } : undefined;
+  const legend = ctx.legend;
+  const defaults = ctx.defaults;
+  const params = Object.entries(f.scenario.params).map(([k, v]) => ({ k, v: String(v), changed: defaults ? !(k in defaults) || defaults[k] !== v : true }));
+  let passing;
+  if (f.passing) {
+    const diff = diffSchedules(f.schedule, f.passing.schedule);
+    const pview = traceView(f.passing.schedule, f.passing.trace);
+    const text = (steps: readonly StepView[], k: number | undefined) => (k === undefined ? undefined : steps[k] ? stepSummary(steps[k]) : undefined);
+    const rows = diff.rows.map((r) => ({ ...r, aText: text(view.steps, r.a), bText: text(pview.steps, r.b) }));
+    passing = { diff: { ...diff, rows }, steps: pview.steps.length - 1, ...(f.passing.note ? { note: f.passing.note } : {}) };
+  }
+  const roles: Record<string, string> = {};
+  for (const a of view.actors) if (legend?.actors?.[a] !== undefined) roles[a] = legend.actors[a];
+  const machines = ctx.charts ? viewerMachines(view, ctx.charts) : undefined;
   return {
     title: `${f.property ? 'counterexample' : 'trace'}: ${f.scenario.name}`,
-    meta: `scenario ${f.scenario.name}${params ? ` (${params})` : ''} · seed ${f.seed} · ${f.schedule.length} steps${f.originalLength > f.schedule.length ? ` (shrunk from ${f.originalLength})` : ''} · interleave ${f.tool.version}`,
+    meta: `scenario ${f.scenario.name} · seed ${f.seed} · ${f.schedule.length} steps${f.originalLength > f.schedule.length ? ` (shrunk from ${f.originalLength})` : ''} · interleave ${f.tool.version}`,
+    params,
+    /** False when the defaults are unknown (no scenario at hand): every parameter is shown. */
+    paramsKnown: defaults !== undefined,
     property: f.property,
+    ...(f.property && propertyNote(legend, f.property.name) !== undefined ? { propertyNote: propertyNote(legend, f.property.name) } : {}),
     failStep: f.property ? f.schedule.length : -1,
     // A liveness lasso: steps after this one form the cycle that repeats forever (-1: none).
     cycleStart: f.cycleStart ?? -1,
     actors: view.actors,
-    steps: view.steps,
+    // Busy actors act in some step (receive, send, move); the others are folded at first.
+    busy: busyActors(view),
+    roles,
+    legend: Object.entries(roles).map(([actor, role]) => ({ actor, role })),
+    steps: view.steps.map((s) => ({ ...s, annotations: stepNotes(legend, s.id) })),
     passing,
+    machines: machines?.data ?? [],
+    /** The charts' SVG markup (put in the page, not in the JSON island). */
+    machinesHtml: machines?.html ?? '',
   };
 }
 
-export function formatHtml(f: TraceFileData): string {
+export function formatHtml(f: TraceFileData, ctx: ReportContext = {}): string {
   const js = viewerScript();
   const hash = createHash('sha256').update(js, 'utf8').digest('base64');
-  const data = viewerData(f);
+  const { machinesHtml, ...data } = viewerData(f, ctx);
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -146,27 +195,44 @@ export function formatHtml(f: TraceFileData): string {
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'sha256-${hash}'; img-src data:">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(data.title)}</title>
-<style>${CSS}</style>
+<style>${CSS}${CHART_CSS}</style>
 </head>
 <body>
 <header>
 <h1 id="title"></h1>
 <div id="property"></div>
+<div id="property-note"></div>
 <div id="meta"></div>
+<div id="params"></div>
+<details id="legend-box" hidden><summary id="legend-summary"></summary><div id="legend"></div></details>
 </header>
 <div id="controls">
 <button id="prev" title="previous step (←)">◀</button>
 <input id="slider" type="range" min="0" max="0" value="0" aria-label="step">
 <button id="next" title="next step (→)">▶</button>
 <span id="step-label"></span>
+<button id="fold" class="link" hidden></button>
 </div>
 <main>
 <div id="chart-wrap"><svg id="chart-head" xmlns="http://www.w3.org/2000/svg" aria-hidden="true"></svg><svg id="chart" xmlns="http://www.w3.org/2000/svg" role="img" aria-label="message sequence chart"></svg></div>
 <aside>
+<details id="diff" open hidden>
+<summary>Counterexample vs a nearby passing schedule</summary>
+<p id="diff-summary"></p>
+<p id="diff-note"></p>
+<table><thead><tr><th>#</th><th>counterexample</th><th>#</th><th>passing</th></tr></thead><tbody id="diff-rows"></tbody></table>
+</details>
 <h2>Step</h2>
 <div id="step-title"></div>
 <div id="step-id"></div>
+<ul id="annotations"></ul>
 <ul id="notes"></ul>
+<section id="machines-section">
+<h2>Statecharts <span class="hint">(this step's actor first; click a name to zoom)</span></h2>
+<div id="machines">
+${machinesHtml}
+</div>
+</section>
 <h2>Actor states</h2>
 <table id="states"></table>
 <h2>Changed context</h2>
@@ -175,12 +241,7 @@ export function formatHtml(f: TraceFileData): string {
 <pre id="events"></pre>
 </aside>
 </main>
-<section id="diff" hidden>
-<h2>Counterexample vs nearest passing schedule</h2>
-<p id="diff-summary"></p>
-<table><thead><tr><th>#</th><th>counterexample</th><th>#</th><th>passing</th></tr></thead><tbody id="diff-rows"></tbody></table>
-</section>
-<script type="application/json" id="trace-data">${scriptSafeJson(data, MAX_STRING_LENGTH - js.length - CSS.length - 16 * 1024)}</script>
+<script type="application/json" id="trace-data">${scriptSafeJson(data, MAX_STRING_LENGTH - js.length - CSS.length - machinesHtml.length - 16 * 1024)}</script>
 <script>${js}</script>
 </body>
 </html>

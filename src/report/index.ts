@@ -1,8 +1,9 @@
 // Public surface of the report layer: read, validate and render saved traces.
 export { DEFAULT_TRACE_LIMITS, TRACE_LIMIT_NAMES, parseTraceLimits, traceBytesProblem, traceSizeProblem, type TraceLimits } from './trace-limits.ts';
 export { TRACE_SCHEMA_VERSION, EVENT_KINDS, traceJsonSchema, traceFileSchema, eventSchema, validateTraceFile, parseTraceText, parseTraceBytes, TraceFileError, type TraceFileData, type TraceEventData, type ReadResult } from './schema.ts';
-export { traceView, fileView, type StepView, type TraceView } from './model.ts';
-export { formatText, formatSteps, shortName, safeText, lassoEnd } from './text.ts';
+export { traceView, fileView, stepSummary, busyActors, type StepView, type TraceView } from './model.ts';
+export { reportContext, type ReportContext } from './context.ts';
+export { formatText, formatSteps, legendLines, shortName, safeText, lassoEnd } from './text.ts';
 export { formatMermaid, mermaidText } from './mermaid.ts';
 export { formatHtml, viewerData, scriptSafeJson, escapeHtml, RenderTooLargeError } from './html.ts';
 export { diffSchedules, type ScheduleDiff, type DiffRow } from './diff.ts';
@@ -10,6 +11,7 @@ export { formatTable } from './table.ts';
 export { styleFor, plain, ansi, type Style } from './style.ts';
 
 import type { Format } from './formats.ts';
+import type { ReportContext } from './context.ts';
 import type { TraceFileData } from './schema.ts';
 import { formatText } from './text.ts';
 import { formatMermaid } from './mermaid.ts';
@@ -17,15 +19,15 @@ import { formatHtml } from './html.ts';
 
 export { FORMATS, type Format } from './formats.ts';
 
-/** Renders a validated trace file in one of the formats of `interleave show`. */
-export function render(f: TraceFileData, format: Format): string {
+/** Renders a validated trace file in one of the formats of `interleave show` (`ctx`: the scenario's legend and charts, see `reportContext`). */
+export function render(f: TraceFileData, format: Format, ctx: ReportContext = {}): string {
   switch (format) {
     case 'text':
-      return formatText(f);
+      return formatText(f, undefined, ctx);
     case 'mermaid':
-      return formatMermaid(f);
+      return formatMermaid(f, ctx);
     case 'html':
-      return formatHtml(f);
+      return formatHtml(f, ctx);
     case 'json':
       return `${JSON.stringify(f, null, 2)}\n`;
   }

@@ -1,5 +1,7 @@
 // A trace as a Mermaid sequenceDiagram: actors as participants, deliveries as
 // arrows, state changes and faults as notes.
+import { propertyNote, stepNotes } from '../actors/legend.ts';
+import type { ReportContext } from './context.ts';
 import { fileView } from './model.ts';
 import type { TraceFileData } from './schema.ts';
 
@@ -13,7 +15,7 @@ export function mermaidText(s: string): string {
     .replace(/[#;<>"]/g, (c) => ENTITY[c]!);
 }
 
-export function formatMermaid(f: TraceFileData): string {
+export function formatMermaid(f: TraceFileData, ctx: ReportContext = {}): string {
   const view = fileView(f);
   const alias = new Map(view.actors.map((a, i) => [a, `a${i}`]));
   const who = (a: string | undefined): string => {
@@ -28,6 +30,13 @@ export function formatMermaid(f: TraceFileData): string {
   const first = view.actors.length ? who(view.actors[0]) : 'a_unknown';
   const last = view.actors.length ? who(view.actors[view.actors.length - 1]) : 'a_unknown';
   const span = first === last ? first : `${first},${last}`;
+  // The legend: each actor's role over its lifeline, the property's line across.
+  for (const a of view.actors) {
+    const role = ctx.legend?.actors?.[a];
+    if (role !== undefined) lines.push(`  Note over ${who(a)}: ${mermaidText(role)}`);
+  }
+  const pnote = f.property ? propertyNote(ctx.legend, f.property.name) : undefined;
+  if (pnote !== undefined) lines.push(`  Note over ${span}: ${mermaidText(`${f.property!.name.split(/\s+/)[0]}: ${pnote}`)}`);
   const cycleStart = f.cycleStart;
   for (const s of view.steps.slice(1)) {
     // A liveness lasso's cycle: Mermaid's loop box around the steps that repeat forever.
@@ -55,6 +64,7 @@ export function formatMermaid(f: TraceFileData): string {
     }
     for (const m of s.moves) lines.push(`  Note over ${who(m.actor)}: ${mermaidText(`${m.from} → ${m.to}`)}`);
     for (const n of s.notes) lines.push(`  Note over ${s.actor && alias.has(s.actor) ? who(s.actor) : span}: ${mermaidText(n)}`);
+    for (const n of stepNotes(ctx.legend, s.id)) lines.push(`  Note over ${s.actor && alias.has(s.actor) ? who(s.actor) : span}: ${mermaidText(`✎ ${n}`)}`);
   }
   if (cycleStart !== undefined && cycleStart < view.steps.length - 1) lines.push('  end');
   if (f.property) lines.push(`  Note over ${span}: ${mermaidText(`✗ ${f.property.kind} ${f.property.name}: ${f.property.message}`)}`);

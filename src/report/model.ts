@@ -197,3 +197,35 @@ export function traceView(schedule: readonly string[], trace: readonly unknown[]
 export function fileView(f: TraceFileData): TraceView {
   return traceView(f.schedule, f.trace);
 }
+
+/** One step in a line, for lists where its id would be read: `LE.r0 → store  Fetch !403`. */
+export function stepSummary(s: StepView): string {
+  switch (s.kind) {
+    case 'deliver':
+      return `${s.from ?? '?'} → ${s.actor}  ${s.what}${s.outcome !== undefined ? ` !${s.outcome}` : ''}`;
+    case 'input':
+      return `${s.from ?? 'env'} ⇒ ${s.actor}  ${s.what}`;
+    case 'drop':
+      return `${s.from ?? '?'} ✗→ ${s.actor}  ${s.what} (dropped)`;
+    case 'timer':
+      return `${s.actor} ⏲ ${s.what}`;
+    case 'fault':
+      return `${s.actor} ✗ ${s.what}`;
+    case 'tick':
+      return `time → ${s.what}`;
+    default:
+      return s.id;
+  }
+}
+
+/** The actors some step after the initial world is about: receiver, sender, or an actor that moved. */
+export function busyActors(view: TraceView): string[] {
+  const busy = new Set<string>();
+  for (const s of view.steps) {
+    if (s.n === 0) continue;
+    if (s.actor) busy.add(s.actor);
+    if (s.from !== undefined) busy.add(s.from);
+    for (const m of s.moves) busy.add(m.actor);
+  }
+  return view.actors.filter((a) => busy.has(a));
+}

@@ -1,6 +1,8 @@
 // A trace as a numbered step list, one line a step:
 //   12  worker:LE  ← reader:LE#0  EndChannel   (LE: waiting → consuming)
-import { fileView, type StepView, type TraceView } from './model.ts';
+import { propertyNote, stepNotes, type Legend } from '../actors/legend.ts';
+import type { ReportContext } from './context.ts';
+import { busyActors, fileView, type StepView, type TraceView } from './model.ts';
 import type { TraceFileData } from './schema.ts';
 import { plain, type Style } from './style.ts';
 
@@ -43,7 +45,8 @@ function movesText(s: StepView): string {
 /** The numbered step list (step 0, the initial world, is left out). */
 /** `notes`: 'alerts' (default) prints failures, losses, outputs and failed I/O under their step; 'all' every side event; 'none' nothing. */
 /** `cycleStart`: a liveness lasso; the steps after it are marked ↻ under a line saying they repeat. */
-export function formatSteps(view: TraceView, style: Style = plain, opts: { readonly failStep?: number; readonly notes?: 'alerts' | 'all' | 'none'; readonly cycleStart?: number } = {}): string[] {
+/** `legend`: its step notes are printed under their steps (✎). */
+export function formatSteps(view: TraceView, style: Style = plain, opts: { readonly failStep?: number; readonly notes?: 'alerts' | 'all' | 'none'; readonly cycleStart?: number; readonly legend?: Legend } = {}): string[] {
   const steps = view.steps.slice(1);
   const rows = steps.map((s) => columns(s).map(safeText));
   const w = [0, 1, 2].map((i) => Math.max(0, ...rows.map((r) => r[i]!.length)));
@@ -58,6 +61,7 @@ export function formatSteps(view: TraceView, style: Style = plain, opts: { reado
     out.push(bad ? style.red(line) : line);
     const notes = opts.notes === 'none' ? [] : opts.notes === 'all' ? s.notes : s.alerts;
     for (const note of notes) out.push(style.dim(`${' '.repeat(nw + 4)}· ${safeText(note)}`));
+    for (const note of stepNotes(opts.legend, s.id)) out.push(style.cyan(`${' '.repeat(nw + 4)}✎ ${safeText(note)}`));
   });
   return out;
 }
@@ -74,20 +78,35 @@ function paramsText(params: Readonly<Record<string, unknown>>): string {
   return e.length ? ` (${e.map(([k, v]) => `${k}=${short(v)}`).join(', ')})` : '';
 }
 
-/** A whole trace file as text: header, steps, the violated property. */
-export function formatText(f: TraceFileData, style: Style = plain): string {
+/**
+ * The legend's lines for the actors of a trace and its property:
+ * `LE      the loop-end worker`, then `I12: …`.
+ */
+export function legendLines(legend: Legend | undefined, actors: readonly string[], property?: string): string[] {
+  if (!legend) return [];
+  const roles = actors.filter((a) => legend.actors?.[a] !== undefined);
+  const w = Math.max(0, ...roles.map((a) => a.length));
+  const lines = roles.map((a) => `  ${safeText(a).padEnd(w)}  ${safeText(legend.actors![a]!)}`);
+  const p = property !== undefined ? propertyNote(legend, property) : undefined;
+  if (p !== undefined) lines.push(`  ${safeText(property!.split(/\s+/)[0] ?? property!)}: ${safeText(p)}`);
+  return lines.length ? ['legend:', ...lines] : [];
+}
+
+/** A whole trace file as text: header, legend, steps, the violated property. */
+export function formatText(f: TraceFileData, style: Style = plain, ctx: ReportContext = {}): string {
   const view = fileView(f);
   const lines: string[] = [];
   const p = f.property;
   lines.push(
     p ? style.red(`✗ ${p.kind} '${safeText(p.name)}' violated: ${safeText(p.message)}`) : style.green('no property violated in this trace'),
     `scenario ${safeText(f.scenario.name)}${safeText(paramsText(f.scenario.params))}, seed ${f.seed}, ${f.schedule.length} steps${f.originalLength > f.schedule.length ? ` (shrunk from ${f.originalLength})` : ''}`,
+    ...legendLines(ctx.legend, busyActors(view), p?.name).map((l) => style.dim(l)),
     '',
-    ...formatSteps(view, style, { failStep: p ? f.schedule.length : undefined, ...(f.cycleStart !== undefined ? { cycleStart: f.cycleStart } : {}) }),
+    ...formatSteps(view, style, { failStep: p ? f.schedule.length : undefined, ...(f.cycleStart !== undefined ? { cycleStart: f.cycleStart } : {}), ...(ctx.legend ? { legend: ctx.legend } : {}) }),
   );
   if (p) lines.push(style.red(`${' '.repeat(String(f.schedule.length).length + 4)}✗ ${lassoEnd(f.schedule.length, f.cycleStart)}: ${safeText(p.name)}`));
   if (f.passing) {
-    lines.push('', `a nearby passing schedule (${f.passing.schedule.length} steps)${f.passing.note ? `: ${safeText(f.passing.note)}` : ''}:`, ...formatSteps(fileViewOf(f.passing), style));
+    lines.push('', `a nearby passing schedule (${f.passing.schedule.length} steps)${f.passing.note ? `: ${safeText(f.passing.note)}` : ''}:`, ...formatSteps(fileViewOf(f.passing), style, ctx.legend ? { legend: ctx.legend } : {}));
   }
   return `${lines.join('\n')}\n`;
 }

@@ -1,10 +1,10 @@
-/* global document, window */
+/* global document, window, drawSequence */
 // The HTML viewer's script. It reads the trace from the JSON island and builds
 // every node with createElement/textContent, so no payload is ever parsed as HTML.
+// The statecharts are static SVG in the page; this script only sets their classes.
 (function () {
   'use strict';
   var data = JSON.parse(document.getElementById('trace-data').textContent);
-  var SVG = 'http://www.w3.org/2000/svg';
   var steps = data.steps;
   var last = steps.length - 1;
   var cur = 0;
@@ -15,18 +15,18 @@
     if (text !== undefined) e.textContent = String(text);
     return e;
   }
-  function svg(tag, attrs, text) {
-    var e = document.createElementNS(SVG, tag);
-    if (attrs) for (var k in attrs) e.setAttribute(k, String(attrs[k]));
-    if (text !== undefined) e.textContent = String(text);
-    return e;
-  }
   function json(v) {
     try { return JSON.stringify(v, null, 1); } catch { return String(v); }
   }
-  function clip(s, n) { s = String(s); return s.length > n ? s.slice(0, n - 1) + '…' : s; }
+  // A long text cut in the middle (keys differ at their ends), the whole on hover.
+  function cut(s, n) {
+    s = String(s);
+    var span = el('span', null, s.length > n ? s.slice(0, Math.ceil(n * 0.6)) + '…' + s.slice(s.length - Math.floor(n * 0.4)) : s);
+    if (s.length > n) { span.setAttribute('title', s); span.className = 'cut'; }
+    return span;
+  }
 
-  // Header: title, property, scenario.
+  // Header: title, property (and its line from the legend), scenario, parameters, legend.
   document.title = data.title;
   document.getElementById('title').textContent = data.title;
   var prop = document.getElementById('property');
@@ -37,81 +37,93 @@
     prop.textContent = 'no property violated in this trace';
     prop.className = 'ok';
   }
+  if (data.propertyNote) document.getElementById('property-note').textContent = data.property.name.split(/\s+/)[0] + ': ' + data.propertyNote;
   document.getElementById('meta').textContent = data.meta;
+  var params = document.getElementById('params');
+  function showParams(all) {
+    params.textContent = '';
+    var shown = data.params.filter(function (p) { return all || p.changed; });
+    params.appendChild(el('span', { class: 'what' }, all || !data.paramsKnown ? 'parameters: ' : shown.length ? 'parameters (not default): ' : 'parameters: all default'));
+    shown.forEach(function (p) { var c = el('span', { class: 'param' + (p.changed && data.paramsKnown ? ' changed' : '') }); c.appendChild(cut(p.k + '=' + p.v, 40)); params.appendChild(c); });
+    var hidden = data.params.length - shown.length;
+    if (hidden > 0 || all) {
+      var b = el('button', { id: 'params-more', class: 'link' }, all ? 'only the changed' : '+ ' + hidden + ' at their defaults');
+      b.addEventListener('click', function () { showParams(!all); });
+      params.appendChild(b);
+    }
+  }
+  if (data.params.length) showParams(false);
+  var legend = document.getElementById('legend');
+  if (data.legend.length) {
+    document.getElementById('legend-box').hidden = false;
+    document.getElementById('legend-summary').textContent = 'what the names mean: ' + data.legend.map(function (l) { return l.actor; }).join(', ');
+  }
+  data.legend.forEach(function (l) {
+    var item = el('span', { class: 'role', 'data-actor': l.actor });
+    item.appendChild(el('b', null, l.actor));
+    item.appendChild(document.createTextNode(' ' + l.role));
+    legend.appendChild(item);
+  });
 
-  // Message sequence chart.
-  var actors = data.actors;
-  var ROW = 30, TOP = 20, LEFT = 70;
-  // Lanes share the visible width (between 90 and 150 px each); wider charts scroll.
+  // Actors that do nothing in the trace are folded; a toggle shows them.
+  var idle = data.actors.filter(function (a) { return data.busy.indexOf(a) < 0; });
+  var showIdle = false;
+  var fold = document.getElementById('fold');
+  if (idle.length) {
+    fold.hidden = false;
+    fold.title = idle.join(', ');
+  }
+  function shownActors() { return showIdle ? data.actors : data.busy; }
+
+  // Message sequence chart (viewer-seq.client.js), redrawn when the width or the fold changes.
   var wrap = document.getElementById('chart-wrap');
-  var avail = (wrap && wrap.clientWidth) || 900;
-  var LANE = Math.max(90, Math.min(150, Math.floor((avail - LEFT - 100) / Math.max(1, actors.length))));
-  var xOf = {};
-  actors.forEach(function (a, i) { xOf[a] = LEFT + 60 + i * LANE; });
-  function X(a) { return a in xOf ? xOf[a] : LEFT + 20; }
-  function Y(n) { return TOP + n * ROW; }
-  var width = LEFT + 120 + Math.max(1, actors.length) * LANE;
-  var height = Y(last) + ROW;
   var chart = document.getElementById('chart');
   var headSvg = document.getElementById('chart-head');
-  headSvg.setAttribute('width', width);
-  headSvg.setAttribute('height', 26);
-  headSvg.appendChild(svg('rect', { x: 0, y: 0, width: width, height: 26, class: 'head-bg' }));
-  chart.setAttribute('width', width);
-  chart.setAttribute('height', height);
-  chart.setAttribute('viewBox', '0 0 ' + width + ' ' + height);
-  var defs = svg('defs');
-  var marker = svg('marker', { id: 'arrow', viewBox: '0 0 10 10', refX: 9, refY: 5, markerWidth: 9, markerHeight: 9, markerUnits: 'userSpaceOnUse', orient: 'auto-start-reverse' });
-  marker.appendChild(svg('path', { d: 'M0,0 L10,5 L0,10 z', class: 'head' }));
-  defs.appendChild(marker);
-  chart.appendChild(defs);
-  var rows = [], marks = [];
-  steps.forEach(function (s) {
-    var inCycle = data.cycleStart >= 0 && s.n > data.cycleStart;
-    var r = svg('rect', { x: 0, y: Y(s.n) - ROW / 2, width: width, height: ROW, class: 'row' + (s.n === data.failStep || s.failed ? ' fail' : '') + (inCycle ? ' cycle' : ''), 'data-step': s.n });
-    r.addEventListener('click', function () { go(s.n); });
-    chart.appendChild(r);
-    rows.push(r);
-  });
-  if (data.cycleStart >= 0) {
-    // The cycle of a liveness lasso: a bar along its steps, back to where it started.
-    var cy0 = Y(data.cycleStart + 1) - ROW / 2 + 3, cy1 = Y(last) + ROW / 2 - 3;
-    chart.appendChild(svg('line', { x1: 40, y1: cy0, x2: 40, y2: cy1, class: 'cycle-bar' }));
-    chart.appendChild(svg('text', { x: 44, y: cy0 + 11, class: 'cycle-label', id: 'cycle-label' }, '↻'));
+  var seq;
+  function drawChart() {
+    seq = drawSequence(chart, headSvg, { steps: steps, actors: shownActors(), roles: data.roles, failStep: data.failStep, cycleStart: data.cycleStart, width: (wrap && wrap.clientWidth) || 900, go: go });
+    fold.textContent = showIdle ? 'hide ' + idle.length + ' idle actor' + (idle.length > 1 ? 's' : '') : 'show ' + idle.length + ' idle actor' + (idle.length > 1 ? 's' : '') + ' (' + idle.join(', ') + ')';
   }
-  actors.forEach(function (a) {
-    chart.appendChild(svg('line', { x1: X(a), y1: 0, x2: X(a), y2: height, class: 'lifeline' }));
-    var name = svg('text', { x: X(a), y: 17, class: 'actor', 'text-anchor': 'middle' }, clip(a, Math.floor(LANE / 7.5)));
-    name.appendChild(svg('title', null, a));
-    headSvg.appendChild(name);
+  fold.addEventListener('click', function () { showIdle = !showIdle; drawChart(); showMachines(); render(); });
+  var lastWidth = 0;
+  window.addEventListener('resize', function () { if (wrap.clientWidth !== lastWidth) { lastWidth = wrap.clientWidth; drawChart(); render(); } });
+
+  // Statecharts: one figure per machine actor, static SVG in the page.
+  var figures = {};
+  var machinesBox = document.getElementById('machines');
+  data.machines.forEach(function (m) {
+    var fig = machinesBox.querySelector('figure[data-actor="' + (window.CSS && window.CSS.escape ? window.CSS.escape(m.actor) : m.actor) + '"]');
+    if (!fig) return;
+    figures[m.actor] = { fig: fig, m: m, states: fig.querySelectorAll('[data-state]'), edges: fig.querySelectorAll('g.tr') };
+    fig.querySelector('figcaption').addEventListener('click', function () { fig.classList.toggle('zoom'); });
+    if (data.roles[m.actor]) fig.querySelector('figcaption').appendChild(el('span', { class: 'role' }, ' ' + data.roles[m.actor]));
   });
-  steps.forEach(function (s) {
-    var g = svg('g', { class: 'step', 'data-step': s.n });
-    g.appendChild(svg('text', { x: 8, y: Y(s.n) + 4, class: 'num' }, s.n === 0 ? 'init' : s.n));
-    var y = Y(s.n);
-    if ((s.kind === 'deliver' || s.kind === 'input' || s.kind === 'drop') && s.from !== undefined) {
-      var y0 = s.sentAt >= 0 ? Y(s.sentAt) : y - ROW / 2;
-      var x0 = X(s.from), x1 = X(s.actor);
-      if (x0 === x1) { x1 = x0 + 30; }
-      g.appendChild(svg('line', { x1: x0, y1: y0, x2: x1, y2: y, class: 'msg' + (s.kind === 'drop' ? ' dropped' : s.outcome ? ' faulty' : ''), 'marker-end': 'url(#arrow)' }));
-      var label = s.what + (s.outcome ? ' !' + s.outcome : '') + (s.kind === 'drop' ? ' ✗' : '');
-      g.appendChild(svg('text', { x: (x0 + x1) / 2, y: (y0 + y) / 2 - 4, class: 'label', 'text-anchor': 'middle' }, clip(label, 28)));
-    } else if (s.kind === 'timer') {
-      g.appendChild(svg('circle', { cx: X(s.actor), cy: y, r: 6, class: 'timer' }));
-      g.appendChild(svg('text', { x: X(s.actor) + 10, y: y + 4, class: 'label' }, clip('⏲ ' + s.what, 28)));
-    } else if (s.kind === 'fault') {
-      g.appendChild(svg('text', { x: X(s.actor), y: y + 5, class: 'fault', 'text-anchor': 'middle' }, clip('✗ ' + s.what, 24)));
-    } else if (s.kind === 'tick') {
-      g.appendChild(svg('text', { x: LEFT, y: y + 4, class: 'label' }, '⏱ ' + s.what));
-    } else if (s.n > 0) {
-      g.appendChild(svg('text', { x: LEFT, y: y + 4, class: 'label' }, clip(s.id, 40)));
+  function showMachines() {
+    var shown = shownActors();
+    for (var a in figures) figures[a].fig.hidden = shown.indexOf(a) < 0;
+  }
+  document.getElementById('machines-section').hidden = data.machines.length === 0;
+
+  function highlight(s) {
+    // The actor this step is about first, then the others in chart order.
+    var order = data.machines.map(function (m) { return m.actor; });
+    var first = [s.actor, s.from].concat(s.moves.map(function (m) { return m.actor; })).filter(function (a, i, xs) { return a in figures && xs.indexOf(a) === i; });
+    first.concat(order.filter(function (a) { return first.indexOf(a) < 0; })).forEach(function (a) { machinesBox.appendChild(figures[a].fig); });
+    for (var a in figures) {
+      var f = figures[a];
+      var text = s.states[a];
+      var active = text !== undefined && f.m.active[text] ? f.m.active[text] : [];
+      f.states.forEach(function (g) { g.classList.toggle('active', active.indexOf(g.getAttribute('data-state')) >= 0); });
+      var taken = f.m.taken[s.n] || [];
+      f.edges.forEach(function (g) {
+        var on = taken.indexOf(Number(g.getAttribute('data-t'))) >= 0;
+        g.classList.toggle('taken', on);
+        var p = g.querySelector('path');
+        p.setAttribute('marker-end', 'url(#' + p.getAttribute('data-marker') + (on ? '-ht' : '-h') + ')');
+      });
+      f.fig.classList.toggle('current', first.indexOf(a) >= 0);
     }
-    s.moves.forEach(function (m) {
-      g.appendChild(svg('text', { x: X(m.actor) + 8, y: y + 13, class: 'move' }, clip('→ ' + m.to, 24)));
-    });
-    chart.appendChild(g);
-    marks.push(g);
-  });
+  }
 
   // Controls.
   var slider = document.getElementById('slider');
@@ -149,8 +161,12 @@
     title.textContent = (cur === 0 ? '' : cur + '  ') + stepText(s) + cyc;
     title.className = s.n === data.failStep || s.failed ? 'fail' : '';
     document.getElementById('step-id').textContent = s.id;
-    rows.forEach(function (r, i) { r.classList.toggle('current', i === cur); });
-    marks.forEach(function (g, i) { g.classList.toggle('current', i === cur); g.classList.toggle('future', i > cur); });
+    seq.rows.forEach(function (r, i) { r.classList.toggle('current', i === cur); });
+    seq.marks.forEach(function (g, i) { g.classList.toggle('current', i === cur); g.classList.toggle('future', i > cur); });
+
+    var ann = document.getElementById('annotations');
+    ann.textContent = '';
+    (s.annotations || []).forEach(function (a) { ann.appendChild(el('li', null, a)); });
 
     var table = document.getElementById('states');
     table.textContent = '';
@@ -160,11 +176,13 @@
     table.appendChild(head);
     var moved = {};
     s.moves.forEach(function (m) { moved[m.actor] = m.from; });
-    actors.forEach(function (a) {
+    shownActors().forEach(function (a) {
       if (a === 'env') return;
       var tr = el('tr', { 'data-actor': a });
       if (a in moved || a in s.changed) tr.className = 'moved';
-      tr.appendChild(el('td', { class: 'actor' }, a));
+      var name = el('td', { class: 'actor' }, a);
+      if (data.roles[a]) name.title = data.roles[a];
+      tr.appendChild(name);
       tr.appendChild(el('td', { class: 'state' }, a in s.states ? s.states[a] : '—'));
       table.appendChild(tr);
     });
@@ -180,15 +198,16 @@
 
     var notes = document.getElementById('notes');
     notes.textContent = '';
-    s.notes.forEach(function (n) { notes.appendChild(el('li', null, n)); });
+    s.notes.forEach(function (n) { var li = el('li'); li.appendChild(cut(n, 90)); notes.appendChild(li); });
     document.getElementById('events').textContent = s.events.map(function (e) { return json(e); }).join('\n');
+    highlight(s);
 
     if (diffRows) diffRows.forEach(function (tr) { tr.classList.toggle('current', Number(tr.getAttribute('data-a')) === cur && cur > 0); });
-    var row = rows[cur];
+    var row = seq.rows[cur];
     if (row && wrap) {
       // Keep the current step in view, a few rows from the top, without moving the page.
-      var y = Y(cur) - ROW / 2, top = wrap.scrollTop, h = wrap.clientHeight - 26;
-      if (y < top || y + ROW > top + h) wrap.scrollTop = Math.max(0, y - 3 * ROW);
+      var y = seq.Y(cur) - seq.ROW / 2, top = wrap.scrollTop, h = wrap.clientHeight - seq.HEAD;
+      if (y < top || y + seq.ROW > top + h) wrap.scrollTop = Math.max(0, y - 3 * seq.ROW);
     }
   }
 
@@ -197,30 +216,56 @@
     render();
   }
 
-  // Diff against the nearest passing schedule.
+  // Where a nearby passing schedule departs: the first divergence with a few steps of
+  // context; the runs of rows around it are folded into one row that opens them.
   var diffRows = null;
   if (data.passing) {
     var sec = document.getElementById('diff');
     sec.hidden = false;
     var d = data.passing.diff;
     document.getElementById('diff-summary').textContent = d.firstDivergentStep > 0
-      ? 'The counterexample first departs from the nearest passing schedule at step ' + d.firstDivergentStep + '.'
-      : 'The schedules agree step for step.';
+      ? 'A nearby passing schedule (' + data.passing.steps + ' steps) first departs from the counterexample at step ' + d.firstDivergentStep + '.'
+      : 'A nearby passing schedule agrees with the counterexample step for step.';
+    if (data.passing.note) document.getElementById('diff-note').textContent = 'How it was found: ' + data.passing.note;
     var tbody = document.getElementById('diff-rows');
     diffRows = [];
-    d.rows.forEach(function (r, i) {
+    var first = d.firstDivergentRow < 0 ? 0 : d.firstDivergentRow;
+    var lo = Math.max(0, first - 2), hi = Math.min(d.rows.length - 1, first + 4);
+    var rowOf = function (r, i) {
       var tr = el('tr', { 'data-a': r.a === undefined ? '' : r.a });
       tr.className = (r.same ? 'same' : 'differ') + (i === d.firstDivergentRow ? ' diverge' : '');
       tr.appendChild(el('td', { class: 'n' }, r.a === undefined ? '' : r.a));
-      tr.appendChild(el('td', { class: 'id' }, r.aId === undefined ? '' : r.aId));
+      var ta = el('td', { class: 'id' }); if (r.aText !== undefined) { ta.appendChild(cut(r.aText, 34)); ta.title = r.aId; } tr.appendChild(ta);
       tr.appendChild(el('td', { class: 'n' }, r.b === undefined ? '' : r.b));
-      tr.appendChild(el('td', { class: 'id' }, r.bId === undefined ? '' : r.bId));
+      var tb = el('td', { class: 'id' }); if (r.bText !== undefined) { tb.appendChild(cut(r.bText, 34)); tb.title = r.bId; } tr.appendChild(tb);
       if (r.a !== undefined) tr.addEventListener('click', function () { go(r.a); });
-      tbody.appendChild(tr);
       diffRows.push(tr);
-    });
+      return tr;
+    };
+    var folded = function (from, to) {
+      if (from > to) return;
+      var rows = d.rows.slice(from, to + 1);
+      var same = rows.filter(function (r) { return r.same; }).length;
+      var tr = el('tr', { class: 'fold' });
+      var td = el('td', { colspan: '4' });
+      var b = el('button', { class: 'link' }, '⋯ ' + rows.length + ' more row' + (rows.length > 1 ? 's' : '') + (same === rows.length ? ', the same in both' : same ? ' (' + same + ' the same in both)' : ''));
+      b.addEventListener('click', function () {
+        rows.forEach(function (r, k) { tbody.insertBefore(rowOf(r, from + k), tr); });
+        tbody.removeChild(tr);
+        render();
+      });
+      td.appendChild(b);
+      tr.appendChild(td);
+      tbody.appendChild(tr);
+    };
+    folded(0, lo - 1);
+    for (var i = lo; i <= hi; i++) tbody.appendChild(rowOf(d.rows[i], i));
+    folded(hi + 1, d.rows.length - 1);
   }
 
+  drawChart();
+  lastWidth = wrap.clientWidth;
+  showMachines();
   var m = /step=(\d+)/.exec(window.location.hash);
   go(m ? Number(m[1]) : 0);
   window.interleaveViewer = { go: go, step: function () { return cur; }, last: last };

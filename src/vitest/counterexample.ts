@@ -5,7 +5,7 @@ import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Scenario } from '../actors/index.ts';
 import { formatViolation, toTraceFile, type CheckResult, type ScenarioSource } from '../check/index.ts';
-import { formatHtml, validateTraceFile } from '../report/index.ts';
+import { formatHtml, reportContext, validateTraceFile } from '../report/index.ts';
 
 export interface Written {
   /** The counterexample as numbered steps (formatViolation). */
@@ -54,7 +54,7 @@ export function writeCounterexample(sc: Scenario, r: CheckResult, out: string | 
   try {
     mkdirSync(dirname(resolve(jsonPath)), { recursive: true });
     writeFileSync(jsonPath, `${JSON.stringify(ok.file, null, 2)}\n`);
-    writeFileSync(htmlPathOf(jsonPath), formatHtml(ok.file));
+    writeFileSync(htmlPathOf(jsonPath), formatHtml(ok.file, reportContext(sc)));
   } catch (e) {
     return { text, error: `cannot write ${jsonPath}: ${e instanceof Error ? e.message : String(e)}; pass another { out } path` };
   }

@@ -2,7 +2,7 @@
 import { mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { ScenarioError, type ParamValues, type Scenario, type ScenarioFamily } from '../../actors/index.ts';
-import { formatHtml, formatSteps, lassoEnd, traceView, validateTraceFile, type TraceFileData } from '../../report/index.ts';
+import { busyActors, formatHtml, formatSteps, lassoEnd, legendLines, reportContext, traceView, validateTraceFile, type TraceFileData } from '../../report/index.ts';
 import { loadChecker, type CheckOptions, type CheckResult, type CheckerApi, type Violation } from '../check-api.ts';
 import { EXIT, UsageError } from '../errors.ts';
 import { printJson, type Io } from '../io.ts';
@@ -215,7 +215,7 @@ export async function runCheck(io: Io, name: string, flags: CheckFlags): Promise
     try {
       mkdirSync(dirname(resolve(jsonPath)), { recursive: true });
       writeFileSync(jsonPath, `${JSON.stringify(file, null, 2)}\n`);
-      writeFileSync(htmlPath, formatHtml(file));
+      writeFileSync(htmlPath, formatHtml(file, reportContext(sc, f.params)));
     } catch (e) {
       // The violation is still the result; say why the files are missing.
       writeError = `cannot write the trace to ${jsonPath}: ${e instanceof Error ? e.message : String(e)}; choose another place with --out FILE`;
@@ -224,7 +224,8 @@ export async function runCheck(io: Io, name: string, flags: CheckFlags): Promise
     const shown = (x: string) => (resolve(x).startsWith(process.cwd()) ? relative(process.cwd(), resolve(x)) || x : resolve(x));
     const replayCmd = `npx interleave replay ${shellWord(shown(jsonPath))}`;
     const lasso = v.cycleStart !== undefined ? { cycleStart: v.cycleStart } : {};
-    const steps = formatSteps(traceView(file.schedule, file.trace), o, { failStep: file.schedule.length, ...lasso });
+    const view = traceView(file.schedule, file.trace);
+    const steps = formatSteps(view, o, { failStep: file.schedule.length, ...lasso, ...(sc.legend ? { legend: sc.legend } : {}) });
     const rerun = flags.from !== undefined ? `npx interleave check ${shellWord(arg)}${paramFlags(f, p, false, true)} --from ${shellWord(flags.from)} --within ${flags.within ?? 1}` : `npx interleave check ${shellWord(arg)}${paramFlags(f, p)} --strategy ${r.strategy} --seed ${r.seed}${chosen ? ` --shard ${chosen.index + 1}/${chosen.count}${flags.shardPrefix !== undefined ? ` --shard-prefix ${flags.shardPrefix}` : ''}` : ''}`;
     const hint = f.hint?.(p, true);
     if (flags.json) {
@@ -248,6 +249,8 @@ export async function runCheck(io: Io, name: string, flags: CheckFlags): Promise
     }
     const shrunk = v.originalLength > file.schedule.length ? ` (shrunk from ${v.originalLength})` : '';
     io.out(o.red(o.bold(`✗ ${v.property.kind} '${v.property.name}' violated`)) + o.red(`: ${v.property.message}`));
+    const legend = legendLines(sc.legend, busyActors(view), v.property.name);
+    if (legend.length) io.out(o.dim(legend.join('\n')));
     io.out(`\ncounterexample, ${file.schedule.length} steps${shrunk}:`);
     io.out(steps.join('\n'));
     io.out(o.red(`${' '.repeat(String(file.schedule.length).length + 4)}✗ ${lassoEnd(file.schedule.length, v.cycleStart)}: ${v.property.name}`));

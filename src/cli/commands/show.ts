@@ -3,7 +3,8 @@
 // refused rather than drawn.
 import { mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { FORMATS, RenderTooLargeError, formatText, render, type Format, type TraceFileData } from '../../report/index.ts';
+import { FORMATS, RenderTooLargeError, formatText, render, reportContext, type Format, type ReportContext, type TraceFileData } from '../../report/index.ts';
+import type { Scenario, ScenarioFamily } from '../../actors/index.ts';
 import { EXIT, UsageError } from '../errors.ts';
 import type { Io } from '../io.ts';
 import { firstDifference, rerunTrace, scenarioOfTrace } from '../trace-rerun.ts';
@@ -26,10 +27,12 @@ export async function runShow(io: Io, path: string, flags: ShowFlags): Promise<n
   const format = (flags.format ?? (ext ? BY_EXT[ext] : undefined) ?? 'text') as Format;
   if (!FORMATS.includes(format)) throw new UsageError(`unknown format '${flags.format}'; formats: ${FORMATS.join(', ')}`);
   const file = readTrace(path, traceLimits(flags.traceLimit));
-  if (flags.verify !== false) await verify(io, file, path, flags.config);
+  const found = flags.verify !== false ? await verify(io, file, path, flags.config) : await scenarioQuietly(file, path, flags.config);
+  // The scenario's legend, charts and parameter defaults explain the trace (text, Mermaid, HTML).
+  const ctx: ReportContext = found && format !== 'json' ? reportContext(found.sc, found.family.params) : {};
   let text: string;
   try {
-    text = format === 'text' && !flags.out ? formatText(file, io.style) : render(file, format);
+    text = format === 'text' && !flags.out ? formatText(file, io.style, ctx) : render(file, format, ctx);
   } catch (e) {
     if (e instanceof RenderTooLargeError) throw new UsageError(`${path}: ${e.message}`);
     if (e instanceof RangeError && /string length/i.test(e.message)) throw new UsageError(`${path}: the trace is too large to render as ${format} in one string (${e.message}); try another --format, or a smaller trace`);
@@ -44,20 +47,33 @@ export async function runShow(io: Io, path: string, flags: ShowFlags): Promise<n
   return EXIT.ok;
 }
 
-/** Refuses a file whose trace is not what its schedule produces; says so when it cannot tell. */
-async function verify(io: Io, file: TraceFileData, path: string, config?: string): Promise<void> {
-  let sc;
+type Found = { readonly sc: Scenario; readonly family: ScenarioFamily };
+
+/** The trace's scenario when it can be built (for `--no-verify`: only to explain the drawing). */
+async function scenarioQuietly(file: TraceFileData, path: string, config?: string): Promise<Found | undefined> {
   try {
-    ({ sc } = await scenarioOfTrace(file, path, config));
+    const { sc, target } = await scenarioOfTrace(file, path, config);
+    return { sc, family: target.family };
+  } catch (e) {
+    if (e instanceof UsageError) return undefined;
+    throw e;
+  }
+}
+
+/** Refuses a file whose trace is not what its schedule produces; says so when it cannot tell. */
+async function verify(io: Io, file: TraceFileData, path: string, config?: string): Promise<Found | undefined> {
+  let sc, target;
+  try {
+    ({ sc, target } = await scenarioOfTrace(file, path, config));
   } catch (e) {
     if (!(e instanceof UsageError)) throw e;
     io.err(io.errStyle.yellow(`note: cannot verify the trace against its scenario (${e.message.replace(`${path}: `, '')}); showing it as saved`));
-    return;
+    return undefined;
   }
   const out = await rerunTrace(file, path, sc);
   // A live recording's trace holds what really happened (store I/O, real replies): its
   // schedule replaying is the check; its events are not the model's.
-  if (file.options.mode === 'live') return;
+  if (file.options.mode === 'live') return { sc, family: target.family };
   const d = firstDifference(file.trace, out.trace);
   if (d) {
     throw new UsageError(
@@ -65,6 +81,7 @@ async function verify(io: Io, file: TraceFileData, path: string, config?: string
         `'interleave replay ${path}' re-checks the schedule; 'interleave show --no-verify' draws the file as saved`,
     );
   }
+  return { sc, family: target.family };
 }
 
 /** Writes the rendering; a place that cannot hold it is bad input (exit 2), not a crash. */

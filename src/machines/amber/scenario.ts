@@ -3,6 +3,7 @@
 // the store, and the properties I1–I13.
 import { defineScenario, type Scenario } from '../../actors/index.ts';
 import { coordinatorMachine, type CoordinatorContext, type CoordinatorState } from './coordinator.ts';
+import { amberLegend } from './legend.ts';
 import { deriveStart, type StartSeed } from './materialized.ts';
 import type { Design } from './operators.ts';
 import { amberProperties } from './properties.ts';
@@ -197,5 +198,6 @@ function build(p: AmberParams, wf: Workflow, seed?: StartSeed, noSeed?: string):
     ...props,
     monitors,
     params: { ...p },
+    legend: amberLegend(wf, p.design),
   });
 }

@@ -4,5 +4,5 @@ export { layoutChart, type ChartLayout, type LaidState, type LaidEdge } from './
 export { chartSvg, CHART_CSS } from './svg.ts';
 export { chartMermaid } from './mermaid.ts';
 export { statelyJson } from './stately.ts';
-export { scenarioCharts, layoutOf, reportContext, chartTitle, type ActorChart, type ScenarioCharts, type ReportContext } from './scenario.ts';
+export { scenarioCharts, layoutOf, chartTitle, type ActorChart, type ScenarioCharts } from './scenario.ts';
 export { chartsMermaid, chartsJson, chartsHtml } from './page.ts';

@@ -47,17 +47,6 @@ export function layoutOf(chart: MachineChart, title: string): ChartLayout {
   return l;
 }
 
-/** What renderers may know besides the trace file: the scenario's legend and its charts. */
-export interface ReportContext {
-  readonly legend?: Legend;
-  readonly charts?: ScenarioCharts;
-}
-
-/** The report context of a scenario (charts are built lazily by the HTML renderer's caller). */
-export function reportContext(sc: Scenario, opts: { readonly charts?: boolean } = {}): ReportContext {
-  return { ...(sc.legend ? { legend: sc.legend } : {}), ...(opts.charts === false ? {} : { charts: scenarioCharts(sc) }) };
-}
-
 /** A chart's title: the actors that run it, with their roles when the legend has them. */
 export function chartTitle(c: ActorChart, legend?: Legend): string {
   const roles = c.actors.map((a) => legend?.actors?.[a]).filter((r): r is string => r !== undefined);

@@ -1,0 +1,21 @@
+// What a renderer may know besides the trace file: the scenario's legend, the charts of
+// its machines, and its family's parameter defaults. The CLI builds it from the
+// scenario it has; without it a trace renders as before, only less explained.
+import type { Legend, ParamSpec, Scenario } from '../actors/index.ts';
+import { scenarioCharts, type ScenarioCharts } from './machines/scenario.ts';
+
+export interface ReportContext {
+  readonly legend?: Legend;
+  readonly charts?: ScenarioCharts;
+  /** Parameter defaults: the viewer shows the parameters that differ, the rest on demand. */
+  readonly defaults?: Readonly<Record<string, unknown>>;
+}
+
+/** The report context of a scenario (and its family's parameters, when it has one). */
+export function reportContext(sc: Scenario, params?: Readonly<Record<string, ParamSpec>>): ReportContext {
+  return {
+    ...(sc.legend ? { legend: sc.legend } : {}),
+    charts: scenarioCharts(sc),
+    ...(params ? { defaults: Object.fromEntries(Object.entries(params).map(([k, p]) => [k, p.default])) } : {}),
+  };
+}
