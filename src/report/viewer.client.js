@@ -116,10 +116,10 @@
       f.states.forEach(function (g) { g.classList.toggle('active', active.indexOf(g.getAttribute('data-state')) >= 0); });
       var taken = f.m.taken[s.n] || [];
       f.edges.forEach(function (g) {
-        var on = taken.indexOf(Number(g.getAttribute('data-t'))) >= 0;
+        var on = g.getAttribute('data-t').split(' ').some(function (t) { return taken.indexOf(Number(t)) >= 0; });
         g.classList.toggle('taken', on);
         var p = g.querySelector('path');
-        p.setAttribute('marker-end', 'url(#' + p.getAttribute('data-marker') + (on ? '-ht' : '-h') + ')');
+        if (p) p.setAttribute('marker-end', 'url(#' + p.getAttribute('data-marker') + (on ? '-ht' : '-h') + ')');
       });
       f.fig.classList.toggle('current', first.indexOf(a) >= 0);
     }

@@ -3,7 +3,7 @@
 // so each compound state gets an invisible anchor inside it and a title node on top;
 // an edge to or from a compound state is routed to its anchor and cut at its border.
 import dagre from '@dagrejs/dagre';
-import { allStates, type ChartState, type MachineChart } from './chart.ts';
+import { allStates, type ChartState, type ChartTransition, type MachineChart } from './chart.ts';
 
 export interface Box {
   readonly x: number;
@@ -25,8 +25,11 @@ export interface LaidState extends Box {
 }
 
 export interface LaidEdge {
-  /** Index of the transition in the chart; -1 for an initial-state arrow. */
+  /** Index of the (first) transition in the chart; -1 for an initial-state arrow. */
   readonly index: number;
+  /** Every transition this arrow stands for (transitions between the same two states share one). */
+  readonly indices?: readonly number[];
+  /** The arrow; empty for an internal transition (drawn as its label inside the state's frame). */
   readonly points: readonly (readonly [number, number])[];
   readonly label?: Box & { readonly text: string };
 }
@@ -50,6 +53,21 @@ const nodeId = (path: string) => `s:${path}`;
 const anchorId = (path: string) => `a:${path}`;
 const titleId = (path: string) => `t:${path}`;
 const startId = (path: string) => `i:${path}`;
+
+/** Breaks a label into lines of about 40 characters, at ', '. */
+function wrap(text: string, max = 40): string {
+  const parts = text.split(', ');
+  const lines: string[] = [];
+  let line = '';
+  for (const p of parts) {
+    if (line && line.length + 2 + p.length > max) {
+      lines.push(`${line},`);
+      line = p;
+    } else line = line ? `${line}, ${p}` : p;
+  }
+  lines.push(line);
+  return lines.join('\n');
+}
 
 /** Cuts a polyline where it crosses a box's border, keeping the part outside (`end`: the tail). */
 function clipAt(points: { x: number; y: number }[], b: Box, end: 'head' | 'tail'): { x: number; y: number }[] {
@@ -76,7 +94,7 @@ function clipAt(points: { x: number; y: number }[], b: Box, end: 'head' | 'tail'
 /** Lays a chart out top to bottom. Deterministic: the same chart gives the same layout. */
 export function layoutChart(chart: MachineChart, title = chart.id): ChartLayout {
   const g = new dagre.graphlib.Graph({ compound: true, multigraph: true });
-  g.setGraph({ rankdir: 'TB', nodesep: 24, ranksep: 34, edgesep: 12, marginx: 8, marginy: 8 });
+  g.setGraph({ rankdir: 'TB', nodesep: 24, ranksep: 30, edgesep: 12, marginx: 8, marginy: 8 });
   g.setDefaultEdgeLabel(() => ({}));
   const states = allStates(chart);
   const byPath = new Map(states.map((s) => [s.path, s]));
@@ -87,8 +105,11 @@ export function layoutChart(chart: MachineChart, title = chart.id): ChartLayout 
   const endOf = (path: string) => (path === '' ? titleId('') : isCluster(byPath.get(path)!) ? anchorId(path) : nodeId(path));
   // Compound states some transition starts or ends at (they need an anchor). The title
   // sits above everything in its frame (helper edges of weight 1: weight 0 trips dagre).
+  // A compound state's transitions that stay in it (no target, or itself) are listed
+  // inside its frame as internal transitions (`↻ Event`), each a box of its own.
+  const internal = new Set(chart.transitions.filter((t) => isCluster(byPath.get(t.source)!) && t.targets.every((x) => x === t.source)).map((t) => t.index));
   const anchored = new Set<string>();
-  for (const t of chart.transitions) for (const p of [t.source, ...t.targets]) if (p !== '' && isCluster(byPath.get(p)!)) anchored.add(p);
+  for (const t of chart.transitions) if (!internal.has(t.index)) for (const p of [t.source, ...t.targets]) if (p !== '' && isCluster(byPath.get(p)!)) anchored.add(p);
   for (const s of states) if (s.initial !== undefined && isCluster(byPath.get(s.initial)!)) anchored.add(s.initial);
   for (const s of states) {
     const parent = s === chart.root ? undefined : nodeId(s.path.includes('.') ? s.path.slice(0, s.path.lastIndexOf('.')) : '');
@@ -115,10 +136,33 @@ export function layoutChart(chart: MachineChart, title = chart.id): ChartLayout 
     }
     if (parent !== undefined) g.setParent(nodeId(s.path), parent);
   }
+  // Transitions between the same two boxes share one arrow (or, staying in a compound
+  // state, one box of internal transitions under its title): one label, a line per few events.
+  const groups = new Map<string, { from: string; to: string; internal: boolean; ts: ChartTransition[] }>();
   for (const t of chart.transitions) {
-    const from = endOf(t.source);
-    const to = t.targets.length ? endOf(t.targets[0]!) : from;
-    g.setEdge(from, to, { width: t.label.length * CHAR_W + 6, height: LABEL_H, labelpos: 'c', minlen: 1, weight: 1 }, `t${t.index}`);
+    const inner = internal.has(t.index);
+    const from = inner ? t.source : endOf(t.source);
+    const to = inner ? t.source : t.targets.length ? endOf(t.targets[0]!) : from;
+    const key = `${inner ? 'i' : 'e'}|${from}|${to}`;
+    const grp = groups.get(key) ?? { from, to, internal: inner, ts: [] };
+    grp.ts.push(t);
+    groups.set(key, grp);
+  }
+  const labelOfGroup = (ts: readonly ChartTransition[], inner: boolean) => wrap(`${inner ? '↻ ' : ''}${ts.map((t) => t.label).join(', ')}`);
+  let k = 0;
+  const named: { name: string; grp: { from: string; to: string; internal: boolean; ts: ChartTransition[] }; text: string }[] = [];
+  for (const grp of groups.values()) {
+    const name = `g${k++}`;
+    const text = labelOfGroup(grp.ts, grp.internal);
+    const lines = text.split('\n');
+    const w = Math.max(...lines.map((l) => l.length)) * CHAR_W + 6;
+    const h = lines.length * LABEL_H;
+    named.push({ name, grp, text });
+    if (grp.internal) {
+      g.setNode(`l:${name}`, { width: w, height: h });
+      g.setParent(`l:${name}`, nodeId(grp.from));
+      g.setEdge(titleId(grp.from), `l:${name}`, { weight: 2, minlen: 1 }, 'internal');
+    } else g.setEdge(grp.from, grp.to, { width: w, height: h, labelpos: 'c', minlen: 1, weight: 1 }, name);
   }
   dagre.layout(g);
 
@@ -149,25 +193,19 @@ export function layoutChart(chart: MachineChart, title = chart.id): ChartLayout 
     const r = route('initial', startId(s.of), endOf(st.initial!), undefined, st.initial);
     if (r) edges.push({ index: -1, points: r.pts });
   }
-  for (const t of chart.transitions) {
-    const from = endOf(t.source);
-    const to = t.targets.length ? endOf(t.targets[0]!) : from;
-    const r = route(`t${t.index}`, from, to, t.source, t.targets[0] ?? t.source);
-    if (!r) continue;
-    const { e } = r;
-    let pts = r.pts;
-    // A compound state's loop (source and target both its anchor): a loop over its top right corner.
-    const lw = e.width ?? t.label.length * CHAR_W + 6;
-    const lh = e.height ?? LABEL_H;
-    let lx = (e.x ?? pts[0]![0]) - lw / 2;
-    let ly = (e.y ?? pts[0]![1]) - lh / 2;
-    if (from === to && from.startsWith('a:')) {
-      const f = frames.get(t.source)!;
-      pts = [[f.x + f.w - 40, f.y], [f.x + f.w - 30, f.y - 10], [f.x + f.w - 20, f.y]];
-      lx = f.x + f.w - 44 - lw;
-      ly = f.y - lh - 2;
+  for (const { name, grp, text } of named) {
+    const indices = grp.ts.map((t) => t.index);
+    if (grp.internal) {
+      edges.push({ index: indices[0]!, indices, points: [], label: { ...boxOf(`l:${name}`), text } });
+      continue;
     }
-    edges.push({ index: t.index, points: pts, label: { x: lx, y: ly, w: lw, h: lh, text: t.label } });
+    const t0 = grp.ts[0]!;
+    const r = route(name, grp.from, grp.to, t0.source, t0.targets[0] ?? t0.source);
+    if (!r) continue;
+    const { e, pts } = r;
+    const lw = e.width ?? 10;
+    const lh = e.height ?? LABEL_H;
+    edges.push({ index: indices[0]!, indices, points: pts, label: { x: (e.x ?? pts[0]![0]) - lw / 2, y: (e.y ?? pts[0]![1]) - lh / 2, w: lw, h: lh, text } });
   }
   const gg = g.graph() as { width?: number; height?: number };
   return { width: Math.ceil(gg.width ?? 100), height: Math.ceil(gg.height ?? 60), states: laid, starts, edges };

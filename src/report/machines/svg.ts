@@ -67,8 +67,12 @@ export function chartSvg(chart: MachineChart, layout: ChartLayout, opts: { reado
       out.push(`<g class="init"><path d="${d}" marker-end="url(#${uid}-h)"/></g>`);
       continue;
     }
-    const label = e.label ? `<rect x="${r(e.label.x)}" y="${r(e.label.y)}" width="${r(e.label.w)}" height="${r(e.label.h)}"/><text x="${r(e.label.x + e.label.w / 2)}" y="${r(e.label.y + e.label.h - 3)}" text-anchor="middle">${escapeHtml(e.label.text)}</text>` : '';
-    out.push(`<g class="tr" data-t="${e.index}"><path d="${d}" marker-end="url(#${uid}-h)" data-marker="${uid}"/>${label}</g>`);
+    const lines = e.label ? e.label.text.split('\n') : [];
+    const tx = e.label ? r(e.label.x + e.label.w / 2) : 0;
+    const text = e.label ? `<text x="${tx}" y="${r(e.label.y + 11)}" text-anchor="middle">${lines.map((l, i) => (i === 0 ? escapeHtml(l) : `<tspan x="${tx}" dy="14">${escapeHtml(l)}</tspan>`)).join('')}</text>` : '';
+    const label = e.label ? `<rect x="${r(e.label.x)}" y="${r(e.label.y)}" width="${r(e.label.w)}" height="${r(e.label.h)}"/>${text}` : '';
+    const path = e.points.length ? `<path d="${d}" marker-end="url(#${uid}-h)" data-marker="${uid}"/>` : '';
+    out.push(`<g class="tr${e.points.length ? '' : ' internal'}" data-t="${(e.indices ?? [e.index]).join(' ')}">${path}${label}</g>`);
   }
   out.push('</svg>');
   return out.join('');
