@@ -126,11 +126,13 @@ export const loopGuards = {
   /** Woken meanwhile, commands not yet visible, or a C2 walk parked: step_or_park does not park. */
   mustStep: ({ context: c }: Args) => c.wake || c.arrived.length > 0 || c.pending.some((p) => p.kind === 'sliced'),
   commandVisible: ({ context }: Args) => context.visible.length > 0,
-  nextCommand: ({ context }: Args, params: { readonly is: Command['type'] }) => context.visible[0]?.type === params.is,
+  nextIsCancel: ({ context }: Args) => context.visible[0]?.type === 'CancelPeekCmd',
+  nextIsAllowCompaction: ({ context }: Args) => context.visible[0]?.type === 'AllowCompaction',
+  nextIsSetCap: ({ context }: Args) => context.visible[0]?.type === 'SetCap',
+  nextIsPeek: ({ context }: Args) => context.visible[0]?.type === 'PeekCmd',
   /** The next command is a peek whose uuid is already pending. */
   repeatedPeek: ({ context: c }: Args) => {
     const cmd = c.visible[0];
     return cmd?.type === 'PeekCmd' && c.pending.some((x) => x.peek.uuid === cmd.peek.uuid);
   },
-  sweepDone: ({ context }: Args) => context.serve.queue.length === 0,
 };

@@ -80,10 +80,29 @@ function classify(c: WorkerCtx): PeekCase {
   }
 }
 
-/** Guards: the head's case is `is`; its unit of work takes time (the worker then waits for its `Loop`). */
-export const peekGuards = {
-  peekCase: ({ context }: { context: WorkerCtx }, params: { is: PeekCase['kind'] }) => caseOf(context).kind === params.is,
-  takesTime: ({ context }: { context: WorkerCtx }) => {
+/** The guard that names each case in the chart. */
+export const CASE_GUARD = {
+  none: 'sweepOver',
+  cancelled: 'cancelledMeanwhile',
+  'not-ready': 'notReady',
+  compacted: 'compacted',
+  offload: 'placedOffloaded',
+  slices: 'walkedInSlices',
+  walk: 'placedOnWorker',
+  answered: 'answerInOneshot',
+  'walk-running': 'walkStillRunning',
+  uploaded: 'uploadReplied',
+  uploading: 'uploadStillRunning',
+  resume: 'sliceLeft',
+  'out-of-fuel': 'outOfFuel',
+} as const satisfies Record<PeekCase['kind'], string>;
+
+type Args = { readonly context: WorkerCtx };
+
+/** Guards: one per case of the head; `takesTime` when its unit of work takes time (the worker then waits for its `Loop`). */
+export const peekGuards: Record<string, (a: Args) => boolean> = {
+  ...Object.fromEntries((Object.keys(CASE_GUARD) as PeekCase['kind'][]).map((kind) => [CASE_GUARD[kind], ({ context }: Args) => caseOf(context).kind === kind])),
+  takesTime: ({ context }: Args) => {
     const k = caseOf(context);
     return 'ms' in k && k.ms > 0;
   },

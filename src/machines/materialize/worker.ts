@@ -6,7 +6,7 @@
 // The actions are the loop's pure bodies (loop.ts, process-peek.ts).
 import { and, not, setup } from 'xstate';
 import { allowCompactionCmd, addChain, admitPeek, beginSweep, bufferCommand, cancelPeek, dropCommand, endStep, endUnit, keepUploadReply, keepWalkResult, loopGuards, maintainTrace, setCap, setWake, stepOperators, stepShort } from './loop.ts';
-import { peekActions, peekGuards, type PeekCase } from './process-peek.ts';
+import { CASE_GUARD, peekActions, peekGuards, type PeekCase } from './process-peek.ts';
 import { initWorker, type WorkerCtx, type WorkerInput } from './worker-ctx.ts';
 
 type WorkerEvent = { type: string; [k: string]: unknown };
@@ -35,7 +35,7 @@ function unparking() {
   return on;
 }
 
-const is = (kind: PeekCase['kind']) => ({ type: 'peekCase' as const, params: { is: kind } });
+const is = (kind: PeekCase['kind']) => CASE_GUARD[kind];
 
 /** process_peek on the head of the sweep: one transition per case, back to `next`, or into the unit of work it starts. */
 const processPeek = [
@@ -77,7 +77,6 @@ function stage(next: readonly unknown[]): any {
   };
 }
 
-const cmd = (type: (typeof COMMANDS)[number]) => ({ type: 'nextCommand' as const, params: { is: type } });
 
 export const workerMachine = setup({
   types: {} as { context: WorkerCtx; input: WorkerInput; events: WorkerEvent },
@@ -108,15 +107,15 @@ export const workerMachine = setup({
         /** Step 3, handle_pending_commands: drain every visible command; a peek is admitted and processed at once. */
         commands: stage([
           { guard: not('commandVisible'), target: '#worker.serving.peeks', actions: 'beginSweep' },
-          { guard: cmd('CancelPeekCmd'), actions: 'cancelPeek' },
-          { guard: cmd('AllowCompaction'), actions: 'allowCompactionCmd' },
-          { guard: cmd('SetCap'), actions: 'setCap' },
+          { guard: 'nextIsCancel', actions: 'cancelPeek' },
+          { guard: 'nextIsAllowCompaction', actions: 'allowCompactionCmd' },
+          { guard: 'nextIsSetCap', actions: 'setCap' },
           { guard: 'repeatedPeek', actions: 'dropCommand' },
-          { guard: cmd('PeekCmd'), target: 'processPeek', actions: 'admitPeek' },
+          { guard: 'nextIsPeek', target: 'processPeek', actions: 'admitPeek' },
         ]),
         /** Step 4, process_peeks: process_peek on every pending peek in uuid order, then the next iteration. */
         peeks: stage([
-          { guard: not('sweepDone'), target: 'processPeek' },
+          { guard: not('sweepOver'), target: 'processPeek' },
           { guard: 'operatorWork', target: '#worker.stepping', actions: ['maintainTrace', 'stepOperators'] },
           { guard: 'mustStep', target: '#worker.stepping', actions: ['maintainTrace', 'stepShort'] },
           { target: '#worker.parked', actions: 'maintainTrace' },
