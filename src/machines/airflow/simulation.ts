@@ -47,16 +47,13 @@ export const CALIBRATION_C: Calibration = {
   oldReads: 'upfront',
 };
 
-/** Channel-only time (c = c' = 0): every ms is a 2 ms request, so both ratios approach 2/(1 + 1/16) = 1.882. */
+/** Calibration C without loop CPU (c = c' = 0): all time is channel time, so both ratios approach 2/(1 + 1/16) = 1.882. */
 export const CALIBRATION_CHANNEL_ONLY: Calibration = {
+  ...CALIBRATION_C,
   name: 'channel-only',
   note: 'channel-only: s = 2 ms per request, no loop CPU (c = 0); per-index retry reads up front',
-  base: { GetTaskStateStore: 2, SetTaskStateStore: 2, SetXCom: 2 },
-  perByte: 0,
   cpuExec: 0,
   cpuReplay: 0,
-  opMs: 0,
-  oldReads: 'upfront',
 };
 
 /** The seed's real run, back-calculated (docs/airflow.md): a state-store write costs about 0.42 s, other time about 74 ms per index. */
