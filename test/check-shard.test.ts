@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { apply, enabled, initialWorld, type Scenario, type World } from '../src/actors/index.ts';
 import { WorldHasher, check, fpHex, replaySchedule, type CheckOptions, type CheckResult } from '../src/check/index.ts';
 import { families } from '../src/machines/catalog.ts';
-import { lostUpdate, orderingBug } from './fixtures-check/models.ts';
+import { independentPairs, lostUpdate, orderingBug } from './fixtures-check/models.ts';
 import { randomActors } from './fixtures-check/random-actors.ts';
 
 interface Explored {
@@ -90,6 +90,18 @@ describe('sharded exhaustive search: the union of the shards is the full search'
     const { full, shards } = await compare(sc, 'dfs', 2, { shardPrefix: 2 });
     expect(full.r.complete).toBe(true);
     expect(shards.every((s) => s.r.shard!.roots > 0)).toBe(true);
+  });
+
+  it('a model the stubborn sets reduce: a shard turns them off (sleep sets stay) and the shards still visit every world', async () => {
+    const sc = independentPairs(3);
+    const reduced = await check(sc, { strategy: 'dfs', shrink: false });
+    expect(reduced.options.reduction).toBe('stubborn-sets+sleep-sets');
+    const { full, shards } = await compare(sc, 'dfs', 2, { por: true, shardPrefix: 2 });
+    expect(reduced.stats.distinctStates).toBeLessThan(full.fps.size);
+    for (const s of shards) {
+      expect(s.r.options.reduction).toBe('sleep-sets');
+      expect(String(s.r.options.stubbornNote)).toContain('sharded search');
+    }
   });
 
   it('random actor systems: union of fingerprints and of violations, sleep sets on and off', async () => {

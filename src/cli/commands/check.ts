@@ -239,6 +239,7 @@ export async function runCheck(io: Io, name: string, flags: CheckFlags): Promise
         ...(r.cutBy ? { cutBy: r.cutBy } : {}),
         stats: r.stats,
         ...(r.collisionProbability !== undefined ? { collisionProbability: r.collisionProbability } : {}),
+        ...(r.shard ? { shard: r.shard } : {}),
         violation: { property: v.property, schedule: file.schedule, originalLength: v.originalLength, ...lasso, steps: formatSteps(traceView(file.schedule, file.trace), undefined, lasso).map((l) => l.trim()) },
         ...(writeError ? { writeError } : { trace: { json: jsonPath, html: htmlPath }, replay: replayCmd }),
         rerun,
@@ -269,7 +270,7 @@ export async function runCheck(io: Io, name: string, flags: CheckFlags): Promise
   const hint = f.hint?.(p, false);
   const verdict = r.complete ? 'complete' : `cut by ${CUT[r.cutBy ?? ''] ?? r.cutBy ?? 'a budget'}`;
   if (flags.json) {
-    printJson(io, { ok: true, scenario, strategy: r.strategy, seed: r.seed, complete: r.complete, ...(r.cutBy ? { cutBy: r.cutBy } : {}), stats: r.stats, ...(r.collisionProbability !== undefined ? { collisionProbability: r.collisionProbability } : {}), unreached: r.unreached, interrupted, ...(hint ? { hint } : {}) });
+    printJson(io, { ok: true, scenario, strategy: r.strategy, seed: r.seed, complete: r.complete, ...(r.cutBy ? { cutBy: r.cutBy } : {}), ...(r.shard ? { shard: r.shard } : {}), stats: r.stats, ...(r.collisionProbability !== undefined ? { collisionProbability: r.collisionProbability } : {}), unreached: r.unreached, interrupted, ...(hint ? { hint } : {}) });
     return interrupted ? EXIT.interrupted : EXIT.ok;
   }
   const props = [
