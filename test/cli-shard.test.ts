@@ -5,19 +5,10 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { Io } from '../src/cli/io.ts';
-import { main } from '../src/cli/main.ts';
 import { resolveShard } from '../src/cli/shard-env.ts';
-import { plain } from '../src/report/style.ts';
-import { BIN, cli, scratchDir } from './cli-helpers.ts';
+import { BIN, cli, runMain, scratchDir } from './cli-helpers.ts';
 
-async function run(...argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const io: Io = { out: (s) => (stdout += `${s}\n`), err: (s) => (stderr += `${s}\n`), style: plain, errStyle: plain, tty: false };
-  const code = await main(argv, io);
-  return { code, stdout, stderr };
-}
+const run = runMain;
 
 /** Runs the real command in a child process without waiting for it (shards run side by side). */
 function start(args: string[], cwd: string, env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; stderr: string }> {
