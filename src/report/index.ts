@@ -3,6 +3,7 @@ export { DEFAULT_TRACE_LIMITS, TRACE_LIMIT_NAMES, parseTraceLimits, traceBytesPr
 export { TRACE_SCHEMA_VERSION, EVENT_KINDS, traceJsonSchema, traceFileSchema, eventSchema, validateTraceFile, parseTraceText, parseTraceBytes, TraceFileError, type TraceFileData, type TraceEventData, type ReadResult } from './schema.ts';
 export { traceView, fileView, stepSummary, busyActors, type StepView, type TraceView } from './model.ts';
 export { reportContext, type ReportContext } from './context.ts';
+export { scenarioCharts, chartOf, chartMermaid, chartsMermaid, chartsHtml, chartsJson, statelyJson, type MachineChart, type ScenarioCharts } from './machines/index.ts';
 export { formatText, formatSteps, legendLines, shortName, safeText, lassoEnd } from './text.ts';
 export { formatMermaid, mermaidText } from './mermaid.ts';
 export { formatHtml, viewerData, scriptSafeJson, escapeHtml, RenderTooLargeError } from './html.ts';

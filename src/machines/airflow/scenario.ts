@@ -8,6 +8,7 @@ import { batchNumber, configOf, type AirflowConfig } from './config.ts';
 import { supervisorApi } from './api.ts';
 import { runnerMachine } from './runner.ts';
 import { taskProcessMachine } from './task-process.ts';
+import { airflowLegend } from './legend.ts';
 import { airflowProperties } from './properties.ts';
 
 /** The task state store with the fault switches of the configuration (F1, F2, F3, F9, F10). */
@@ -50,5 +51,6 @@ export function buildAirflow(over: Partial<AirflowConfig>): Scenario {
     acceptEnd: (q) => q.context('runner').final !== null || q.status('task') === 'crashed',
     ...props,
     params: { ...cfg, script: cfg.script.map((a) => a.join('')).join('/') },
+    legend: airflowLegend(),
   });
 }

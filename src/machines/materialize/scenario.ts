@@ -7,6 +7,7 @@ import { peekStash } from '../../storage/stash.ts';
 import type { StashOptions } from '../../storage/messages.ts';
 import { clientMachine, type ClientInput } from './client.ts';
 import { poolMachine } from './pool.ts';
+import { materializeLegend } from './legend.ts';
 import { eventually, invariants, monitors } from './properties.ts';
 import { workerMachine } from './worker.ts';
 import { workloadMachine, type Cycle } from './workload.ts';
@@ -71,5 +72,6 @@ export function buildScenario(s: Setup): Scenario {
       return true;
     },
     params: s.params ?? {},
+    legend: materializeLegend(W),
   });
 }
