@@ -20,7 +20,7 @@ describe('help and usage', () => {
     const r = run('chek', 'ping-pong');
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("unknown command 'chek'");
-    expect(r.stderr).toMatch(/commands: list, check, replay, show, simulate, bench/);
+    expect(r.stderr).toMatch(/commands: list, check, merge, replay, show, simulate, bench/);
   });
 
   it('prints the version', () => {
