@@ -26,11 +26,4 @@ export default tseslint.config(
       'machines/no-phase-mirroring': 'error',
     },
   },
-  {
-    // Not yet converted to statecharts (issue 16); remove when converted.
-    files: [
-      'src/machines/airflow/task-process.ts', // remove when converted (airflow)
-    ],
-    rules: { 'machines/no-wildcard-on': 'off', 'machines/no-phase-mirroring': 'off' },
-  },
 );

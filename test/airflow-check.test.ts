@@ -70,7 +70,7 @@ describe('the kill window under a hard kill at every step', () => {
           let step;
           if (killedAt === undefined && n === k && !idle && ctx.a !== 1) idle = ctx.a === 0;
           if (killedAt === undefined && n === k && !idle) {
-            if (ctx.a !== 1 || ctx.phase === 'exited') break;
+            if (ctx.a !== 1 || queryOf(sc, w).matches('task', 'exited')) break;
             const q = queryOf(sc, w);
             const durable: number[] = [];
             const failed: number[] = [];

@@ -148,8 +148,8 @@ describe('T06 SIGKILL with keys 0-4 durable and 9 outcomes reported but not dura
   const o = runAirflowWith(sc, {
     // Operators end only while no write is in flight, so a round's write returns before the next outcomes pile up.
     hold: (s, _q, ctx) => s.kind === 'timer' && ctx?.w.inflight !== null,
-    inject: (w, steps, _q, ctx) => {
-      if (w.faults > 0 || ctx?.a !== 1 || ctx.phase !== 'looping') return undefined;
+    inject: (w, steps, q, ctx) => {
+      if (w.faults > 0 || ctx?.a !== 1 || !q.matches('task', 'looping')) return undefined;
       if (ctx.w.nextN !== 5 || ctx.w.inflight !== null || ctx.w.waiting.length > 0 || ctx.w.pending.length !== 9) return undefined;
       window = killWindow(ctx.w).map((e) => e.i);
       inFlight = ctx.co.length;
@@ -182,8 +182,8 @@ describe('T06 SIGKILL with keys 0-4 durable and 9 outcomes reported but not dura
     const sigterm = (s: any) => s.kind === 'deliver' && s.from === st.index.get('runner') && s.id.endsWith(':SigTerm');
     const t = runAirflowWith(st, {
       hold: (s, _q, ctx) => (s.kind === 'timer' && ctx?.w.inflight !== null) || sigterm(s),
-      inject: (_w, steps, _q, ctx) =>
-        ctx?.phase === 'looping' && ctx.w.nextN === 5 && ctx.w.pending.length === 9 && ctx.w.inflight === null ? steps.find(sigterm) : undefined,
+      inject: (_w, steps, q, ctx) =>
+        q.matches('task', 'looping') && ctx.w.nextN === 5 && ctx.w.pending.length === 9 && ctx.w.inflight === null ? steps.find(sigterm) : undefined,
     });
     flushed = writes(t, 1).filter((m) => m.role === 'rest').flatMap((m) => m.value.map((e: any) => e.i));
     expect(flushed).toHaveLength(9);

@@ -1,22 +1,26 @@
 // Phase A, the checkpoint reader: on a retry, read the completion marker, then the
 // checkpoints (batches in order up to the first missing one, the one overwritten key,
 // or every index upfront), fold them into the entries the loop trusts, and find
-// where the writer appends. Sync calls: the loop has not started yet.
+// where the writer appends. Sync calls: the loop has not started yet. The reader
+// says when it is done (`readDone`) or failed (`readFailed`); the chart
+// (task-process.ts) then starts the loop or concludes.
 import { ALL_KEY, MARKER_KEY, batchKey, indexKey, type AirflowConfig, type Entry, type Marker } from './config.ts';
 import type { Req } from './channel.ts';
 import { newWriter } from './round-writer.ts';
 import { pset, pvec } from './pstore.ts';
 import { Step, initialTask, type Out, type Resp, type TaskCtx } from './task-ctx.ts';
-import { startLoop } from './task-loop.ts';
-import { fail } from './task-close.ts';
 
-export function onStart(c0: TaskCtx, cfg: AirflowConfig, a: number, afterClear = false): { c: TaskCtx; out: Out[] } {
-  const s = new Step({ ...initialTask(), a, lease: c0.lease, afterClear, phase: 'reading' }, cfg);
+/** A try begins: the first reads nothing, a retry reads the marker first. */
+export function beginTry(c0: TaskCtx, cfg: AirflowConfig, a: number, afterClear = false): { c: TaskCtx; out: Out[] } {
+  const s = new Step({ ...initialTask(), a, lease: c0.lease, afterClear }, cfg);
   s.emit({ type: 'Begin', a });
   if (a === 1) startLoop(s);
   else if (!s.sync(s.req('get', MARKER_KEY, 'marker-read', true))) fail(s);
-  return { c: s.c, out: s.out };
+  return s.done();
 }
+
+const startLoop = (s: Step): void => s.set({ readDone: true });
+const fail = (s: Step): void => s.set({ readFailed: true });
 
 function readNext(s: Step): void {
   const { cfg } = s;
@@ -43,7 +47,6 @@ export function onReadResp(s: Step, r: Req, resp: Resp): void {
   const { cfg } = s;
   if (resp.error !== undefined) {
     s.log('startup read failed', { key: r.key, error: resp.error });
-    s.set({ readFailed: true });
     fail(s);
     return;
   }

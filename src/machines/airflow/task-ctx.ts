@@ -7,7 +7,6 @@ import { IDLE, asend, syncSend, type ChannelState, type Req, type Role } from '.
 import { newWriter, type WriterState } from './round-writer.ts';
 import type { PVec } from './pstore.ts';
 
-export type Phase = 'idle' | 'reading' | 'looping' | 'closing' | 'exited';
 export type Fate = 'success' | 'skipped' | 'up_for_retry' | 'failed' | 'terminated';
 
 /** A live coroutine of the loop: one index. */
@@ -25,9 +24,12 @@ export interface TaskCtx {
   readonly a: number;
   /** The lease token this process holds (0: none, or the model without a lease). */
   readonly lease: number;
+  /** With the lease: the token of the lease this process waits out (LeaseHeld), named in its next poll. */
+  readonly waitedOn: number;
   /** The runner started this try after a clear of a successful run. */
   readonly afterClear: boolean;
-  readonly phase: Phase;
+  /** Phase A is over: the loop may start (the chart leaves `reading`). */
+  readonly readDone: boolean;
   readonly seq: number;
   readonly ch: ChannelState;
   // phase A
@@ -62,7 +64,7 @@ export interface Out {
 
 export function initialTask(): TaskCtx {
   return {
-    a: 0, lease: 0, afterClear: false, phase: 'idle', seq: 0, ch: IDLE,
+    a: 0, lease: 0, waitedOn: 0, afterClear: false, readDone: false, seq: 0, ch: IDLE,
     trusted: false, since: 0, readN: 0, maxT: 0, earlier: null, readFailed: false,
     next: 0, co: [], w: newWriter(0), stop: 'none',
     failed: [], noRetry: false, skipped: 0, records: 0, markerFailed: false, fate: null,
@@ -84,6 +86,10 @@ export class Step {
     public c: TaskCtx,
     readonly cfg: AirflowConfig,
   ) {}
+  /** The step as the machine commits it. */
+  done(): { c: TaskCtx; out: Out[] } {
+    return { c: this.c, out: this.out };
+  }
   set(p: Partial<TaskCtx>): void {
     this.c = { ...this.c, ...p };
   }

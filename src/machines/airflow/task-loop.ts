@@ -7,18 +7,15 @@ import { cancel, type Req } from './channel.ts';
 import { cancelWrites, newWriter, record, writeErr, writeOk, type Write } from './round-writer.ts';
 import { pget } from './pstore.ts';
 import { Step, entryBytesOf, type Co, type Out, type Resp, type TaskCtx } from './task-ctx.ts';
-import { maybeClose } from './task-close.ts';
 
-export function startLoop(s: Step): void {
+/** The loop starts (the chart enters `looping`): it pulls up to W indexes, unless a SIGTERM came during the reads. */
+export function enterLoop(c: TaskCtx, cfg: AirflowConfig): { c: TaskCtx; out: Out[] } {
+  const s = new Step(c, cfg);
   const w = s.c.w.all === null && s.cfg.design === 'overwrite-one-key' ? newWriter(0, []) : s.c.w;
-  s.set({ phase: 'looping', w });
+  s.set({ w });
   s.emit({ type: 'Phase', a: s.c.a, phase: 'loop', trusted: s.c.trusted, since: s.c.since, batches: s.c.readN });
-  if (s.c.stop !== 'none') {
-    maybeClose(s);
-    return;
-  }
-  pull(s);
-  maybeClose(s);
+  if (s.c.stop === 'none') pull(s);
+  return s.done();
 }
 
 /** The effective entry of i if fresh (try_number >= since), else null. */
@@ -31,7 +28,6 @@ function effective(c: TaskCtx, i: number): Entry | null {
 
 export function pull(s: Step): void {
   const { cfg } = s;
-  if (s.c.phase !== 'looping') return;
   while (s.c.stop === 'none' && s.c.next < cfg.items && s.c.co.length < cfg.W) {
     const i = s.c.next;
     s.set({ next: i + 1 });
@@ -70,7 +66,7 @@ function replay(s: Step, i: number, replaceCo = false): void {
 
 export function onReplay(c: TaskCtx, cfg: AirflowConfig, msg: { a: number; i: number }): { c: TaskCtx; out: Out[] } {
   const x = c.co.find((y) => y.i === msg.i && y.stage === 'run' && y.replay);
-  if (msg.a !== c.a || c.phase !== 'looping' || x === undefined) return { c, out: [] };
+  if (msg.a !== c.a || x === undefined) return { c, out: [] };
   const s = new Step(c, cfg);
   s.emit({ type: 'Replay', a: c.a, i: msg.i });
   pushXCom(s, msg.i);
@@ -133,7 +129,7 @@ function report(s: Step, i: number, o: Outcome): void {
 export function onRunEnd(c: TaskCtx, cfg: AirflowConfig, msg: { a: number; i: number; o: Outcome }): { c: TaskCtx; out: Out[] } {
   const s = new Step(c, cfg);
   const x = c.co.find((y) => y.i === msg.i && y.stage === 'run');
-  if (msg.a !== c.a || c.phase !== 'looping' || x === undefined) return { c, out: [] }; // cancelled or from a dead attempt
+  if (msg.a !== c.a || x === undefined) return { c, out: [] }; // cancelled or from a dead attempt
   updateCo(s, msg.i, { stage: 'idle', o: msg.o });
   s.emit({ type: 'RunEnd', a: c.a, i: msg.i, o: msg.o });
   const e = entryOf(msg.o, msg.i, c.a);
@@ -153,8 +149,7 @@ export function onRunEnd(c: TaskCtx, cfg: AirflowConfig, msg: { a: number; i: nu
     else settle(s, msg.i);
   }
   pull(s);
-  maybeClose(s);
-  return { c: s.c, out: s.out };
+  return s.done();
 }
 
 /** Stop flag: no new pulls; in-flight indexed tasks are cancelled and record nothing. */
@@ -170,14 +165,14 @@ function stopLoop(s: Step, why: TaskCtx['stop']): void {
   s.set({ stop: why, co: [], w: cancelWrites(s.c.w), ch });
 }
 
-export function onSigTerm(c: TaskCtx, cfg: AirflowConfig, msg: { a: number; kind: 'sigterm' | 'timeout' }): { c: TaskCtx; out: Out[] } {
-  if (msg.a !== c.a || (c.phase !== 'looping' && c.phase !== 'reading')) return { c, out: [] };
+/** SIGTERM or execution_timeout of this try: during the reads it only sets the stop flag; in the loop it stops the loop. */
+export function onSigTerm(c: TaskCtx, cfg: AirflowConfig, msg: { a: number; kind: 'sigterm' | 'timeout' }, looping: boolean): { c: TaskCtx; out: Out[] } {
+  if (msg.a !== c.a) return { c, out: [] };
   const s = new Step(c, cfg);
   s.emit({ type: 'Kill', a: c.a, kind: msg.kind });
-  if (c.phase === 'reading') s.set({ stop: msg.kind });
-  else stopLoop(s, msg.kind);
-  maybeClose(s);
-  return { c: s.c, out: s.out };
+  if (looping) stopLoop(s, msg.kind);
+  else s.set({ stop: msg.kind });
+  return s.done();
 }
 
 /** A response to one of the loop's requests (the caller pulls afterwards). */

@@ -1,12 +1,19 @@
-// The task process (child) as an xstate machine. Its phases are the machine's
-// states; the work of each event is done by the pure functions of attempt.ts
-// (the attempt driver, with the checkpoint writer, reader and request channel as
-// its components), whose new context and messages the machine commits.
+// The task process (child) as a statechart. Its states are the protocol's phases:
+// idle (announced, waiting for a try; with the lease, asking for it or waiting it
+// out), reading (phase A, the startup reads), looping (phase B), closing (phase C:
+// the rest write, then the marker write), exited (phase D concluded, or a try never
+// begun), and leaseLost (a write was fenced: the process stopped). The chart moves
+// between them on named events and named conditions (reads done or failed, loop
+// drained, a sync write still unanswered); the data work of each transition is a
+// pure step of attempt.ts whose new context and messages the machine commits.
+// Every state names the events it takes; any other is unhandled and the kernel
+// reports it. Answers of a dead try (the supervisor outlives a killed child, O6)
+// are expected in every state and ignored by try number.
 import { enqueueActions, setup } from 'xstate';
 import { send } from '../../actors/index.ts';
 import type { AirflowConfig, Outcome } from './config.ts';
-import { initialTask, onReplay, onResponse, onRunEnd, onSigTerm, type Out, type Phase, type TaskCtx } from './attempt.ts';
-import { firstMessage, onGranted, onHeld, onRelaunch, onStartTry, onWaitOver } from './task-lease.ts';
+import { awaiting, beginTry, conclude, drained, enterLoop, initialTask, onReplay, onResponse, onRunEnd, onSigTerm, respOf, writeMarker, writeRest, type Out, type TaskCtx, type Where } from './attempt.ts';
+import { firstMessage, isLeaseLost, onGranted, onLeaseLost, poll, startsHere } from './task-lease.ts';
 
 type TaskEvent =
   | { type: 'Start'; a: number; afterClear?: boolean; token?: number }
@@ -18,15 +25,17 @@ type TaskEvent =
   | { type: 'ErrorResponse'; a: number; rid: number; error: string }
   | { type: 'Relaunch' }
   | { type: 'LeaseGranted'; token: number }
-  | { type: 'LeaseHeld'; token: number }
-  | { type: 'LeaseWaitOver'; token: number };
+  | { type: 'LeaseHeld'; token: number };
 
-const PHASES: readonly Phase[] = ['idle', 'reading', 'looping', 'closing', 'exited'];
+type Args = { context: TaskCtx; event: any };
+type StepFn = (c: TaskCtx, e: any) => { c: TaskCtx; out: Out[] };
+const RESPONSES = ['TaskStateStoreResult', 'OKResponse', 'ErrorResponse'] as const;
 
 /** The task process `id`: 'task', or 'task2', a second process started on the same task (cfg.processes = 2). */
 export function taskProcessMachine(cfg: AirflowConfig, id = 'task') {
   const first = firstMessage(cfg, id);
-  const commit = (f: (c: TaskCtx, e: any) => { c: TaskCtx; out: Out[] }): any =>
+  /** Commits a pure step: its context, then its messages, timers (operators ending) and timer cancellations. */
+  const step = (f: StepFn): any =>
     enqueueActions(({ context, event, enqueue }: { context: TaskCtx; event: any; enqueue: any }) => {
       const r = f(context, event);
       if (r.c !== context) enqueue.assign(() => r.c);
@@ -36,41 +45,111 @@ export function taskProcessMachine(cfg: AirflowConfig, id = 'task') {
         else enqueue(send(o.to, o.msg));
       }
     });
-  const respond = commit((c, e) => {
-    const resp = e.type === 'TaskStateStoreResult' ? { a: e.a, rid: e.rid, value: e.value }
-      : e.type === 'ErrorResponse' && e.error === 'TASK_STORE_NOT_FOUND' ? { a: e.a, rid: e.rid }
-      : e.type === 'ErrorResponse' ? { a: e.a, rid: e.rid, error: String(e.error) }
-      : { a: e.a, rid: e.rid };
-    return onResponse(c, cfg, resp);
-  });
-  const route = (here: Phase) => PHASES.filter((p) => p !== here).map((p) => ({ guard: ({ context }: { context: TaskCtx }) => context.phase === p, target: p }));
+  const byCfg = (f: (c: TaskCtx, cfg: AirflowConfig) => { c: TaskCtx; out: Out[] }) => step((c) => f(c, cfg));
+
+  // A response in phase `where` answers the request holding the channel; with the lease, a refused write stops the process.
+  const responses = (where: Where) =>
+    Object.fromEntries(
+      RESPONSES.map((t) => [
+        t,
+        [
+          ...(cfg.lease ? [{ guard: ({ context, event }: Args) => isLeaseLost(context, respOf(event)), target: `#${id}.leaseLost`, actions: byCfg(onLeaseLost) }] : []),
+          { actions: step((c, e) => onResponse(c, cfg, respOf(e), where)) },
+        ],
+      ]),
+    );
+  // Where no request of this try can be open (idle, exited, stopped): the answer of a dead try's request.
+  const stale = Object.fromEntries(RESPONSES.map((t) => [t, {}]));
+  // A try begins (a retry, in the same process, begins from `exited`).
+  const start = {
+    Start: [
+      { guard: ({ context, event }: Args) => startsHere(context, cfg, event), target: `#${id}.reading`, actions: step((c, e) => beginTry(c, cfg, e.a, e.afterClear === true)) },
+      // With the lease: a Start answering a dead predecessor's Hello (same actor, restarted) is not run.
+      ...(cfg.lease ? [{}] : []),
+    ],
+  };
+  // With the lease: answers to a dead predecessor's lease request reach its restarted successor anywhere; they change nothing.
+  const staleLease = cfg.lease ? { LeaseGranted: {}, LeaseHeld: {} } : {};
+  // SIGTERM or execution_timeout sent with a try that has ended already (or was never begun here).
+  const lateSigTerm = cfg.softKill === 'none' ? {} : { SigTerm: {} };
+
+  // idle: the process announced itself (Hello) and waits for its try. With the lease it
+  // asks for the lease first, and while another process holds it, waits it out: the
+  // after-timer's end may come at any moment, a holder that missed its heartbeats.
+  const idle = cfg.lease
+    ? {
+        tags: ['idle'],
+        entry: send(first.to, first.msg),
+        initial: 'asking',
+        // A Start is taken only once announced (the guard checks the lease); before, it answers a dead predecessor's Hello.
+        on: { ...start, ...stale, ...lateSigTerm },
+        states: {
+          asking: {
+            on: {
+              LeaseGranted: { target: 'announced', actions: step((c, e) => onGranted(c, id, e.token)) },
+              LeaseHeld: { target: 'waiting', actions: step((c, e) => ({ c: { ...c, waitedOn: e.token }, out: [] })) },
+            },
+          },
+          waiting: {
+            after: { 0: { target: 'asking', actions: step((c) => ({ c: { ...c, waitedOn: 0 }, out: [poll(c)] })) } },
+            on: {
+              // A dead predecessor's request answered: its grant is this process's lease now.
+              LeaseGranted: { target: 'announced', actions: step((c, e) => onGranted(c, id, e.token)) },
+              LeaseHeld: { target: 'waiting', reenter: true, actions: step((c, e) => ({ c: { ...c, waitedOn: e.token }, out: [] })) },
+            },
+          },
+          announced: { on: { LeaseGranted: {}, LeaseHeld: {} } },
+        },
+      }
+    : { tags: ['idle'], entry: send(first.to, first.msg), on: { ...start, ...stale, ...lateSigTerm } };
+
   return setup({ types: {} as { context: TaskCtx; events: TaskEvent } }).createMachine({
     id,
     context: () => initialTask(),
     initial: 'idle',
-    on: {
-      Start: { actions: commit((c, e) => onStartTry(c, cfg, e)) },
-      RunEnd: { actions: commit((c, e) => onRunEnd(c, cfg, e)) },
-      Replay: { actions: commit((c, e) => onReplay(c, cfg, e)) },
-      SigTerm: { actions: commit((c, e) => onSigTerm(c, cfg, e)) },
-      TaskStateStoreResult: { actions: respond },
-      OKResponse: { actions: respond },
-      ErrorResponse: { actions: respond },
-      Relaunch: { actions: commit((c) => onRelaunch(c)) },
-      LeaseGranted: { actions: commit((c, e) => onGranted(c, id, e.token)) },
-      LeaseHeld: { actions: commit((c, e) => onHeld(c, e.token)) },
-      LeaseWaitOver: { actions: commit((c, e) => onWaitOver(c, e.token)) },
-    },
     states: {
-      // A (re)started process announces itself (with the lease, it asks for the lease
-      // first); the runner answers with the try to run.
-      // Tagged `idle`: a process whose Hello goes unanswered (no try left to run) rests
-      // here, it is not deadlocked (the runner's properties judge the run).
-      idle: { tags: ['idle'], entry: send(first.to, first.msg), always: route('idle') },
-      reading: { always: route('reading') },
-      looping: { always: route('looping') },
-      closing: { always: route('closing') },
-      exited: { always: route('exited') },
+      idle,
+      // Phase A: the marker, then the checkpoints, with sync calls; a SIGTERM only sets the stop flag.
+      reading: {
+        always: [
+          { guard: ({ context }: Args) => context.readFailed, target: 'exited' },
+          { guard: ({ context }: Args) => context.readDone, target: 'looping' },
+        ],
+        on: { ...responses('reading'), SigTerm: { actions: step((c, e) => onSigTerm(c, cfg, e, false)) }, ...staleLease },
+      },
+      // Phase B: operators end (timers of the process), replays start, responses come back; drained, it closes.
+      looping: {
+        entry: byCfg(enterLoop),
+        always: { guard: ({ context }: Args) => drained(context, cfg), target: 'closing' },
+        on: {
+          RunEnd: { actions: step((c, e) => onRunEnd(c, cfg, e)) },
+          Replay: { actions: step((c, e) => onReplay(c, cfg, e)) },
+          SigTerm: { actions: step((c, e) => onSigTerm(c, cfg, e, true)) },
+          ...responses('looping'),
+          ...staleLease,
+        },
+      },
+      // Phase C: the rest with a sync call, then the marker (a success or skip only).
+      closing: {
+        initial: 'rest',
+        on: { ...responses('closing'), ...lateSigTerm, ...staleLease },
+        states: {
+          rest: { entry: byCfg(writeRest), always: { guard: ({ context }: Args) => !awaiting(context, 'rest'), target: 'marker' } },
+          marker: { entry: byCfg(writeMarker), always: { guard: ({ context }: Args) => !awaiting(context, 'marker-set'), target: `#${id}.exited` } },
+        },
+      },
+      // Phase D: the try's fate is out. The runner may start the next try here; with the lease it asks for a relaunch.
+      exited: {
+        entry: byCfg(conclude),
+        on: {
+          ...start,
+          ...stale,
+          ...lateSigTerm,
+          ...(cfg.lease ? { Relaunch: { target: 'idle' }, ...staleLease } : {}),
+        },
+      },
+      // A write was refused: another process took the lease over. The process has stopped (exit 75).
+      leaseLost: { tags: ['idle'], on: { ...stale, ...lateSigTerm, ...staleLease } },
     },
   });
 }

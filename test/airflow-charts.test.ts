@@ -1,0 +1,86 @@
+// The Airflow task process is a statechart (task-process.ts): its states are the
+// protocol's phases, it moves on named events and conditions, and a message no state
+// expects is unhandled and reported by the kernel (the phase-mirroring machine it
+// replaces took every event in every phase and ignored the unexpected ones).
+import { describe, expect, it } from 'vitest';
+import { apply, defineScenario, drive, enabled, initialWorld, inputStep, isFailureEvent, queryOf, type Scenario, type World } from '../src/actors/index.ts';
+import { check } from '../src/check/index.ts';
+import { buildAirflow } from '../src/machines/airflow/scenario.ts';
+
+/** Sends `msg` from `from` to `to` in world `w` and delivers it at once. */
+function strayDelivery(sc: Scenario, w: World, from: string, to: string, msg: { type: string; [k: string]: unknown }) {
+  const queued = apply(sc, w, inputStep(sc, from, to, msg)).world;
+  const step = enabled(sc, queued).find((s) => s.id === `deliver:${from}->${to}:${msg.type}`)!;
+  return apply(sc, queued, step);
+}
+
+/** The first world of a fault-free run where `at` holds. */
+function worldWhere(sc: Scenario, at: (w: World) => boolean): World {
+  const r = drive(sc, (w, steps) => (at(w) ? undefined : steps.find((s) => s.kind === 'timer' || (s.kind === 'deliver' && s.outcome === undefined))), { detail: false });
+  expect(at(r.world)).toBe(true);
+  return r.world;
+}
+
+describe('unexpected messages to the task process are reported', () => {
+  const sc = buildAirflow({ items: 3, W: 2 });
+
+  it('a second Start while the try is looping', () => {
+    const w = worldWhere(sc, (x) => queryOf(sc, x).matches('task', 'looping'));
+    const r = strayDelivery(sc, w, 'runner', 'task', { type: 'Start', a: 2 });
+    const ev = r.events.find((e) => e.kind === 'unhandled');
+    expect(ev).toMatchObject({ kind: 'unhandled', actor: 'task', from: 'runner', state: 'looping', msg: { type: 'Start' } });
+    expect(isFailureEvent(ev!)).toBe(true);
+  });
+
+  it('an operator end while the process waits for its try, and a SIGTERM the model never sends', () => {
+    const w = initialWorld(sc).world;
+    const runEnd = strayDelivery(sc, w, 'runner', 'task', { type: 'RunEnd', a: 1, i: 0, o: 's' });
+    expect(runEnd.events.find((e) => e.kind === 'unhandled')).toMatchObject({ actor: 'task', state: 'idle', msg: { type: 'RunEnd' } });
+    // softKill is 'none': no state expects a SigTerm.
+    const sig = strayDelivery(sc, w, 'runner', 'task', { type: 'SigTerm', a: 1, kind: 'sigterm' });
+    expect(sig.events.find((e) => e.kind === 'unhandled')).toMatchObject({ actor: 'task', msg: { type: 'SigTerm' } });
+  });
+
+  it('an answer of a dead try is expected in every state and ignored', () => {
+    const w = worldWhere(sc, (x) => queryOf(sc, x).matches('task', 'looping'));
+    const r = strayDelivery(sc, w, 'supervisor', 'task', { type: 'OKResponse', a: 0, rid: 1 });
+    expect(r.events.some((e) => e.kind === 'unhandled')).toBe(false);
+  });
+
+  it('the checker reports a stray message as an unhandled violation naming the task process', async () => {
+    const stray = defineScenario({ name: 'airflow-stray', actors: sc.actors, start: [{ from: 'runner', to: 'task', msg: { type: 'Replay', a: 1, i: 0 } }] });
+    const r = await check(stray, { strategy: 'bfs' });
+    expect(r.ok).toBe(false);
+    expect(r.violation!.property).toMatchObject({ kind: 'unhandled', name: 'task' });
+    expect(r.violation!.schedule).toEqual(['deliver:runner->task:Replay']);
+  });
+});
+
+describe('the chart', () => {
+  it('walks the phases: idle, looping, closing (rest, then marker), exited', () => {
+    const sc = buildAirflow({ items: 3, W: 2 });
+    const seen: string[] = [];
+    drive(
+      sc,
+      (w, steps) => {
+        const q = queryOf(sc, w);
+        for (const s of ['idle', 'reading', 'looping', { closing: 'rest' }, { closing: 'marker' }, 'exited'] as const) {
+          const name = typeof s === 'string' ? s : `closing.${s.closing}`;
+          if (q.matches('task', s as any) && seen.at(-1) !== name) seen.push(name);
+        }
+        return steps.find((s) => s.kind === 'timer' || (s.kind === 'deliver' && s.outcome === undefined));
+      },
+      { detail: false },
+    );
+    // Try 1 reads nothing; the rest of 3 mod 2 = 1 entry, then the marker, then the end.
+    expect(seen).toEqual(['idle', 'looping', 'closing.rest', 'closing.marker', 'exited']);
+  });
+
+  it('with the lease, waiting for it is an after-timer of the waiting state', () => {
+    const sc = buildAirflow({ items: 2, W: 1, lease: true, processes: 2 });
+    const r = drive(sc, (_w, steps) => steps.find((s) => s.kind === 'timer' || (s.kind === 'deliver' && s.outcome === undefined)), { detail: true });
+    const timers = r.events.filter((e) => e.kind === 'timer-set' && e.id.includes('idle')) as { id: string; actor: string }[];
+    expect(timers.length).toBeGreaterThan(0);
+    for (const t of timers) expect(t.id).toBe(`xstate.after.0.${t.actor}.idle.waiting`);
+  });
+});
