@@ -59,8 +59,10 @@ export function taskProcessMachine(cfg: AirflowConfig, id = 'task') {
       ]),
     );
   // Where no request of this try can be open (idle, exited, stopped): the answer of a dead try's request.
-  const stale = Object.fromEntries(RESPONSES.map((t) => [t, {}]));
-  // A try begins (a retry, in the same process, begins from `exited`).
+  const staleAnswers = Object.fromEntries(RESPONSES.map((t) => [t, {}]));
+  // A try begins: in `idle`, in `exited` (the runner's retry in the same process), or over a try
+  // still running when a restarted process's Hello and its dead predecessor's were both
+  // answered: the later Start abandons the earlier try (its operators' ends then come stale).
   const start = {
     Start: [
       { guard: ({ context, event }: Args) => startsHere(context, cfg, event), target: `#${id}.reading`, actions: step((c, e) => beginTry(c, cfg, e.a, e.afterClear === true)) },
@@ -68,6 +70,9 @@ export function taskProcessMachine(cfg: AirflowConfig, id = 'task') {
       ...(cfg.lease ? [{}] : []),
     ],
   };
+  // An operator end or replay start of an abandoned try (the guard); one of the current try outside the loop is unhandled.
+  const stale = (c: TaskCtx, e: any): boolean => e.a !== c.a;
+  const staleRun = { RunEnd: { guard: ({ context, event }: Args) => stale(context, event) }, Replay: { guard: ({ context, event }: Args) => stale(context, event) } };
   // With the lease: answers to a dead predecessor's lease request reach its restarted successor anywhere; they change nothing.
   const staleLease = cfg.lease ? { LeaseGranted: {}, LeaseHeld: {} } : {};
   // SIGTERM or execution_timeout sent with a try that has ended already (or was never begun here).
@@ -82,7 +87,7 @@ export function taskProcessMachine(cfg: AirflowConfig, id = 'task') {
         entry: send(first.to, first.msg),
         initial: 'asking',
         // A Start is taken only once announced (the guard checks the lease); before, it answers a dead predecessor's Hello.
-        on: { ...start, ...stale, ...lateSigTerm },
+        on: { ...start, ...staleAnswers, ...staleRun, ...lateSigTerm },
         states: {
           asking: {
             on: {
@@ -101,7 +106,7 @@ export function taskProcessMachine(cfg: AirflowConfig, id = 'task') {
           announced: { on: { LeaseGranted: {}, LeaseHeld: {} } },
         },
       }
-    : { tags: ['idle'], entry: send(first.to, first.msg), on: { ...start, ...stale, ...lateSigTerm } };
+    : { tags: ['idle'], entry: send(first.to, first.msg), on: { ...start, ...staleAnswers, ...staleRun, ...lateSigTerm } };
 
   return setup({ types: {} as { context: TaskCtx; events: TaskEvent } }).createMachine({
     id,
@@ -115,13 +120,14 @@ export function taskProcessMachine(cfg: AirflowConfig, id = 'task') {
           { guard: ({ context }: Args) => context.readFailed, target: 'exited' },
           { guard: ({ context }: Args) => context.readDone, target: 'looping' },
         ],
-        on: { ...responses('reading'), SigTerm: { actions: step((c, e) => onSigTerm(c, cfg, e, false)) }, ...staleLease },
+        on: { ...start, ...responses('reading'), SigTerm: { actions: step((c, e) => onSigTerm(c, cfg, e, false)) }, ...staleRun, ...staleLease },
       },
       // Phase B: operators end (timers of the process), replays start, responses come back; drained, it closes.
       looping: {
         entry: byCfg(enterLoop),
         always: { guard: ({ context }: Args) => drained(context, cfg), target: 'closing' },
         on: {
+          ...start,
           RunEnd: { actions: step((c, e) => onRunEnd(c, cfg, e)) },
           Replay: { actions: step((c, e) => onReplay(c, cfg, e)) },
           SigTerm: { actions: step((c, e) => onSigTerm(c, cfg, e, true)) },
@@ -132,7 +138,7 @@ export function taskProcessMachine(cfg: AirflowConfig, id = 'task') {
       // Phase C: the rest with a sync call, then the marker (a success or skip only).
       closing: {
         initial: 'rest',
-        on: { ...responses('closing'), ...lateSigTerm, ...staleLease },
+        on: { ...start, ...responses('closing'), ...staleRun, ...lateSigTerm, ...staleLease },
         states: {
           rest: { entry: byCfg(writeRest), always: { guard: ({ context }: Args) => !awaiting(context, 'rest'), target: 'marker' } },
           marker: { entry: byCfg(writeMarker), always: { guard: ({ context }: Args) => !awaiting(context, 'marker-set'), target: `#${id}.exited` } },
@@ -143,13 +149,14 @@ export function taskProcessMachine(cfg: AirflowConfig, id = 'task') {
         entry: byCfg(conclude),
         on: {
           ...start,
-          ...stale,
+          ...staleAnswers,
+          ...staleRun,
           ...lateSigTerm,
           ...(cfg.lease ? { Relaunch: { target: 'idle' }, ...staleLease } : {}),
         },
       },
       // A write was refused: another process took the lease over. The process has stopped (exit 75).
-      leaseLost: { tags: ['idle'], on: { ...stale, ...lateSigTerm, ...staleLease } },
+      leaseLost: { tags: ['idle'], on: { ...staleAnswers, ...staleRun, ...lateSigTerm, ...staleLease } },
     },
   });
 }
