@@ -3,23 +3,10 @@
 // expects is unhandled and reported by the kernel (the phase-mirroring machine it
 // replaces took every event in every phase and ignored the unexpected ones).
 import { describe, expect, it } from 'vitest';
-import { apply, defineScenario, drive, enabled, initialWorld, inputStep, isFailureEvent, queryOf, type Scenario, type World } from '../src/actors/index.ts';
+import { defineScenario, drive, initialWorld, isFailureEvent, queryOf } from '../src/actors/index.ts';
 import { check } from '../src/check/index.ts';
+import { strayDelivery, worldWhere } from './chart-helpers.ts';
 import { buildAirflow } from '../src/machines/airflow/scenario.ts';
-
-/** Sends `msg` from `from` to `to` in world `w` and delivers it at once. */
-function strayDelivery(sc: Scenario, w: World, from: string, to: string, msg: { type: string; [k: string]: unknown }) {
-  const queued = apply(sc, w, inputStep(sc, from, to, msg)).world;
-  const step = enabled(sc, queued).find((s) => s.id === `deliver:${from}->${to}:${msg.type}`)!;
-  return apply(sc, queued, step);
-}
-
-/** The first world of a fault-free run where `at` holds. */
-function worldWhere(sc: Scenario, at: (w: World) => boolean): World {
-  const r = drive(sc, (w, steps) => (at(w) ? undefined : steps.find((s) => s.kind === 'timer' || (s.kind === 'deliver' && s.outcome === undefined))), { detail: false });
-  expect(at(r.world)).toBe(true);
-  return r.world;
-}
 
 describe('unexpected messages to the task process are reported', () => {
   const sc = buildAirflow({ items: 3, W: 2 });

@@ -4,8 +4,9 @@
 // coordinator's EndWorker retry is an `after` timer of its per-operator region.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { apply, defineScenario, drive, enabled, initialWorld, inputStep, isFailureEvent, queryOf, type Scenario, type World } from '../src/actors/index.ts';
+import { defineScenario, initialWorld, isFailureEvent, queryOf } from '../src/actors/index.ts';
 import { check } from '../src/check/index.ts';
+import { strayDelivery, worldWhere } from './chart-helpers.ts';
 import { coordinatorMachine } from '../src/machines/amber/coordinator.ts';
 import { portBase } from '../src/machines/amber/messages.ts';
 import { DESIGNS } from '../src/machines/amber/operators.ts';
@@ -13,20 +14,6 @@ import { countingEnd, perRowStart } from '../src/machines/amber/user-code.ts';
 import { workerMachine, type OpSpec } from '../src/machines/amber/worker.ts';
 import { amberScenario } from '../src/machines/amber/scenario.ts';
 import { runOnce } from './amber-helpers.ts';
-
-/** Sends `msg` from `from` to `to` in world `w` and delivers it at once. */
-function strayDelivery(sc: Scenario, w: World, from: string, to: string, msg: { type: string; [k: string]: unknown }) {
-  const queued = apply(sc, w, inputStep(sc, from, to, msg)).world;
-  const step = enabled(sc, queued).find((s) => s.id === `deliver:${from}->${to}:${msg.type}`)!;
-  return apply(sc, queued, step);
-}
-
-/** The first world of a fault-free run where `at` holds. */
-function worldWhere(sc: Scenario, at: (w: World) => boolean): World {
-  const r = drive(sc, (w, steps) => (at(w) ? undefined : steps.find((s) => s.kind === 'timer' || (s.kind === 'deliver' && s.outcome === undefined))), { detail: false });
-  expect(at(r.world)).toBe(true);
-  return r.world;
-}
 
 describe('unexpected messages to the Amber actors are reported', () => {
   const sc = amberScenario({ design: 'read-at-endchannel', overlapFault: false, start: 'materialized' });
