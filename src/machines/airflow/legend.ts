@@ -22,8 +22,8 @@ const PROPERTIES: Record<string, string> = {
   'LIV-1': 'with transient faults and enough tries the task succeeds',
   'LIV-2': 'a try with no injected fault ends with all it recorded durable',
   'LIV-3': 'the startup read ends',
-  'LEASE-1': 'one lease holder at a time per task instance',
-  'LEASE-2': 'a write with a stale fencing token is refused',
+  'LEASE-1': 'no index runs in two processes at once unless one of them lost its lease to an expiry',
+  'LEASE-2': 'no write with a stale fencing token lands (a zombie is fenced)',
   'LEASE-3': 'the task instance reaches a final state',
 };
 
