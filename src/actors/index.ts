@@ -1,7 +1,7 @@
 // Public surface of the runtime layer.
 export * from './types.ts';
 export * from './scenario.ts';
-export { stepNotes, propertyNote, type Legend, type StepNote } from './legend.ts';
+export { stepNotes, propertyNote, actorRole, type Legend, type StepNote } from './legend.ts';
 export { eventually, leadsTo, nonProgressCycles, progressTag, DEFAULT_FAIRNESS, type LivenessProperty, type Fairness, type FairnessSpec } from './liveness.ts';
 export { initialWorld, enabled, apply, inputStep, tickStep, isFault, isQuiescent, isOffered, offersInput, isFailureEvent, type ApplyOptions, type ApplyResult } from './kernel.ts';
 export { StepMemo } from './step-memo.ts';

@@ -35,6 +35,11 @@ export function stepNotes(legend: Legend | undefined, id: string): string[] {
   return legend.steps.filter((s) => (typeof s.step === 'string' ? s.step === id : new RegExp(s.step.source, s.step.flags.replace('g', '')).test(id))).map((s) => s.note);
 }
 
+/** The role a legend gives an actor, or undefined. */
+export function actorRole(legend: Legend | undefined, actor: string): string | undefined {
+  return legend?.actors?.[actor];
+}
+
 /**
  * The line a legend has for a property: by its full name, or by its first word (`I12`
  * for "I12 loop completes with the reference output").

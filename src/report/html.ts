@@ -6,7 +6,7 @@ import { constants as bufferConstants } from 'node:buffer';
 import { readFileSync } from 'node:fs';
 import { diffSchedules } from './diff.ts';
 import { escapeHtml } from './escape.ts';
-import { stepNotes, propertyNote } from '../actors/legend.ts';
+import { actorRole, stepNotes, propertyNote } from '../actors/legend.ts';
 import type { ReportContext } from './context.ts';
 import { CHART_CSS } from './machines/svg.ts';
 import { busyActors, fileView, stepSummary, traceView, type StepView } from './model.ts';
@@ -158,7 +158,10 @@ export function viewerData(f: TraceFileData, ctx: ReportContext = {}) {
     passing = { diff: { ...diff, rows }, steps: pview.steps.length - 1, ...(f.passing.note ? { note: f.passing.note } : {}) };
   }
   const roles: Record<string, string> = {};
-  for (const a of view.actors) if (legend?.actors?.[a] !== undefined) roles[a] = legend.actors[a];
+  for (const a of view.actors) {
+    const role = actorRole(legend, a);
+    if (role !== undefined) roles[a] = role;
+  }
   const machines = ctx.charts ? viewerMachines(view, ctx.charts) : undefined;
   return {
     title: `${f.property ? 'counterexample' : 'trace'}: ${f.scenario.name}`,

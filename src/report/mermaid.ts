@@ -1,6 +1,6 @@
 // A trace as a Mermaid sequenceDiagram: actors as participants, deliveries as
 // arrows, state changes and faults as notes.
-import { propertyNote, stepNotes } from '../actors/legend.ts';
+import { actorRole, propertyNote, stepNotes } from '../actors/legend.ts';
 import type { ReportContext } from './context.ts';
 import { fileView } from './model.ts';
 import type { TraceFileData } from './schema.ts';
@@ -32,7 +32,7 @@ export function formatMermaid(f: TraceFileData, ctx: ReportContext = {}): string
   const span = first === last ? first : `${first},${last}`;
   // The legend: each actor's role over its lifeline, the property's line across.
   for (const a of view.actors) {
-    const role = ctx.legend?.actors?.[a];
+    const role = actorRole(ctx.legend, a);
     if (role !== undefined) lines.push(`  Note over ${who(a)}: ${mermaidText(role)}`);
   }
   const pnote = f.property ? propertyNote(ctx.legend, f.property.name) : undefined;

@@ -1,6 +1,6 @@
 // The statecharts of a scenario as text (Mermaid), JSON (Stately's import form) or one
 // self-contained HTML page of SVG charts (no script, no network).
-import type { Legend } from '../../actors/index.ts';
+import { actorRole, type Legend } from '../../actors/index.ts';
 import { escapeHtml } from '../escape.ts';
 import { chartMermaid } from './mermaid.ts';
 import { chartTitle, layoutOf, type ActorChart, type ScenarioCharts } from './scenario.ts';
@@ -8,13 +8,22 @@ import { statelyJson } from './stately.ts';
 import { CHART_CSS, chartSvg } from './svg.ts';
 
 function roleLines(c: ActorChart, legend?: Legend): string[] {
-  return c.actors.map((a) => (legend?.actors?.[a] !== undefined ? `${a}: ${legend.actors[a]}` : '')).filter((s) => s !== '');
+  return c.actors.flatMap((a) => {
+    const role = actorRole(legend, a);
+    return role === undefined ? [] : [`${a}: ${role}`];
+  });
+}
+
+/** The actor's role wrapped in `before`/`after`, or nothing when the legend has none. */
+function roleAfter(legend: Legend | undefined, actor: string, before: string, after = ''): string {
+  const role = actorRole(legend, actor);
+  return role === undefined ? '' : `${before}${role}${after}`;
 }
 
 /** Every chart as a Mermaid `stateDiagram-v2`, separated by blank lines (each a diagram of its own). */
 export function chartsMermaid(sc: ScenarioCharts, legend?: Legend): string {
   const parts = sc.charts.map((c) => chartMermaid(c.chart, { title: chartTitle(c, legend), notes: [`actors: ${c.actors.join(', ')}`, ...roleLines(c, legend)] }));
-  const rest = sc.others.map((o) => `%% ${o.actor}: a ${o.kind}, no statechart${legend?.actors?.[o.actor] !== undefined ? ` (${legend.actors[o.actor]})` : ''}\n`);
+  const rest = sc.others.map((o) => `%% ${o.actor}: a ${o.kind}, no statechart${roleAfter(legend, o.actor, ' (', ')')}\n`);
   return [...parts, ...rest].join('\n');
 }
 
@@ -34,7 +43,7 @@ export function chartsHtml(name: string, sc: ScenarioCharts, legend?: Legend): s
       `<section><h2>${escapeHtml(title)}</h2>${roles.length > 1 ? `<ul>${roles.map((r) => `<li>${escapeHtml(r)}</li>`).join('')}</ul>` : ''}<div class="chart">${chartSvg(c.chart, layout, { uid: `c${i}`, actor: c.actors[0]! })}</div></section>`,
     );
   });
-  if (sc.others.length) body.push(`<section><h2>Actors without a statechart</h2><ul>${sc.others.map((o) => `<li>${escapeHtml(`${o.actor}: a ${o.kind}${legend?.actors?.[o.actor] !== undefined ? ` — ${legend.actors[o.actor]}` : ''}`)}</li>`).join('')}</ul></section>`);
+  if (sc.others.length) body.push(`<section><h2>Actors without a statechart</h2><ul>${sc.others.map((o) => `<li>${escapeHtml(`${o.actor}: a ${o.kind}${roleAfter(legend, o.actor, ' — ')}`)}</li>`).join('')}</ul></section>`);
   return `<!doctype html>
 <html lang="en">
 <head>

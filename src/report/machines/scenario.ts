@@ -1,7 +1,7 @@
 // The charts of a scenario's actors: one per distinct machine (actors running the
 // same statechart share it), laid out once, plus the actors that are not machines.
 import type { AnyStateMachine } from 'xstate';
-import type { Legend, Scenario } from '../../actors/index.ts';
+import { actorRole, type Legend, type Scenario } from '../../actors/index.ts';
 import { chartOf, type MachineChart } from './chart.ts';
 import { layoutChart, type ChartLayout } from './layout.ts';
 
@@ -49,7 +49,7 @@ export function layoutOf(chart: MachineChart, title: string): ChartLayout {
 
 /** A chart's title: the actors that run it, with their roles when the legend has them. */
 export function chartTitle(c: ActorChart, legend?: Legend): string {
-  const roles = c.actors.map((a) => legend?.actors?.[a]).filter((r): r is string => r !== undefined);
+  const roles = c.actors.map((a) => actorRole(legend, a)).filter((r): r is string => r !== undefined);
   const distinct = [...new Set(roles)];
   return `${c.actors.join(', ')}${distinct.length === 1 ? ` — ${distinct[0]}` : ''}`;
 }
