@@ -6,6 +6,7 @@ import { constants as bufferConstants } from 'node:buffer';
 import { readFileSync } from 'node:fs';
 import { diffSchedules } from './diff.ts';
 import { escapeHtml } from './escape.ts';
+import { htmlPage } from './html-page.ts';
 import { actorRole, stepNotes, propertyNote } from '../actors/legend.ts';
 import type { ReportContext } from './context.ts';
 import { CHART_CSS } from './machines/svg.ts';
@@ -191,17 +192,7 @@ export function formatHtml(f: TraceFileData, ctx: ReportContext = {}): string {
   const js = viewerScript();
   const hash = createHash('sha256').update(js, 'utf8').digest('base64');
   const { machinesHtml, ...data } = viewerData(f, ctx);
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'sha256-${hash}'; img-src data:">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escapeHtml(data.title)}</title>
-<style>${CSS}${CHART_CSS}</style>
-</head>
-<body>
-<header>
+  const body = `<header>
 <h1 id="title"></h1>
 <div id="property"></div>
 <div id="property-note"></div>
@@ -245,8 +236,6 @@ ${machinesHtml}
 </aside>
 </main>
 <script type="application/json" id="trace-data">${scriptSafeJson(data, MAX_STRING_LENGTH - js.length - CSS.length - machinesHtml.length - 16 * 1024)}</script>
-<script>${js}</script>
-</body>
-</html>
-`;
+<script>${js}</script>`;
+  return htmlPage({ title: data.title, css: `${CSS}${CHART_CSS}`, body, csp: [`script-src 'sha256-${hash}'`, 'img-src data:'] });
 }

@@ -62,7 +62,7 @@ export function formatMermaid(f: TraceFileData, ctx: ReportContext = {}): string
       default:
         lines.push(`  Note over ${span}: ${mermaidText(`${s.n} ${s.id}`)}`);
     }
-    for (const m of s.moves) lines.push(`  Note over ${who(m.actor)}: ${mermaidText(`${m.from} → ${m.to}`)}`);
+    for (const m of s.moves) lines.push(`  Note over ${who(m.actor)}: ${mermaidText(m.change)}`);
     for (const n of s.notes) lines.push(`  Note over ${s.actor && alias.has(s.actor) ? who(s.actor) : span}: ${mermaidText(n)}`);
     for (const n of stepNotes(ctx.legend, s.id)) lines.push(`  Note over ${s.actor && alias.has(s.actor) ? who(s.actor) : span}: ${mermaidText(`✎ ${n}`)}`);
   }

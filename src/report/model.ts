@@ -1,6 +1,7 @@
 // A trace as a list of steps: what each step did, who it moved, and the states of
 // every actor after it. Text, Mermaid and the HTML viewer all render this model.
 import type { TraceEventData, TraceFileData } from './schema.ts';
+import { stateAfter, stateChange } from './state-change.ts';
 
 type Ev = TraceEventData & Record<string, any>;
 
@@ -20,8 +21,8 @@ export interface StepView {
   readonly outcome?: string;
   /** Step at which the delivered message was sent (for sloped arrows); -1 if unknown. */
   readonly sentAt: number;
-  /** State changes `actor: from → to` (context-only changes are in `changed`). */
-  readonly moves: readonly { readonly actor: string; readonly from: string; readonly to: string }[];
+  /** State changes (context-only changes are in `changed`). */
+  readonly moves: readonly StateMove[];
   /** Per actor, the context fields this step changed. */
   readonly changed: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
   /** Every actor's state after this step. */
@@ -32,6 +33,18 @@ export interface StepView {
   readonly alerts: readonly string[];
   readonly failed: boolean;
   readonly events: readonly Ev[];
+}
+
+/** One actor's state change in a step. */
+export interface StateMove {
+  readonly actor: string;
+  /** The whole state values before and after. */
+  readonly from: string;
+  readonly to: string;
+  /** What changed, in short (`executing.{LS: running → done}`): see stateChange. */
+  readonly change: string;
+  /** The state after, in short (`executing.{LS:done}`): see stateAfter. */
+  readonly after: string;
 }
 
 export interface TraceView {
@@ -103,7 +116,7 @@ export function traceView(schedule: readonly string[], trace: readonly unknown[]
     let what = id;
     let outcome: string | undefined;
     let sentAt = -1;
-    const moves: { actor: string; from: string; to: string }[] = [];
+    const moves: StateMove[] = [];
     const changed: Record<string, Record<string, unknown>> = {};
     const notes: string[] = [];
     const alerts: string[] = [];
@@ -173,7 +186,7 @@ export function traceView(schedule: readonly string[], trace: readonly unknown[]
           break;
         case 'state':
           states[e.actor] = e.to;
-          if (e.from !== e.to) moves.push({ actor: e.actor, from: e.from, to: e.to });
+          if (e.from !== e.to) moves.push({ actor: e.actor, from: e.from, to: e.to, change: stateChange(e.from, e.to), after: stateAfter(e.from, e.to) });
           if (e.changed && typeof e.changed === 'object') changed[e.actor] = { ...(changed[e.actor] ?? {}), ...e.changed };
           break;
         case 'monitor-fail':

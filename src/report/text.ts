@@ -39,7 +39,7 @@ function columns(s: StepView): [string, string, string] {
 
 function movesText(s: StepView): string {
   if (s.moves.length === 0) return '';
-  return `(${s.moves.map((m) => `${m.actor === s.actor ? shortName(m.actor) : m.actor}: ${m.from} → ${m.to}`).join('; ')})`;
+  return `(${s.moves.map((m) => `${m.actor === s.actor ? shortName(m.actor) : m.actor}: ${m.change}`).join('; ')})`;
 }
 
 /** The numbered step list (step 0, the initial world, is left out). */

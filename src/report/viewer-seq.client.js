@@ -144,8 +144,8 @@ var drawSequence = (function () {
       }
       s.moves.forEach(function (m) {
         if (!(m.actor in xOf)) return;
-        var mv = svg('text', { class: 'move' }, clip('→ ' + m.to, Math.max(8, Math.floor(LANE / 6.6))));
-        mv.appendChild(svg('title', null, m.actor + ': ' + m.from + ' → ' + m.to));
+        var mv = svg('text', { class: 'move' }, clip('→ ' + m.after, Math.max(8, Math.floor(LANE / 6.6))));
+        mv.appendChild(svg('title', null, m.actor + ': ' + m.change + (m.change === m.from + ' → ' + m.to ? '' : '\nnow ' + m.to)));
         g.appendChild(mv);
         var mx = X(m.actor);
         pending.push([mv, [[mx + 6, y + 14], [mx + 6, y - 6], [mx - 6 - 6.6 * Math.min(mv.textContent.length, 24), y + 14]]]);

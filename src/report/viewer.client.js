@@ -175,7 +175,7 @@
     head.appendChild(el('th', null, 'state'));
     table.appendChild(head);
     var moved = {};
-    s.moves.forEach(function (m) { moved[m.actor] = m.from; });
+    s.moves.forEach(function (m) { moved[m.actor] = m.change; });
     shownActors().forEach(function (a) {
       if (a === 'env') return;
       var tr = el('tr', { 'data-actor': a });
@@ -192,7 +192,7 @@
     var keys = Object.keys(s.changed);
     if (keys.length === 0) changed.appendChild(el('p', { class: 'none' }, 'no context changed at this step'));
     keys.forEach(function (a) {
-      changed.appendChild(el('h3', null, a + (a in moved ? ' (' + moved[a] + ' → ' + s.states[a] + ')' : '')));
+      changed.appendChild(el('h3', null, a + (a in moved ? ' (' + moved[a] + ')' : '')));
       changed.appendChild(el('pre', { 'data-actor': a }, json(s.changed[a])));
     });
 

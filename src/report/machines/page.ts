@@ -2,6 +2,7 @@
 // self-contained HTML page of SVG charts (no script, no network).
 import { actorRole, type Legend } from '../../actors/index.ts';
 import { escapeHtml } from '../escape.ts';
+import { htmlPage } from '../html-page.ts';
 import { chartMermaid } from './mermaid.ts';
 import { chartTitle, layoutOf, type ActorChart, type ScenarioCharts } from './scenario.ts';
 import { statelyJson } from './stately.ts';
@@ -44,24 +45,11 @@ export function chartsHtml(name: string, sc: ScenarioCharts, legend?: Legend): s
     );
   });
   if (sc.others.length) body.push(`<section><h2>Actors without a statechart</h2><ul>${sc.others.map((o) => `<li>${escapeHtml(`${o.actor}: a ${o.kind}${roleAfter(legend, o.actor, ' — ')}`)}</li>`).join('')}</ul></section>`);
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escapeHtml(`statecharts: ${name}`)}</title>
-<style>
+  const css = `
 body { margin:0; padding:12px 18px; font:14px/1.4 system-ui, -apple-system, "Segoe UI", sans-serif; color:#1d2330; background:#fafbfc; }
 h1 { font-size:18px; } h2 { font-size:15px; margin:18px 0 6px; }
 .chart { overflow:auto; background:#fff; border:1px solid #c9ced8; border-radius:4px; padding:6px; }
 ${CHART_CSS}
-</style>
-</head>
-<body>
-<h1>${escapeHtml(`statecharts: ${name}`)}</h1>
-${body.join('\n')}
-</body>
-</html>
 `;
+  return htmlPage({ title: `statecharts: ${name}`, css, body: `<h1>${escapeHtml(`statecharts: ${name}`)}</h1>\n${body.join('\n')}` });
 }
