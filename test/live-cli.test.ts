@@ -58,15 +58,21 @@ describe('interleave on live recordings', () => {
   it('check --from --within explores around a live run: the 403 hang one fault away, a replayable counterexample', async () => {
     const path = await recordAmber('read-at-consume');
     const cex = join(dir, 'cex.json');
-    const r = await cli(['check', 'amber-loop', '--param', 'rows=2', '--param', 'design=read-at-consume', '--from', path, '--within', '1', '--out', cex, '--json']);
-    expect(r.code).toBe(1);
+    // The recording starts at StartWorkflow: the family's default start (materialized) cannot follow it.
+    const misfit = await cli(['check', 'amber-loop', '--param', 'rows=2', '--from', path, '--within', '1', '--json']);
+    expect(misfit.code).toBe(2);
+    expect(JSON.parse(misfit.out).error.message).toContain("does not fit amber-loop (rows=2): step 1 of the file, 'deliver:env->coordinator:StartWorkflow', is not a step it can take");
+    expect(JSON.parse(misfit.out).error.message).toContain('pass --param overlapFault=false --param start=scratch');
+    const from = ['--param', 'rows=2', '--param', 'start=scratch', '--param', 'design=read-at-consume', '--from', path];
+    const r = await cli(['check', 'amber-loop', ...from, '--within', '1', '--out', cex, '--json']);
+    expect(r.code, r.out).toBe(1);
     const doc = JSON.parse(r.out);
     expect(doc.strategy).toBe('from-trace');
     expect(doc.violation.property.name).toMatch(/^I12/);
     expect(doc.rerun).toContain('--within 1');
     expect((await cli(['replay', cex, '--json'])).code).toBe(1);
     // Within 0 it only follows the recording: nothing fails.
-    expect((await cli(['check', 'amber-loop', '--param', 'rows=2', '--param', 'design=read-at-consume', '--from', path, '--within', '0', '--json'])).code).toBe(0);
+    expect((await cli(['check', 'amber-loop', ...from, '--within', '0', '--json'])).code).toBe(0);
   });
 });
 

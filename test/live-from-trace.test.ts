@@ -1,7 +1,7 @@
 // Live recordings as trace files, replayed in the model, and the schedules within
 // k deviations of them explored (production-trace-seeded exploration).
 import { describe, expect, it } from 'vitest';
-import { defineScenario, type Message } from '../src/actors/index.ts';
+import { Divergence, defineScenario, type Message } from '../src/actors/index.ts';
 import { runLive } from '../src/actors/live.ts';
 import { fromTrace, fromTraceRun, liveTraceFile, replayTraceFile } from '../src/check/from-trace.ts';
 import { validateTraceFile } from '../src/report/schema.ts';
@@ -130,6 +130,29 @@ describe('fromTrace', () => {
     expect([whole.complete, whole.depthCut]).toEqual([true, undefined]);
   });
 
+  it('a recording the scenario cannot follow is a Divergence naming the step, not an exploration that holds', async () => {
+    // Recorded with compare-and-set (the clients send Cas), explored as read-then-write (Put):
+    // following it must fail at the first Cas, at any within.
+    const cas = await recordCounter('compare-and-set');
+    const file = liveTraceFile(cas.recording());
+    const cut = file.schedule.findIndex((id) => id.endsWith(':Cas'));
+    expect(cut).toBeGreaterThan(0);
+    for (const within of [0, 1, 2]) {
+      let err: unknown;
+      try {
+        fromTrace(counter('read-then-write'), file, { within });
+      } catch (e) {
+        err = e;
+      }
+      expect(err, `within ${within}`).toBeInstanceOf(Divergence);
+      expect((err as Divergence).index).toBe(cut);
+      expect((err as Divergence).expected).toBe(file.schedule[cut]);
+      expect((err as Divergence).enabledIds.some((id) => id.endsWith(':Put'))).toBe(true);
+    }
+    // The same recording on its own design follows it whole.
+    expect(fromTrace(counter('compare-and-set'), file, { within: 1 }).complete).toBe(true);
+  });
+
   it('counts states and stops at a budget', async () => {
     const live = runLive(lossyPingPong(20), { timeScale: 0 });
     await live.whenQuiescent();
@@ -152,7 +175,7 @@ describe('fromTrace', () => {
     expect(r.violation!.property.name).toBe('no-lost-update');
     expect(seen.length).toBeGreaterThan(0);
     // Stopped before it starts: cut, not complete, no verdict.
-    const stopped = fromTraceRun(counter('compare-and-set'), file, { within: 3 });
+    const stopped = fromTraceRun(counter('read-then-write'), file, { within: 3 });
     stopped.stop();
     const s = await stopped.result;
     expect(s.ok).toBe(true);

@@ -12,6 +12,7 @@
 // against a scenario that models them, their recorded replies are dropped and the
 // model answers instead, so the whole neighbourhood uses the model's semantics.
 import {
+  Divergence,
   apply,
   enabled,
   initialWorld,
@@ -157,6 +158,8 @@ export interface FromTraceResult {
 interface Seeded {
   readonly id: string;
   readonly input?: ScheduleInput;
+  /** Its index in the file's schedule. */
+  readonly at: number;
 }
 
 interface Frame {
@@ -205,8 +208,8 @@ export function fromTraceSearch(sc: Scenario, file: Pick<TraceFile, 'options' | 
     if (id.startsWith('input:')) {
       if (inp && modelled.has(inp.from)) return;
       if (!inp) throw new Error(`trace step ${i + 1} is '${id}' but the trace has no payload for it in 'inputs'; a live recording carries them`);
-      seed.push({ id, input: inp });
-    } else seed.push({ id });
+      seed.push({ id, input: inp, at: i });
+    } else seed.push({ id, at: i });
   });
   const maxDepth = opts.maxDepth ?? seed.length + 1000;
   // Zobrist keys for the positions taken, so (world, taken, left) dedupes cheaply.
@@ -266,8 +269,13 @@ export function fromTraceSearch(sc: Scenario, file: Pick<TraceFile, 'options' | 
 
   const stack: Frame[] = v0 ? [] : [{ world: init.world, cursor: 0, ahead: [], left: within, depth: 0, parent: undefined, step: undefined, deviated: false }];
   let result: FromTraceResult | undefined = v0 ? done(v0, undefined) : undefined;
+  let fits = false;
   return {
     run(until: number) {
+      if (!fits && !result && !stopped) {
+        checkFit();
+        fits = true;
+      }
       result ??= explore(until);
       return result;
     },
@@ -276,6 +284,32 @@ export function fromTraceSearch(sc: Scenario, file: Pick<TraceFile, 'options' | 
       stopped = true;
     },
   };
+
+  /**
+   * Follows the recording with no deviation (as the search's first path does) and throws a
+   * `Divergence` at the first recorded step it never takes. A recording that does not fit
+   * the scenario (another design, parameter or model) would otherwise be explored along
+   * unrelated steps and reported as holding, or as broken "within 0 deviations" by a run
+   * that never happened. Following may take a later recorded step first (live I/O
+   * reorders replies), so only a step left untaken at the end is a misfit.
+   */
+  function checkFit(): void {
+    let f: Frame = { world: init.world, cursor: 0, ahead: [], left: 0, depth: 0, parent: undefined, step: undefined, deviated: false };
+    let stuck: { cursor: number; enabled: string[] } | undefined;
+    while (f.cursor < seed.length && f.depth < maxDepth) {
+      const steps = enabled(sc, f.world);
+      const follow = next(f, steps);
+      if (follow?.pos !== f.cursor && stuck?.cursor !== f.cursor) stuck = { cursor: f.cursor, enabled: steps.map((s) => s.id) };
+      const step = follow?.step ?? steps.find((s) => !isFault(s) && s.kind !== 'restart');
+      if (!step) break;
+      const pos = follow ? take(f, follow.pos) : { cursor: f.cursor, ahead: f.ahead };
+      f = { ...f, ...pos, world: apply(sc, f.world, step, { detail: false }).world, depth: f.depth + 1 };
+    }
+    if (f.cursor < seed.length && f.depth < maxDepth) {
+      const s = seed[f.cursor]!;
+      throw new Divergence(s.at, s.id, stuck?.cursor === f.cursor ? stuck.enabled : enabled(sc, f.world).map((x) => x.id));
+    }
+  }
 
   function explore(until: number): FromTraceResult | undefined {
     let n = 0;

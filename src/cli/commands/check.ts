@@ -1,7 +1,7 @@
 // `interleave check <scenario>`: explore a scenario's schedules and report the verdict.
 import { mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
-import { ScenarioError, type ParamValues, type Scenario, type ScenarioFamily } from '../../actors/index.ts';
+import { ScenarioError, type Divergence, type ParamValues, type Scenario, type ScenarioFamily } from '../../actors/index.ts';
 import { busyActors, formatHtml, formatSteps, lassoEnd, legendLines, reportContext, traceView, validateTraceFile, type TraceFileData } from '../../report/index.ts';
 import { loadChecker, type CheckOptions, type CheckResult, type CheckerApi, type Violation } from '../check-api.ts';
 import { EXIT, UsageError } from '../errors.ts';
@@ -193,6 +193,7 @@ export async function runCheck(io: Io, name: string, flags: CheckFlags): Promise
     r = await run.result;
   } catch (e) {
     if (e instanceof ScenarioError || (e instanceof Error && e.name === 'ScenarioError')) throw new UsageError(e.message);
+    if (seedFile && e instanceof Error && e.name === 'Divergence') throw new UsageError(recordingMisfit(flags.from!, label, seedFile.scenario.params, p, e as Divergence));
     throw e;
   } finally {
     process.off('SIGINT', onSigint);
@@ -342,4 +343,14 @@ function resultFile(api: CheckerApi, sc: Scenario, t: Target, p: ParamValues, r:
     unreached: r.unreached,
     violation: v ? { property: v.property, steps: v.schedule.length, trace: traceFileOf(api, sc, t, p, r, v, path) } : null,
   };
+}
+
+/** `check --from` on a recording the scenario cannot follow: which step, and the parameters it was recorded with that differ. */
+function recordingMisfit(path: string, label: string, recorded: Readonly<Record<string, unknown>>, p: ParamValues, d: Divergence): string {
+  const can = d.enabledIds.length ? `the steps it can take there: ${d.enabledIds.slice(0, 8).join(', ')}${d.enabledIds.length > 8 ? ', …' : ''}` : 'it can take no step there';
+  const other = Object.entries(recorded).filter(([k, v]) => k in p && JSON.stringify(p[k]) !== JSON.stringify(v));
+  const why = other.length
+    ? `The recording was made with ${other.map(([k, v]) => `${k}=${String(v)}`).join(', ')}: pass ${other.map(([k, v]) => `--param ${shellWord(`${k}=${String(v)}`)}`).join(' ')}.`
+    : 'The recording comes from another scenario, or the model changed since it was recorded.';
+  return `${path}: the recording does not fit ${label}: step ${d.index + 1} of the file, '${d.expected}', is not a step it can take (${can}). ${why}`;
 }
