@@ -59,20 +59,24 @@ export default async function shardBench(argv: readonly string[]): Promise<void>
 
   const one = read('single.json');
   const s = [read('s1.json'), read('s2.json')];
+  const single = one.stats.distinctStates;
   const sum = s[0]!.stats.distinctStates + s[1]!.stats.distinctStates;
   const cpu2 = (s[0]!.cpuMs + s[1]!.cpuMs) / 1000;
   const cpuMax = Math.max(s[0]!.cpuMs, s[1]!.cpuMs) / 1000;
+  const largest = Math.max(s[0]!.stats.distinctStates, s[1]!.stats.distinctStates);
   const rows = [
-    ['1 process', wall1, one.cpuMs / 1000, one.cpuMs / 1000, one.stats.distinctStates, 1, 1, 1],
-    [`2 shards (prefix ${s[0]!.shard.prefixStates} states, frontier ${s[0]!.shard.frontier}: ${s[0]!.shard.roots} + ${s[1]!.shard.roots})`, wall2, cpu2, cpuMax, sum, sum / one.stats.distinctStates, wall1 / wall2, one.cpuMs / 1000 / cpuMax],
-    ...s.map((r, k) => [`  shard ${k + 1}/2`, r.stats.ms / 1000, r.cpuMs / 1000, r.cpuMs / 1000, r.stats.distinctStates, r.stats.distinctStates / one.stats.distinctStates, '', '']),
+    ['1 process', wall1, one.cpuMs / 1000, single, 1, '', ''],
+    [`2 shards (prefix ${s[0]!.shard.prefixStates} states, frontier ${s[0]!.shard.frontier}: ${s[0]!.shard.roots} + ${s[1]!.shard.roots})`, wall2, cpu2, sum, sum / single, wall1 / wall2, one.cpuMs / 1000 / cpuMax],
+    ...s.map((r, k) => [`  shard ${k + 1}/2`, r.stats.ms / 1000, r.cpuMs / 1000, r.stats.distinctStates, r.stats.distinctStates / single, '', '']),
   ];
   printTable(
     `airflow-checkpoints items=${items} W=2, ${strategy}: 1 process vs 2 shards as 2 processes`,
-    ['run', 'wall s', 'CPU s (sum)', 'CPU s (slowest)', 'distinct states', 'duplication', 'wall speed-up', 'CPU speed-up (slowest shard)'],
+    ['run', 'wall s', 'CPU s', 'distinct states', 'share of 1 process', 'wall speed-up', 'CPU speed-up (slowest shard)'],
     rows,
-    `load average ${load0.toFixed(1)} at the start, ${loadavg()[0]!.toFixed(1)} at the end, ${availableParallelism()} cores; shard rows: wall = exploration time from the result file. ` +
-      'CPU speed-up = single CPU / slowest shard CPU: the wall speed-up an idle machine with a core per shard would give. Goal: wall >= 1.7x, duplication <= 1.3.',
+    `duplication ${(sum / single).toFixed(3)} (distinct states summed over the shards / 1 process; goal <= 1.3); ` +
+      `balance: the larger shard holds ${((100 * largest) / single).toFixed(1)}% of the 1-process states (50% is even; 1.7x needs <= 59%). ` +
+      `Load average ${load0.toFixed(1)} at the start, ${loadavg()[0]!.toFixed(1)} at the end, ${availableParallelism()} cores; shard rows: wall = exploration time from the result file. ` +
+      'CPU speed-up = 1-process CPU / slowest shard CPU: the wall speed-up an idle machine with a core per shard would give. Goal: wall >= 1.7x.',
   );
   rmSync(dir, { recursive: true, force: true });
 }

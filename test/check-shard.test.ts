@@ -9,6 +9,7 @@ import { WorldHasher, check, fpHex, replaySchedule, type CheckOptions, type Chec
 import { families } from '../src/machines/catalog.ts';
 import { independentPairs, lostUpdate, orderingBug } from './fixtures-check/models.ts';
 import { randomActors } from './fixtures-check/random-actors.ts';
+import { FRONTIER_SLACK, dealFrontier } from '../src/check/shard.ts';
 
 interface Explored {
   r: CheckResult;
@@ -84,6 +85,19 @@ describe('sharded exhaustive search: the union of the shards is the full search'
     }
   });
 
+  it('the ancestry deal (a partition level before the frontier): lost update, 2 rounds, dfs 2 shards and bfs 3 shards', async () => {
+    const sc = lostUpdate({ cas: true, clients: 3, rounds: 2 });
+    for (const [strategy, count] of [['dfs', 2], ['bfs', 3]] as const) {
+      const { full, shards } = await compare(sc, strategy, count, { shardPrefix: 20 });
+      expect(full.r.complete).toBe(true);
+      for (const s of shards) {
+        // Frontier worlds were dealt by their ancestry at a level above the frontier.
+        expect(s.r.shard!.partitionDepth).toBeLessThan(s.r.shard!.prefixDepth + 1);
+        expect(s.fps.size).toBeLessThan(full.fps.size);
+      }
+    }
+  });
+
   it('amber-loop nested, rows=3: 2 shards', async () => {
     // A narrow model (at most a few worlds a level, converging again): a short prefix.
     const sc = amberNested();
@@ -122,19 +136,19 @@ describe('sharded exhaustive search: violations', () => {
   it('a shard reports a violation exactly when its slice holds one; its counterexample replays from the initial world', async () => {
     let some = 0;
     // An ordering bug lives in the slices whose frontier worlds have not yet let A move.
-    const cases: [Scenario, boolean][] = [[lostUpdate({ clients: 3, rounds: 1 }), false], [orderingBug(4, 1, 2), false], [orderingBug(3, 2, 2), false]];
+    // [scenario, symmetric, shards, frontier worlds per shard]: small frontiers, so that some shard's slice holds no A-first world.
+    const cases: [Scenario, boolean, number, number][] = [[lostUpdate({ clients: 3, rounds: 1 }), false, 3, 2], [orderingBug(4, 1, 2), false, 4, 1], [orderingBug(3, 2, 2), false, 3, 1]];
     for (let seed = 1; seed <= 10; seed++) {
       const { sc, info } = randomActors(seed);
-      if ((await explore(sc, { strategy: 'bfs', por: false, maxStates: 3000 })).r.complete) cases.push([sc, info.symmetric]);
+      if ((await explore(sc, { strategy: 'bfs', por: false, maxStates: 3000 })).r.complete) cases.push([sc, info.symmetric, 3, 2]);
     }
-    for (const [k, [sc, symmetric]] of cases.entries()) {
+    for (const [k, [sc, symmetric, count, shardPrefix]] of cases.entries()) {
       const strategy = k % 2 === 0 ? 'bfs' : 'dfs';
-      const count = 3;
-      const { shards } = await compare(sc, strategy, count, { shardPrefix: 2 }, symmetric);
+      const { shards } = await compare(sc, strategy, count, { shardPrefix }, symmetric);
       let found = 0;
       for (let index = 0; index < count; index++) {
         // The normal run (stops at the first violation) of this shard.
-        const r = await check(sc, { strategy, shard: { index, count }, shardPrefix: 2 });
+        const r = await check(sc, { strategy, shard: { index, count }, shardPrefix });
         expect(r.ok).toBe(shards[index]!.violations.size === 0);
         if (!r.ok) {
           found++;
@@ -164,5 +178,42 @@ describe('sharded exhaustive search: violations', () => {
     const sc = f.build(p as never);
     await expect(check(sc, { strategy: 'bfs', shard: { index: 0, count: 2 } })).rejects.toThrow(/liveness properties, which a sharded search cannot decide/);
     await expect(check(lostUpdate(), { strategy: 'dfs', shard: { index: 2, count: 2 } })).rejects.toThrow(/shard must be index\/count/);
+  });
+});
+
+describe('dealing the frontier', () => {
+  const bits = (size: number, ...set: number[]) => {
+    const a = new Uint32Array((size + 31) >>> 5);
+    for (const k of set) a[k >>> 5]! |= 1 << (k & 31);
+    return a;
+  };
+  const counts = (owner: number[], count: number) => Array.from({ length: count }, (_, i) => owner.filter((o) => o === i).length);
+
+  it('without ancestry: round robin', () => {
+    expect(dealFrontier(new Array(7).fill(undefined), 3)).toEqual([0, 1, 2, 0, 1, 2, 0]);
+  });
+
+  it('keeps frontier worlds of one ancestry together, within the slack', () => {
+    // Two families (ancestors 0-1 and 2-3 of 40 partition worlds), 6 worlds each, interleaved.
+    const anc = Array.from({ length: 12 }, (_, k) => (k % 2 === 0 ? bits(40, 0, 1) : bits(40, 2, 3)));
+    const owner = dealFrontier(anc, 2);
+    expect(new Set(owner.filter((_, k) => k % 2 === 0)).size).toBe(1);
+    expect(new Set(owner.filter((_, k) => k % 2 === 1)).size).toBe(1);
+    expect(counts(owner, 2)).toEqual([6, 6]);
+    // One family larger than a shard's share: the shard fills to the slack, the rest goes elsewhere.
+    const big = dealFrontier(Array.from({ length: 20 }, () => bits(40, 5)), 2);
+    expect(Math.max(...counts(big, 2))).toBe(Math.ceil(10 * FRONTIER_SLACK));
+    expect(dealFrontier(anc, 2)).toEqual(owner);
+  });
+
+  it('with random ancestries: every world dealt, no shard over the slack', () => {
+    let seed = 7;
+    const next = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0);
+    for (const count of [2, 3, 5]) {
+      const anc = Array.from({ length: 50 }, () => bits(70, next() % 70, next() % 70, next() % 70));
+      const owner = dealFrontier(anc, count);
+      expect(owner.every((o) => o >= 0 && o < count)).toBe(true);
+      expect(Math.max(...counts(owner, count))).toBeLessThanOrEqual(Math.ceil((50 / count) * FRONTIER_SLACK));
+    }
   });
 });

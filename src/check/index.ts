@@ -184,7 +184,7 @@ async function run(
 
 function shardInfo(s: Session, opts: CheckOptions, fps: BigUint64Array): ShardInfo {
   const p = s.shard!;
-  return { index: p.index, count: p.count, prefix: opts.shardPrefix ?? DEFAULT_SHARD_PREFIX, prefixDepth: p.prefixDepth, prefixStates: p.prefixStates, frontier: p.frontier, roots: p.roots.length, digest: fingerprintDigest(fps) };
+  return { index: p.index, count: p.count, prefix: opts.shardPrefix ?? DEFAULT_SHARD_PREFIX, prefixDepth: p.prefixDepth, prefixStates: p.prefixStates, frontier: p.frontier, roots: p.roots.length, ...(p.partitionDepth === undefined ? {} : { partitionDepth: p.partitionDepth }), digest: fingerprintDigest(fps) };
 }
 
 /**

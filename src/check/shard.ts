@@ -4,14 +4,13 @@
 //
 // Every shard runs the same breadth-first prefix, without any reduction, until the
 // next level (the frontier: the distinct worlds first met at depth d + 1) holds at
-// least `prefix * count` worlds. Frontier worlds go to shards by the fingerprint of their
-// ancestor at the partition level (GROUPS_PER_SHARD); a shard
-// explores from its own, with its own visited set seeded with the prefix and the whole
-// frontier, so it never re-enters the prefix nor another shard's frontier world.
+// least `prefix * count` worlds. The frontier is dealt out by `dealFrontier` (below);
+// a shard explores from its own, with its own visited set seeded with the prefix and
+// the whole frontier, so it never re-enters the prefix nor another shard's frontier world.
 // Every successor of a prefix world is in the prefix or the frontier (complete levels),
 // so a path from the initial world to any world w leaves the prefix through a frontier
 // world f; from the last frontier world on it the path avoids both, and f's owner
-// explores w.
+// explores w. Any deal is complete; the deal only decides the duplicated work and balance.
 import { createHash } from 'node:crypto';
 import { apply, enabled, isQuiescent, type Scenario, type World } from '../actors/index.ts';
 import { endViolation, stepViolation } from './properties.ts';
@@ -23,13 +22,17 @@ import type { PropertyRef } from './types.ts';
 export const DEFAULT_SHARD_PREFIX = 64;
 
 /**
- * Frontier worlds are dealt out in groups: those descending (by the bfs tree: the first
- * world that found each) from one world of the first level with this many worlds per
- * shard. Siblings reconverge (a then b, b then a), so a group kept in one shard is
- * explored once; on airflow-checkpoints (items=3, W=2, 2 shards) the duplication factor
- * fell from 1.81 (each frontier world on its own) to 1.34.
+ * The partition level: the first prefix level with at least this many worlds per shard.
+ * Every later prefix world records which partition-level worlds it descends from, by
+ * every prefix step (not only the first that found it); `dealFrontier` keeps frontier
+ * worlds with shared ancestry together. Chosen on airflow-checkpoints (items=3 and 4,
+ * W=2, 2 shards; docs/sharding.md): 8 per shard and fewer leave a few huge groups, 32
+ * and more too many small ones.
  */
-export const GROUPS_PER_SHARD = 4;
+export const PARTITION_WORLDS_PER_SHARD = 16;
+
+/** A shard takes at most this factor over an even share of the frontier worlds. */
+export const FRONTIER_SLACK = 1.1;
 
 /** A frontier world this shard explores from, and the prefix schedule that reaches it. */
 export interface ShardRoot {
@@ -48,6 +51,8 @@ export interface ShardPlan {
   readonly prefixStates: number;
   readonly prefixDepth: number;
   readonly frontier: number;
+  /** Depth of the partition level (`dealFrontier`), undefined when the frontier came first. */
+  readonly partitionDepth: number | undefined;
 }
 
 /** The partition and what this shard did, in `result.shard` (the same prefix on every shard). */
@@ -65,13 +70,10 @@ export interface ShardInfo {
   frontier: number;
   /** Frontier worlds this shard explored from. */
   roots: number;
+  /** Depth of the level whose worlds' descendants are kept together (absent: the frontier was dealt round robin). */
+  partitionDepth?: number;
   /** sha256 of this shard's visited fingerprints (sorted 64-bit, little-endian), other shards' frontier left out. */
   digest: string;
-}
-
-/** The shard owning a frontier world (both lanes mixed: fingerprints are hashes, so this spreads evenly). */
-export function shardOfFingerprint(a: number, b: number, count: number): number {
-  return ((Math.imul(a >>> 0, 0x9e3779b1) ^ (b >>> 0)) >>> 0) % count;
 }
 
 export function assertShard(shard: { index: number; count: number }): void {
@@ -83,8 +85,8 @@ export function assertShard(shard: { index: number; count: number }): void {
 interface Level {
   world: World;
   schedule: string[];
-  /** The fingerprint (two lanes) of its ancestor at the partition level, once that level is reached. */
-  group?: [number, number];
+  /** Once the partition level is reached: a bitset of the partition-level worlds it descends from. */
+  anc?: Uint32Array;
 }
 
 /**
@@ -101,7 +103,8 @@ export function runPrefix(s: Session, index: number, count: number, perShard: nu
     s.found = { property, schedule };
     return true;
   };
-  const plan = (roots: ShardRoot[], foreign: VisitedSet, depth: number, frontier: number): ShardPlan => ({ index, count, roots, foreign, prefixStates: s.visited.size - frontier, prefixDepth: depth, frontier });
+  let partitionDepth: number | undefined;
+  const plan = (roots: ShardRoot[], foreign: VisitedSet, depth: number, frontier: number): ShardPlan => ({ index, count, roots, foreign, prefixStates: s.visited.size - frontier, prefixDepth: depth, frontier, partitionDepth: frontier > 0 ? partitionDepth : undefined });
 
   const init = s.start();
   if (init.violation && report(init.violation, [])) return plan([], new VisitedSet(), 0, 0);
@@ -109,14 +112,18 @@ export function runPrefix(s: Session, index: number, count: number, perShard: nu
   let level: Level[] = [{ world: init.world, schedule: [] }];
   let depth = 0;
   for (;;) {
-    if (level.length >= GROUPS_PER_SHARD * count && !level[0]!.group) {
-      for (const n of level) {
-        s.hasher.world(n.world);
-        n.group = [s.hasher.ha, s.hasher.hb];
-      }
-    }
     if (level.length >= target || level.length === 0 || depth >= s.maxDepthBudget) break;
+    if (level.length >= PARTITION_WORLDS_PER_SHARD * count && !level[0]!.anc) {
+      partitionDepth = depth;
+      const words = (level.length + 31) >>> 5;
+      level.forEach((n, k) => {
+        n.anc = new Uint32Array(words);
+        n.anc[k >>> 5] = 1 << (k & 31);
+      });
+    }
     const next: Level[] = [];
+    // The next level's worlds by fingerprint: a step into one of them from another parent adds that parent's ancestry.
+    const nextIndex = level[0]!.anc ? new Map<string, Level>() : undefined;
     for (const n of level) {
       if (arriveChecks(s, n, report)) return plan([], new VisitedSet(), depth, 0);
       const all = enabled(sc, n.world);
@@ -129,7 +136,14 @@ export function runPrefix(s: Session, index: number, count: number, perShard: nu
         const schedule = [...n.schedule, t.id];
         const v = stepViolation(sc, r.world, r.events, fresh || checkRevisits);
         if (v && report(v, schedule)) return plan([], new VisitedSet(), depth, 0);
-        if (fresh) next.push(n.group ? { world: r.world, schedule, group: n.group } : { world: r.world, schedule });
+        if (fresh) {
+          const m: Level = n.anc ? { world: r.world, schedule, anc: n.anc.slice() } : { world: r.world, schedule };
+          next.push(m);
+          nextIndex?.set(`${s.hasher.ha},${s.hasher.hb}`, m);
+        } else if (nextIndex) {
+          const m = nextIndex.get(`${s.hasher.ha},${s.hasher.hb}`);
+          if (m) for (let k = 0; k < m.anc!.length; k++) m.anc![k]! |= n.anc![k]!;
+        }
       }
     }
     level = next;
@@ -141,17 +155,61 @@ export function runPrefix(s: Session, index: number, count: number, perShard: nu
     s.cutBy ??= 'maxDepth';
     return plan([], new VisitedSet(), depth, 0);
   }
+  const owner = dealFrontier(level.map((n) => n.anc), count);
   const roots: ShardRoot[] = [];
   const foreign = new VisitedSet();
-  for (const n of level) {
-    s.hasher.world(n.world);
-    const { ha, hb } = s.hasher;
-    const [ga, gb] = n.group ?? [ha, hb];
-    if (shardOfFingerprint(ga, gb, count) === index) roots.push(n);
-    else foreign.add(ha, hb);
-  }
+  level.forEach((n, k) => {
+    if (owner[k] === index) roots.push(n);
+    else {
+      s.hasher.world(n.world);
+      foreign.add(s.hasher.ha, s.hasher.hb);
+    }
+  });
   // Prefix worlds are depth <= depth - 1 once a frontier exists.
   return plan(roots, foreign, level.length > 0 ? depth - 1 : depth, level.length);
+}
+
+const popcount = (x: number): number => {
+  x -= (x >>> 1) & 0x55555555;
+  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
+  return (Math.imul((x + (x >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24);
+};
+
+/**
+ * The shard of each frontier world (by position in the level, which every shard computes
+ * alike). Two frontier worlds that descend from the same partition-level world often
+ * reach the same worlds below the frontier (interleavings of one early choice meet
+ * again), so a greedy deal keeps ancestries together: worlds with the most ancestors
+ * first, each to the shard whose frontier worlds already cover most of its ancestors,
+ * while that shard holds fewer than FRONTIER_SLACK times an even share. Without
+ * ancestry (no partition level before the frontier) this is a round robin.
+ */
+export function dealFrontier(anc: readonly (Uint32Array | undefined)[], count: number): number[] {
+  const owner = new Array<number>(anc.length).fill(0);
+  const cap = Math.max(1, Math.ceil((anc.length / count) * FRONTIER_SLACK));
+  const words = anc[0]?.length ?? 0;
+  const covered = Array.from({ length: count }, () => new Uint32Array(words));
+  const load = new Array<number>(count).fill(0);
+  const size = anc.map((a) => (a ? a.reduce((t, x) => t + popcount(x), 0) : 0));
+  const order = anc.map((_, k) => k).sort((x, y) => size[y]! - size[x]! || x - y);
+  for (const k of order) {
+    const a = anc[k];
+    let best = -1;
+    let bestNew = Infinity;
+    for (let i = 0; i < count; i++) {
+      if (load[i]! >= cap) continue;
+      let fresh = 0;
+      if (a) for (let w = 0; w < words; w++) fresh += popcount(a[w]! & ~covered[i]![w]!);
+      if (fresh < bestNew || (fresh === bestNew && load[i]! < load[best]!)) {
+        best = i;
+        bestNew = fresh;
+      }
+    }
+    owner[k] = best;
+    load[best]!++;
+    if (a) for (let w = 0; w < words; w++) covered[best]![w]! |= a[w]!;
+  }
+  return owner;
 }
 
 /** What `arrive` checks on a world first met: reachability, depth, quiescence, end properties. */

@@ -18,7 +18,7 @@ export interface ShardResultFile {
   scenario: { name: string; params: Record<string, unknown>; module?: string };
   strategy: string;
   /** 1-based like --shard i/n; i = n = 1 for a check that was not sharded. */
-  shard: { i: number; n: number; prefix?: number; prefixDepth?: number; prefixStates?: number; frontier?: number; roots?: number };
+  shard: { i: number; n: number; prefix?: number; prefixDepth?: number; prefixStates?: number; frontier?: number; roots?: number; partitionDepth?: number };
   /** Options that change what a shard explores: shards of one check must agree on them. */
   options: { por: boolean; symmetry: boolean; maxDepth?: number; maxStates?: number; timeLimitMs?: number };
   ok: boolean;

@@ -330,7 +330,7 @@ function resultFile(api: CheckerApi, sc: Scenario, t: Target, p: ParamValues, r:
     tool: { name: 'interleave', version: VERSION },
     scenario,
     strategy: r.strategy,
-    shard: sh ? { i: sh.index + 1, n: sh.count, prefix: sh.prefix, prefixDepth: sh.prefixDepth, prefixStates: sh.prefixStates, frontier: sh.frontier, roots: sh.roots } : { i: 1, n: 1 },
+    shard: sh ? { i: sh.index + 1, n: sh.count, prefix: sh.prefix, prefixDepth: sh.prefixDepth, prefixStates: sh.prefixStates, frontier: sh.frontier, roots: sh.roots, ...(sh.partitionDepth === undefined ? {} : { partitionDepth: sh.partitionDepth }) } : { i: 1, n: 1 },
     options,
     ok: r.ok,
     complete: r.complete && !interrupted,
