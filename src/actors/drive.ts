@@ -32,9 +32,13 @@ export type RunEnd = 'quiescent' | 'max-steps' | 'stopped' | 'failure';
 
 /** One run: the steps taken, the events they caused, the world at the end and why it ended. */
 export interface Run {
+  /** The step ids taken, in order (replay takes this). */
   readonly schedule: readonly string[];
+  /** The trace events, each with its step number (empty with `record: false`). */
   readonly events: readonly RecordedEvent[];
+  /** The world after the last step. */
   readonly world: World;
+  /** Why the run stopped. */
   readonly end: RunEnd;
 }
 
@@ -90,10 +94,14 @@ export function randomChooser(seed: number, faultRate = 0.1): Chooser {
 
 /** A recorded schedule does not fit the model: the step at `index` is not enabled. */
 export class Divergence extends Error {
+  /** Always `'Divergence'`. */
   override name = 'Divergence';
   constructor(
+    /** The schedule position (0-based) that could not be taken. */
     readonly index: number,
+    /** The step id the schedule asked for. */
     readonly expected: string,
+    /** The step ids that were enabled there instead. */
     readonly enabledIds: readonly string[],
   ) {
     super(`schedule diverges at step ${index + 1}: expected '${expected}', enabled: ${enabledIds.length ? enabledIds.join(', ') : '(nothing)'}`);
@@ -102,9 +110,13 @@ export class Divergence extends Error {
 
 /** An `input` step's payload, by its position in a schedule (live recordings carry these). */
 export interface ScheduleInput {
+  /** The position in the schedule of the `input:` step this payload belongs to. */
   readonly index: number;
+  /** The sender (`env` for the outside). */
   readonly from: string;
+  /** The receiver. */
   readonly to: string;
+  /** The message itself. */
   readonly msg: Message;
 }
 
@@ -151,9 +163,11 @@ export function trace$(sc: Scenario, choose: () => Chooser, opts: Omit<DriveOpti
 
 /** The outcome of `checkDeterminism`: the first trace event two runs with the same seed disagree on, if any. */
 export interface DeterminismReport {
+  /** True when both runs produced the same trace. */
   readonly deterministic: boolean;
   /** Index of the first event that differs, and both versions, when not deterministic. */
   readonly firstDifference?: { readonly index: number; readonly first: string; readonly second: string };
+  /** Events compared (in the first run). */
   readonly events: number;
 }
 

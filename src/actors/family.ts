@@ -2,33 +2,78 @@
 // checks and simulates. Protocols register families in src/machines/catalog.ts.
 import { ScenarioError, type Scenario } from './scenario.ts';
 
-/**
- * A parameter of a scenario family: its type, allowed values and default (shown by `interleave list`).
- * `fromTrace`: the parameter describes where a recorded run started (a resumed live
- * run's durable state); `check --from <trace>` takes it from the trace unless given.
- */
-type Common = { readonly description?: string; readonly fromTrace?: boolean };
-export type ParamSpec =
-  | ({ readonly type: 'enum'; readonly values: readonly string[]; readonly default: string } & Common)
-  | ({ readonly type: 'int'; readonly min?: number; readonly max?: number; readonly default: number } & Common)
-  | ({ readonly type: 'number'; readonly min?: number; readonly max?: number; readonly default: number } & Common)
-  | ({ readonly type: 'bool'; readonly default: boolean } & Common)
-  | ({ readonly type: 'string'; readonly default: string } & Common);
+/** What every kind of parameter may have besides its type and default. */
+export interface ParamCommon {
+  /** One line, shown by `interleave list`. */
+  readonly description?: string;
+  /**
+   * The parameter describes where a recorded run started (a resumed live run's durable
+   * state); `check --from <trace>` takes it from the trace unless given.
+   */
+  readonly fromTrace?: boolean;
+}
+
+/** A parameter with a fixed set of values. */
+export interface EnumParam extends ParamCommon {
+  /** The parameter's kind. */
+  readonly type: 'enum';
+  /** The allowed values. */
+  readonly values: readonly string[];
+  /** The value used when `--param` does not set it (one of `values`). */
+  readonly default: string;
+}
+
+/** An integer (`int`) or a number (`number`) parameter, optionally bounded. */
+export interface NumberParam extends ParamCommon {
+  /** The parameter's kind. */
+  readonly type: 'int' | 'number';
+  /** Smallest allowed value (inclusive; default none). */
+  readonly min?: number;
+  /** Largest allowed value (inclusive; default none). */
+  readonly max?: number;
+  /** The value used when `--param` does not set it. */
+  readonly default: number;
+}
+
+/** A boolean parameter (`true`/`false` on the command line). */
+export interface BoolParam extends ParamCommon {
+  /** The parameter's kind. */
+  readonly type: 'bool';
+  /** The value used when `--param` does not set it. */
+  readonly default: boolean;
+}
+
+/** A free-form string parameter. */
+export interface StringParam extends ParamCommon {
+  /** The parameter's kind. */
+  readonly type: 'string';
+  /** The value used when `--param` does not set it. */
+  readonly default: string;
+}
+
+/** A parameter of a scenario family: its type, allowed values and default (shown by `interleave list`). */
+export type ParamSpec = EnumParam | NumberParam | BoolParam | StringParam;
 
 /** Parameter values by name, after parsing and defaults. */
 export type ParamValues = Readonly<Record<string, string | number | boolean>>;
 
 /** One table of a simulation or benchmark report. */
 export interface ReportTable {
+  /** The table's heading. */
   readonly title: string;
+  /** Column headers. */
   readonly columns: readonly string[];
+  /** Rows of cells, one per column. */
   readonly rows: readonly (readonly (string | number)[])[];
+  /** A line printed under the table. */
   readonly note?: string;
 }
 
 /** What a family's `simulate` returns: tables to print, and the figures for `--json`. */
 export interface SimulationReport {
+  /** The report's heading. */
   readonly title: string;
+  /** The tables, printed in order. */
   readonly tables: readonly ReportTable[];
   /** Machine-readable figures (printed by `--json`). */
   readonly data: unknown;
@@ -36,10 +81,15 @@ export interface SimulationReport {
 
 /** Check options a family suggests (the CLI uses them unless the user overrides). */
 export interface CheckDefaults {
+  /** Search strategy (`check --strategy`). */
   readonly strategy?: 'dfs' | 'bfs' | 'random' | 'pct' | 'swarm';
+  /** Longest schedule explored (`--max-depth`). */
   readonly maxDepth?: number;
+  /** Distinct-state budget (`--max-states`). */
   readonly maxStates?: number;
+  /** Runs for random, PCT and swarm (`--runs`). */
   readonly runs?: number;
+  /** PCT's bug depth d (`--depth`). */
   readonly depth?: number;
 }
 
@@ -48,11 +98,15 @@ export interface CheckDefaults {
  * The CLI lists families (`interleave list`), checks and simulates them by name.
  */
 export interface ScenarioFamily {
+  /** The name the CLI takes (`interleave check <name>`). */
   readonly name: string;
   /** One line, shown by `interleave list`. */
   readonly description: string;
+  /** Its parameters by name; `--param key=value` sets them. */
   readonly params: Readonly<Record<string, ParamSpec>>;
+  /** Builds the scenario for parsed parameter values (every parameter present, defaults filled in). */
   build(params: ParamValues): Scenario;
+  /** Check options for this family, or a function of the parameters. */
   readonly checkDefaults?: CheckDefaults | ((params: ParamValues) => CheckDefaults);
   /** Virtual-time simulation (`interleave simulate`), if the family has a cost model. */
   simulate?(params: ParamValues, opts: { readonly seed: number }): SimulationReport;

@@ -13,6 +13,7 @@ import { ENV, type ActorStatus, type Message, type Step, type TraceEvent, type W
 
 export { enabled, isFault, isQuiescent, isOffered, offersInput, inputStep, tickStep } from './steps.ts';
 
+/** Options of `apply` and `initialWorld`. */
 export interface ApplyOptions {
   /** Record context changes on `state` events (costs a shallow diff per step). Default true. */
   readonly detail?: boolean;
@@ -20,8 +21,11 @@ export interface ApplyOptions {
   readonly memo?: StepMemo;
 }
 
+/** The world after a step and the trace events the step caused. */
 export interface ApplyResult {
+  /** The next world (the input world is never changed). */
   readonly world: World;
+  /** What the step did, in order. */
   readonly events: readonly TraceEvent[];
 }
 

@@ -4,7 +4,9 @@
 
 /** One note for the steps whose id is `step`, or matches it when it is a RegExp. */
 export interface StepNote {
+  /** A step id (exact), or a RegExp tested against the step id. */
   readonly step: string | RegExp;
+  /** The note, one line. */
   readonly note: string;
 }
 

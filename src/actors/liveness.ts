@@ -60,13 +60,18 @@ export function nonProgressCycles(progress: Predicate = progressTag): LivenessPr
  * makes every run count, including ones that starve a delivery forever.
  */
 export interface FairnessSpec {
+  /** Actors whose normal deliveries are fair (each actor one class), or `'all'`. */
   readonly actors?: readonly ActorId[] | 'all';
+  /** Channels `[from, to]` whose normal deliveries are fair (each channel one class). */
   readonly channels?: readonly (readonly [ActorId, ActorId])[];
+  /** Actors whose timers are fair (each actor's timers one class), or `'all'`. */
   readonly timers?: readonly ActorId[] | 'all';
 }
 
+/** A scenario's `fairness`: `'none'`, or the step classes that are weakly fair (see {@link FairnessSpec}). */
 export type Fairness = 'none' | FairnessSpec;
 
+/** The fairness of a scenario without a `fairness` field: every actor's deliveries. */
 export const DEFAULT_FAIRNESS: FairnessSpec = Object.freeze({ actors: 'all' as const });
 
 const KINDS = ['eventually', 'leadsTo', 'progress'];

@@ -5,6 +5,7 @@
 // by splitmix32 from one 32-bit seed. Both are fixed here; never change them
 // without bumping the trace schema version, or recorded seeds stop replaying.
 
+/** A seeded random number generator (sfc32): the only randomness machines and choosers use. */
 export interface Rng {
   /** A uniform 32-bit unsigned integer. */
   nextU32(): number;
@@ -29,6 +30,7 @@ function splitmix32(seed: number): () => number {
   };
 }
 
+/** Resumes a generator from a recorded `state()`. */
 export function rngFromState(st: readonly [number, number, number, number]): Rng {
   let [a, b, c, d] = st;
   const nextU32 = (): number => {

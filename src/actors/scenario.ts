@@ -9,11 +9,13 @@ import { legendProblem, type Legend } from './legend.ts';
 
 /** The input was not a valid scenario, or the system did something no scenario allows. */
 export class ScenarioError extends Error {
+  /** Always `'ScenarioError'`. */
   override name = 'ScenarioError';
 }
 
 /** Behaviour written as a reducer instead of a machine (storage models use this). */
 export interface ReducerLogic<S = any> {
+  /** Marks the object as a reducer. */
   readonly kind: 'reducer';
   /** Creates the initial state from the actor's input. */
   init(input: unknown): S;
@@ -23,21 +25,27 @@ export interface ReducerLogic<S = any> {
    * one unit of the fault budget. The normal outcome is `undefined`.
    */
   faultOutcomes?(state: S, msg: Message, from: ActorId): readonly string[];
+  /** Handles one delivered message: the next state, the messages to send, extra trace events. Must be pure. */
   receive(state: S, msg: Message, ctx: ReducerContext): ReducerResult<S>;
 }
 
 /** What a reducer's `receive` knows besides the state and the message. */
 export interface ReducerContext {
+  /** This actor's id. */
   readonly self: ActorId;
+  /** The sender of the message (`env` for the outside). */
   readonly from: ActorId;
   /** `undefined` for the normal outcome, else one of `faultOutcomes`. */
   readonly outcome: string | undefined;
+  /** Virtual time, in milliseconds. */
   readonly now: number;
 }
 
 /** What a reducer's `receive` returns: the next state, the messages to send, extra trace events. */
 export interface ReducerResult<S> {
+  /** The next state (return the same object when nothing changed). */
   readonly state: S;
+  /** Messages to send, in order; `to: 'env'` records an `output` event. */
   readonly send?: readonly { readonly to: ActorId; readonly msg: Message }[];
   /** Extra trace events (kinds `io` and `log`), for example one per storage operation. */
   readonly events?: readonly TraceEvent[];
@@ -51,7 +59,9 @@ export interface ReducerResult<S> {
  * feeds replies back as `input` steps.
  */
 export interface ExternalLogic {
+  /** Marks the object as an external actor. */
   readonly kind: 'external';
+  /** What the actor is, in words (shown in listings). */
   readonly describe?: string;
 }
 
@@ -60,7 +70,9 @@ export type ActorLogic = AnyStateMachine | ReducerLogic | ExternalLogic;
 
 /** An actor with its input (passed to the machine's `context` factory or the reducer's `init`). */
 export interface ActorSpec {
+  /** The actor's behaviour. */
   readonly logic: ActorLogic;
+  /** Passed to the machine's `context` factory (as `input`) or the reducer's `init`. */
   readonly input?: unknown;
   /** Where `sendParent` goes. */
   readonly parent?: ActorId;
@@ -91,7 +103,9 @@ export interface FaultSpec {
 
 /** A read-only view of a world, for properties. */
 export interface WorldQuery {
+  /** The world itself (prefer the methods: they take actor ids). */
   readonly world: World;
+  /** Virtual time, in milliseconds. */
   readonly now: number;
   /** An xstate actor's snapshot (or a reducer's state). */
   snapshot(id: ActorId): any;
@@ -99,7 +113,9 @@ export interface WorldQuery {
   context(id: ActorId): any;
   /** An xstate actor's state value. */
   value(id: ActorId): unknown;
+  /** xstate's `snapshot.matches(state)` for an actor (false for a reducer). */
   matches(id: ActorId, state: any): boolean;
+  /** The actor's status: `up`, `crashed` or `error`. */
   status(id: ActorId): World['status'][number];
   /** Messages waiting for `to` (from `from`, or from anyone). */
   pending(to: ActorId, from?: ActorId): readonly Message[];
@@ -129,10 +145,13 @@ export interface InputSpec {
 
 /** One event the environment may send, compiled: its step and its budget. */
 export interface CompiledInput {
+  /** The `input` step that hands the event to its receiver. */
   readonly step: Step & { readonly kind: 'input' };
   /** Remaining-use counter slot in `world.inputs`, or -1 when unbounded. */
   readonly slot: number;
+  /** How many times one run may take it (Infinity: no limit). */
   readonly budget: number;
+  /** Offered only in worlds where this holds. */
   readonly when?: (q: WorldQuery) => boolean;
 }
 
@@ -143,6 +162,7 @@ export interface CompiledInput {
  * every mode (check, replay, live) sees the same verdicts.
  */
 export interface MonitorDef<S = any> {
+  /** The monitor's state at the start of a run. */
   readonly init: S;
   /** Returns the next state, or `{ fail }` with a message to report a violation. */
   observe(state: S, event: TraceEvent, q: WorldQuery): S | { readonly fail: string };
@@ -184,6 +204,7 @@ export interface MonitorDef<S = any> {
 export interface ScenarioDef {
   /** Names the scenario in output, trace files and `interleave list`. */
   readonly name: string;
+  /** One line on what the scenario is (shown by `interleave list`). */
   readonly description?: string;
   /**
    * Actor ids mapped to their behaviour: an xstate machine, a {@link ReducerLogic}, an
@@ -244,25 +265,37 @@ export interface ScenarioDef {
   readonly legend?: Legend;
 }
 
+/** One actor after `defineScenario`: its id, index and behaviour (a machine with its stepper, a reducer or an external actor). */
 export type CompiledActor =
   | { readonly kind: 'machine'; readonly id: ActorId; readonly index: number; readonly machine: AnyStateMachine; readonly stepper: MachineStepper; readonly input: unknown }
   | { readonly kind: 'reducer'; readonly id: ActorId; readonly index: number; readonly logic: ReducerLogic; readonly input: unknown }
   | { readonly kind: 'external'; readonly id: ActorId; readonly index: number; readonly logic: ExternalLogic };
 
+/** A compiled scenario: what `defineScenario` returns, and what `check`, `replay`, `simulate` and the live runner take. The fields past `ScenarioDef`'s are indexes the kernel reads. */
 export interface Scenario extends ScenarioDef {
+  /** Marks a compiled scenario. */
   readonly compiled: true;
   /** Actor ids in index order; `env` is index `ids.length`. */
   readonly ids: readonly ActorId[];
+  /** Actor id → its index. */
   readonly index: ReadonlyMap<ActorId, number>;
+  /** The compiled actors, by index. */
   readonly actorList: readonly CompiledActor[];
+  /** The index standing for `env` (= `ids.length`). */
   readonly envIndex: number;
+  /** The fault budget (`faults.budget`, default 0). */
   readonly budget: number;
+  /** Per actor index: may it crash. */
   readonly crashable: readonly boolean[];
+  /** Per actor index: may it restart after a crash. */
   readonly restartable: readonly boolean[];
   /** droppable[to] holds the senders whose channel to `to` may lose its head. */
   readonly droppable: readonly (readonly number[])[];
+  /** Per actor index: may its deliveries take a reducer's fault outcomes. */
   readonly faultyOutcomes: readonly boolean[];
+  /** The monitors' names, in the order of `world.monitors`. */
   readonly monitorNames: readonly string[];
+  /** The monitors, in the same order. */
   readonly monitorDefs: readonly MonitorDef[];
   /** The environment's events (from `inputs`), in declaration order. */
   readonly inputList: readonly CompiledInput[];
@@ -457,6 +490,7 @@ export function actorName(sc: Scenario, i: number): ActorId {
   return i === sc.envIndex ? ENV : sc.ids[i]!;
 }
 
+/** True when a value is an xstate machine snapshot (a reducer's state is not). */
 export function isMachineSnapshot(x: unknown): x is AnyMachineSnapshot {
   return typeof x === 'object' && x !== null && 'machine' in x && 'value' in x;
 }

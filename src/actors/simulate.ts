@@ -17,12 +17,15 @@ export interface CostModel {
 
 /** Options of `simulate`. */
 export interface SimulateOptions {
+  /** Seed for tie-breaks and the cost model's draws (default 1). */
   readonly seed?: number;
   /** Stop when the clock passes this (virtual ms). */
   readonly until?: number;
+  /** Stop after this many steps (default 5,000,000). */
   readonly maxSteps?: number;
   /** Record events (default true); turn off for long runs and use `onEvent`. */
   readonly record?: boolean;
+  /** Called with every event and the virtual time it happened at. */
   readonly onEvent?: (e: RecordedEvent, now: number) => void;
   /** Pick which of several steps ready at the same instant goes first (default: seeded random). */
   readonly tieBreak?: 'random' | 'first';
@@ -36,11 +39,17 @@ export interface SimulateOptions {
 
 /** A simulated run: the world at the end, its events and schedule, the virtual time reached. */
 export interface SimulationRun {
+  /** The world at the end. */
   readonly world: World;
+  /** The recorded events (empty with `record: false`). */
   readonly events: readonly RecordedEvent[];
+  /** The step ids taken, in order. */
   readonly schedule: readonly string[];
+  /** Virtual time at the end, in milliseconds. */
   readonly now: number;
+  /** Steps taken. */
   readonly steps: number;
+  /** Why it stopped: nothing left to do, the `until` time, or `maxSteps`. */
   readonly end: 'quiescent' | 'until' | 'max-steps';
 }
 

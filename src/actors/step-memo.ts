@@ -34,6 +34,7 @@ export class StepMemo {
     return this.find(actor, snapshot, msg, -1, undefined, 0) as R | undefined;
   }
 
+  /** Records a machine's step result for this snapshot and message. */
   set(actor: number, snapshot: object, msg: unknown, res: unknown): void {
     this.add({ actor, msg, from: -1, outcome: undefined, now: 0, res }, snapshot);
   }
@@ -43,6 +44,7 @@ export class StepMemo {
     return this.find(actor, state, msg, from, outcome, now) as R | undefined;
   }
 
+  /** Records a reducer's step result for this state, message, sender, outcome and time. */
   setReduced(actor: number, state: object, msg: unknown, from: number, outcome: string | undefined, now: number, res: unknown): void {
     this.add({ actor, msg, from, outcome, now, res }, state);
   }

@@ -3,10 +3,12 @@
 
 /** A message between actors: an xstate event object. */
 export interface Message {
+  /** The event type xstate matches on (`on: { Fetch: … }`). */
   readonly type: string;
   readonly [key: string]: unknown;
 }
 
+/** An actor's name in its scenario (the key of `actors`), e.g. `'worker:LE'`; `env` is the outside. */
 export type ActorId = string;
 
 /** The pseudo-actor outside the system: scenario inputs come from it, outputs go to it. */
@@ -14,19 +16,27 @@ export const ENV = 'env';
 
 /** One FIFO queue, from one sender to one receiver. */
 export interface Channel {
+  /** The sender's actor index. */
   readonly from: number;
+  /** Messages in flight, oldest first (the head is delivered next). */
   readonly queue: readonly Message[];
 }
 
+/** A pending delayed event (`after`, a delayed `raise` or `sendTo`), fired by a `timer` step. */
 export interface Timer {
+  /** The actor index that set it. */
   readonly owner: number;
   /** Target of the event when it fires (the owner itself for `after` and delayed `raise`). */
   readonly to: number;
+  /** The delay's id (xstate's `after` id, or the `id` given to a delayed send). */
   readonly id: string;
+  /** Virtual time it is due at, in milliseconds. */
   readonly due: number;
+  /** The event delivered when it fires. */
   readonly event: Message;
 }
 
+/** `up`: running; `crashed`: stopped by a crash fault (a restart may bring it back); `error`: its machine threw. */
 export type ActorStatus = 'up' | 'crashed' | 'error';
 
 /**
@@ -37,6 +47,7 @@ export type ActorStatus = 'up' | 'crashed' | 'error';
 export interface World {
   /** Per actor: an xstate snapshot, or a reducer's state. */
   readonly snaps: readonly unknown[];
+  /** Per actor: up, crashed or in error. */
   readonly status: readonly ActorStatus[];
   /** Per receiver: its non-empty inbound channels, sorted by sender index. */
   readonly inbox: readonly (readonly Channel[])[];
@@ -56,8 +67,11 @@ export interface World {
   readonly inputs?: readonly number[];
 }
 
+/** The first monitor that failed in a run. */
 export interface MonitorFailure {
+  /** The monitor's name. */
   readonly monitor: string;
+  /** What it saw, in words. */
   readonly message: string;
 }
 
@@ -77,6 +91,7 @@ export type Step =
   /** Virtual time passes (simulation and live runs only; never offered by `enabled`). */
   | { readonly kind: 'tick'; readonly id: string; readonly to: number };
 
+/** The kinds of step: deliver, timer, crash, restart, drop, input, tick. */
 export type StepKind = Step['kind'];
 
 /** What a step did, in order. The driver numbers them (`step`) when it records a trace. */
@@ -103,6 +118,7 @@ export type TraceEvent =
   | { readonly kind: 'log'; readonly actor: ActorId; readonly data: unknown }
   | { readonly kind: 'monitor-fail'; readonly monitor: string; readonly message: string };
 
+/** The kinds of trace event (`deliver`, `send`, `state`, `unhandled`, …). */
 export type TraceEventKind = TraceEvent['kind'];
 
 /** A trace event with the index of the step that produced it. */

@@ -67,6 +67,7 @@ export function formatViolation(v: Violation): string {
   return lines.join('\n');
 }
 
+/** Options of `expectHolds`. */
 export interface ExpectHoldsOptions {
   /**
    * Accept a search that did not visit every reachable state (a budget cut, a stop,

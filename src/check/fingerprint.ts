@@ -55,7 +55,9 @@ function recordKind(s: unknown): number {
  */
 export class WorldHasher {
   private readonly perms: { hasher: Hasher; slot: Int32Array }[];
+  /** Lane A of the last `world` call. */
   ha = 0;
+  /** Lane B of the last `world` call. */
   hb = 0;
   /** True when worlds are canonicalised over symmetry permutations. */
   readonly symmetric: boolean;
@@ -137,6 +139,7 @@ export class WorldHasher {
     this.hb = bb;
   }
 
+  /** The world's fingerprint as a fresh `Fp` (allocates; the search itself reads `ha`/`hb` after `world`). */
   fp(w: World): Fp {
     this.world(w);
     return { a: this.ha, b: this.hb };

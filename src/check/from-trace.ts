@@ -129,11 +129,13 @@ export function replayTraceFile(
   return { scenario: sc, schedule: m.schedule, ...replaySchedule(sc, m.schedule, m.inputs.length ? m.inputs : undefined) };
 }
 
+/** Options of `fromTrace`: how far from the recording to search, and the budgets. */
 export interface FromTraceOptions {
   /** Deviations allowed from the recorded schedule (default 1). */
   readonly within?: number;
   /** Stop after this many distinct states (default 200,000). */
   readonly maxStates?: number;
+  /** Stop after this much wall time, milliseconds (default: none). */
   readonly timeLimitMs?: number;
   /** Steps past the recording's length a path may take (default: the recording's length + 1,000). */
   readonly maxDepth?: number;
@@ -141,16 +143,21 @@ export interface FromTraceOptions {
   readonly shrink?: boolean;
 }
 
+/** What `fromTrace` found: a violation near the recording, or none within the bounds. */
 export interface FromTraceResult {
+  /** False when a violation was found. */
   readonly ok: boolean;
   /** True when every schedule within `within` deviations was explored. */
   readonly complete: boolean;
   /** True when `maxDepth` (and nothing else) cut paths that could go on. */
   readonly depthCut?: boolean;
+  /** The deviations allowed (the `within` option in effect). */
   readonly within: number;
   /** The recording, as explored (ticks dropped; replies of modelled externals dropped). */
   readonly seedLength: number;
+  /** States generated and distinct, runs that reached an end, wall time in milliseconds. */
   readonly stats: { readonly states: number; readonly distinctStates: number; readonly ends: number; readonly ms: number };
+  /** The first violation found, with how many deviations from the recording it took and the payloads of its input steps. */
   readonly violation?: Violation & { readonly deviations: number; readonly inputs?: readonly ScheduleInput[] };
 }
 
@@ -187,12 +194,15 @@ export function fromTrace(sc: Scenario, file: Pick<TraceFile, 'options' | 'sched
 
 /** A `fromTrace` search that runs in slices: `run(until)` works until the `performance.now()` deadline, then returns undefined if not done. */
 export interface FromTraceSearch {
+  /** Works until the `performance.now()` deadline `until`; the result when done, else undefined. */
   run(until: number): FromTraceResult | undefined;
+  /** Counts so far: states, distinct states, runs ended, current depth, milliseconds. */
   stats(): { states: number; distinctStates: number; ends: number; depth: number; ms: number };
   /** Ends the search at the next slice; its result is cut (not complete). */
   stop(): void;
 }
 
+/** Starts a `fromTrace` search to run in slices (the CLI drives it with a progress line). */
 export function fromTraceSearch(sc: Scenario, file: Pick<TraceFile, 'options' | 'schedule' | 'inputs'>, opts: FromTraceOptions = {}): FromTraceSearch {
   const within = opts.within ?? 1;
   const maxStates = opts.maxStates ?? 200_000;

@@ -18,7 +18,9 @@ export interface SnapshotLike {
 
 /** A 64-bit fingerprint as two unsigned 32-bit lanes. */
 export interface Fp {
+  /** Lane A (murmur3 rounds), unsigned 32 bits. */
   readonly a: number;
+  /** Lane B (xxhash32 rounds), unsigned 32 bits. */
   readonly b: number;
 }
 
@@ -65,6 +67,7 @@ export class Hasher {
   private readonly cache = new WeakMap<object, Fp>();
   /** Output lanes of the last `hash` call (avoids allocating on primitives). */
   ha = 0;
+  /** Lane B of the last `hash` call (see `ha`). */
   hb = 0;
 
   /** `rename` maps actor ids to other actor ids (symmetry canonicalisation); strings only. */
@@ -73,6 +76,7 @@ export class Hasher {
   /** Values hashed so far (leaves and cache hits): decides which objects are worth caching. */
   private work = 0;
 
+  /** Hashes one value (any JSON-like value, Map, Set or xstate snapshot) into `ha`/`hb`. */
   hash(v: unknown): void {
     this.work++;
     switch (typeof v) {
@@ -265,7 +269,9 @@ export class Hasher {
 
   /** Sums of the last `recordSums` / `recordDelta`. */
   sa = 0;
+  /** Lane B sum of the last `recordSums` / `recordDelta`. */
   sb = 0;
+  /** Entries summed by the last `recordSums` / `recordDelta`. */
   sn = 0;
 
   /** Sets `ha`/`hb` to the term of (k, x) in a record's sums. */

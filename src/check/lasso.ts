@@ -11,9 +11,13 @@ import { livenessMessage, livenessSpecs, owedOf } from './liveness.ts';
 import { stepViolation } from './properties.ts';
 import type { PropertyRef } from './types.ts';
 
+/** What replaying a liveness lasso found (`replayLasso`). */
 export interface LassoReplay {
+  /** The steps replayed: the prefix, then the cycle once. */
   readonly schedule: string[];
+  /** Their events, each with its step number. */
   readonly trace: RecordedEvent[];
+  /** The world at the end of the replay. */
   readonly world: World;
   /** The violation confirmed by this replay (a safety property met on the way comes first). */
   readonly property?: PropertyRef;

@@ -14,15 +14,20 @@ import { ScenarioError, apply, formatStateValue, initialWorld, type Scenario, ty
 import { Hasher, WorldHasher } from './fingerprint.ts';
 import type { DeterminismOptions } from './types.ts';
 
+/** The default sampling of `CheckOptions.determinism`: the first 128 transitions, then every 512th, re-stepped twice. */
 export const DETERMINISM_DEFAULTS: Required<DeterminismOptions> = { first: 128, every: 512, repeats: 2 };
 
 /** Thrown when one step from one world gave two different results: a machine is impure. */
 export class NondeterminismError extends ScenarioError {
+  /** Always `'NondeterminismError'`. */
   override name = 'NondeterminismError';
   constructor(
     message: string,
+    /** The actor whose step differed. */
     readonly actor: string,
+    /** Its state when stepped. */
     readonly state: string,
+    /** The event it was stepped with. */
     readonly event: string,
   ) {
     super(message);

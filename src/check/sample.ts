@@ -16,6 +16,7 @@ import type { PropertyRef } from './types.ts';
 /** Picks the next step of one run, or undefined to end it. */
 type Pick = (steps: readonly Step[], depth: number) => Step | undefined;
 
+/** PCT's parameters (Burckhardt et al.): bug depth d and expected run length k. */
 export interface PctConfig {
   /** Bug depth d. */
   readonly depth: number;
@@ -134,11 +135,17 @@ export function walk(sc: Scenario, pick: Pick, maxDepth: number, onWorld?: (w: W
   return { length: schedule.length };
 }
 
+/** What one sampled run needs: its strategy, the session's root seed, the depth bound, the fault rate and PCT's parameters. */
 export interface SampleConfig {
+  /** Random walk or PCT. */
   readonly strategy: 'random' | 'pct';
+  /** The session's seed; run i's seed is derived from it. */
   readonly root: number;
+  /** Longest run, in steps. */
   readonly maxDepth: number;
+  /** Probability of taking a fault when one is offered. */
   readonly faultRate: number;
+  /** PCT's parameters (strategy `pct`). */
   readonly pct?: PctConfig;
 }
 

@@ -59,6 +59,7 @@ export interface ShardPlan {
 export interface ShardInfo {
   /** 0-based, as in `CheckOptions.shard`. */
   index: number;
+  /** How many shards in all. */
   count: number;
   /** The frontier target per shard (`CheckOptions.shardPrefix`). */
   prefix: number;
@@ -233,6 +234,7 @@ export function shardFingerprints(s: Session, foreign: VisitedSet | undefined): 
   return out.subarray(0, k).sort();
 }
 
+/** SHA-256 (hex) of a sorted fingerprint list: shards' digests are compared to a single search's in tests. */
 export function fingerprintDigest(fps: BigUint64Array): string {
   const buf = Buffer.alloc(fps.length * 8);
   fps.forEach((x, i) => buf.writeBigUInt64LE(x, i * 8));

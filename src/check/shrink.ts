@@ -13,6 +13,7 @@ import type { PropertyRef } from './types.ts';
 
 // Both searches are bounded by work (candidate replays and replayed steps), never by
 // wall-clock time, so the printed counterexample does not depend on machine load.
+/** Bounds of `shrinkSchedule`, in work (never wall time). */
 export interface ShrinkOptions {
   /** Stop after this many candidate replays (default 4000). */
   readonly maxReplays?: number;
@@ -32,12 +33,14 @@ export function actorOfStep(id: string): string {
   return parts[1] ?? id;
 }
 
+/** How many times consecutive steps of a schedule are about different actors (shrinking prefers fewer). */
 export function contextSwitches(schedule: readonly string[]): number {
   let n = 0;
   for (let i = 1; i < schedule.length; i++) if (actorOfStep(schedule[i]!) !== actorOfStep(schedule[i - 1]!)) n++;
   return n;
 }
 
+/** A shorter schedule that violates the same property: delta debugging over its steps (faults included), then adjacent swaps toward fewer context switches, within the `opts` budget. Returns the schedule as replayed when nothing shorter fails. */
 export function shrinkSchedule(sc: Scenario, property: PropertyRef, schedule: readonly string[], opts: ShrinkOptions = {}): string[] {
   const maxReplays = opts.maxReplays ?? 4000;
   const maxSteps = opts.maxSteps ?? 1_000_000;
@@ -101,6 +104,7 @@ export function shrinkSchedule(sc: Scenario, property: PropertyRef, schedule: re
 
 /** A passing schedule near a counterexample, and how it was obtained (printed with it). */
 export interface NearPassing {
+  /** The passing schedule's step ids. */
   readonly schedule: string[];
   /** What changed and how it was searched, in words. */
   readonly note: string;

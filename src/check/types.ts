@@ -53,7 +53,12 @@ export interface CheckOptions {
    * a breadth-first prefix every shard shares (docs/sharding.md); `result.shard`
    * describes the partition. Not with liveness properties.
    */
-  shard?: { index: number; count: number };
+  shard?: {
+    /** This shard, 0-based. */
+    index: number;
+    /** How many shards in all. */
+    count: number;
+  };
   /**
    * Sharded dfs / bfs: the prefix grows until its frontier holds at least this many
    * worlds per shard (default 64): more balances the slices better and costs a longer
@@ -109,6 +114,7 @@ export interface CheckOptions {
   determinism?: boolean | DeterminismOptions;
 }
 
+/** How often dfs / bfs re-step transitions to catch an impure machine (`CheckOptions.determinism`). */
 export interface DeterminismOptions {
   /** Re-step every one of the first `first` transitions (default 128: small models whole). */
   first?: number;
@@ -118,6 +124,7 @@ export interface DeterminismOptions {
   repeats?: number;
 }
 
+/** Callbacks into a running search (`CheckOptions.inspect`), for tests and tools. */
 export interface Inspect {
   /** Called once for every distinct world, when first visited (dfs/bfs without liveness). */
   state?(world: World): void;
@@ -135,20 +142,31 @@ export interface Inspect {
 
 /** A progress report of a running check (`CheckRun.progress$`, about every 50 ms). */
 export interface Progress {
+  /** States generated so far. */
   states: number;
+  /** Distinct worlds visited so far. */
   distinctStates: number;
+  /** Transitions taken so far. */
   transitions: number;
+  /** Current depth (dfs) or level (bfs). */
   depth: number;
+  /** Worlds waiting: the bfs queue or the dfs stack. */
   queue: number;
+  /** Elapsed wall time, milliseconds. */
   ms: number;
+  /** Distinct states per second so far. */
   statesPerSecond: number;
+  /** Runs done (random, PCT, swarm). */
   runs?: number;
 }
 
 /** Which property failed: its name in the scenario, its kind, and the message the predicate or monitor returned. `deadlock`, `error` (a machine threw) and `unhandled` are built in. */
 export interface PropertyRef {
+  /** The property's name in the scenario (or `deadlock`, `error`, `unhandled`). */
   name: string;
+  /** What kind of property it is. */
   kind: 'invariant' | 'monitor' | 'eventually' | 'deadlock' | 'error' | 'unhandled' | 'liveness';
+  /** What was wrong, in words (the predicate's or monitor's message). */
   message: string;
 }
 
@@ -158,10 +176,15 @@ export interface PropertyRef {
  * `originalLength` is the schedule's length before shrinking.
  */
 export interface Violation {
+  /** The property that failed. */
   property: PropertyRef;
+  /** The shrunk schedule: step ids, replayable with `replaySchedule`. */
   schedule: string[];
+  /** The schedule's length before shrinking. */
   originalLength: number;
+  /** The events along the schedule, each with its step number. */
   trace: RecordedEvent[];
+  /** The world where the property failed. */
   world: World;
   /** The seed of the run that found it (random, pct, swarm): replays alone. */
   seed?: number;
@@ -187,10 +210,15 @@ export type CutBy = 'maxStates' | 'maxDepth' | 'timeLimit' | 'runs' | 'stopped';
 export interface CheckStats {
   /** States generated (successors computed, duplicates included). */
   states: number;
+  /** Distinct worlds visited. */
   distinctStates: number;
+  /** Transitions taken (steps applied). */
   transitions: number;
+  /** The deepest schedule explored. */
   maxDepth: number;
+  /** Wall time of the check, milliseconds. */
   ms: number;
+  /** Distinct states per second of wall time. */
   statesPerSecond: number;
   /** Bytes of the visited set per distinct state. */
   bytesPerState: number;
@@ -200,6 +228,7 @@ export interface CheckStats {
    * threads share the process, so their heaps are in the RSS but not in the heap figure.
    */
   memory?: MemoryStats;
+  /** Runs done (random, PCT, swarm). */
   runs?: number;
   /** The liveness pass (when the scenario declares liveness properties): graph size and memory. */
   liveness?: import('./liveness-graph.ts').LivenessStats;
@@ -232,15 +261,21 @@ export interface MemoryStats {
  * (or it was a sampling strategy, which never completes).
  */
 export interface CheckResult {
+  /** False when a violation was found. */
   ok: boolean;
   /** True when every reachable state was explored (dfs/bfs without a budget cut or violation). */
   complete: boolean;
+  /** What stopped the search before it was complete, if anything. */
   cutBy?: CutBy;
+  /** Counts and timings. */
   stats: CheckStats;
+  /** The counterexample, when `ok` is false. */
   violation?: Violation;
   /** `reachable` properties no explored world satisfied (conclusive only when `complete`). */
   unreached: string[];
+  /** The strategy that ran. */
   strategy: string;
+  /** The seed in effect. */
   seed: number;
   /** The options in effect, including seed-derived ones (pct's d and k). */
   options: Record<string, unknown>;
@@ -256,7 +291,9 @@ export interface CheckResult {
 
 /** A check in progress (`checkRun`): its result, a progress stream, and a way to stop it early. */
 export interface CheckRun {
+  /** Resolves with the result when the check ends (or is stopped). */
   result: Promise<CheckResult>;
+  /** Progress reports while it runs; completes when it ends. */
   progress$: Observable<Progress>;
   /** Ctrl-C: resolves `result` with the stats so far, complete: false, cutBy: 'stopped'. */
   stop(): void;
@@ -268,17 +305,29 @@ export interface CheckRun {
  * Schema is docs/trace.schema.json.
  */
 export interface TraceFile {
+  /** The trace format version (see `TRACE_SCHEMA_VERSION`). */
   schemaVersion: 1;
+  /** Marks the JSON as a trace file. */
   kind: 'interleave-trace';
+  /** The tool and version that wrote it. */
   tool: { name: 'interleave'; version: string };
+  /** The scenario's name and the parameters it was built with. */
   scenario: { name: string; params: Record<string, unknown> };
+  /** The check options in effect. */
   options: Record<string, unknown>;
+  /** The seed of the search (or of the failing run). */
   seed: number;
+  /** The violated property, or null for a trace that violates nothing. */
   property: PropertyRef | null;
+  /** The step ids, in order. */
   schedule: string[];
+  /** The schedule's length before shrinking. */
   originalLength: number;
+  /** The payloads of `input:` steps by schedule position (live recordings). */
   inputs?: { index: number; from: string; to: string; msg: unknown }[];
+  /** The trace events, serialized (see `toPlain`). */
   trace: unknown[];
+  /** A nearby passing schedule, its trace and how it differs. */
   passing?: { schedule: string[]; trace: unknown[]; note?: string };
   /** A liveness lasso: the schedule from this index on is a cycle back to the same world. */
   cycleStart?: number;

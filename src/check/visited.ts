@@ -16,6 +16,7 @@
 const EMPTY = 0;
 const TWO32 = 4294967296;
 
+/** A set of 64-bit fingerprints (two 32-bit lanes each), 9 to 14 bytes a state: the checker's visited set. Optional per-slot marks, node ids and a number (`aux`). */
 export class VisitedSet {
   private keys: Uint32Array;
   private marks: Uint8Array | undefined;
@@ -23,6 +24,7 @@ export class VisitedSet {
   /** Optional per-state number (breadth-first POR keeps each state's depth here for the cycle proviso). */
   private aux: Uint32Array | undefined;
   private cap: number;
+  /** Fingerprints held. */
   size = 0;
   /** Slot of the last `add` or `has`, for `mark` / `setMark`. */
   private last = -1;
@@ -35,6 +37,7 @@ export class VisitedSet {
     this.aux = withAux ? new Uint32Array(this.cap) : undefined;
   }
 
+  /** Slots allocated. */
   get capacity(): number {
     return this.cap;
   }
@@ -77,6 +80,7 @@ export class VisitedSet {
     }
   }
 
+  /** True when the fingerprint is held. The slot is remembered for `mark`/`id`/`getAux`. */
   has(a: number, b: number): boolean {
     a >>>= 0;
     b >>>= 0;
@@ -111,6 +115,7 @@ export class VisitedSet {
     return this.marks![this.last]!;
   }
 
+  /** Sets the mark of the slot touched by the last `add`/`has` (sets built `withMarks`). */
   setMark(m: number): void {
     this.marks![this.last] = m;
   }
@@ -120,10 +125,12 @@ export class VisitedSet {
     return this.ids![this.last]!;
   }
 
+  /** Sets the node number of the slot touched by the last `add`/`has` (sets built `withIds`). */
   setId(v: number): void {
     this.ids![this.last] = v;
   }
 
+  /** True when the set was built `withAux`. */
   get hasAux(): boolean {
     return this.aux !== undefined;
   }
@@ -133,6 +140,7 @@ export class VisitedSet {
     return this.aux![this.last]!;
   }
 
+  /** Sets the per-state number of the slot touched by the last `add`/`has`. */
   setAux(v: number): void {
     this.aux![this.last] = v;
   }

@@ -4,8 +4,11 @@
 import type { Legend, ParamSpec, Scenario } from '../actors/index.ts';
 import { scenarioCharts, type ScenarioCharts } from './machines/scenario.ts';
 
+/** What a renderer may know besides the trace file (`reportContext` builds it from a scenario). */
 export interface ReportContext {
+  /** The scenario's legend: actor roles, property lines, step notes. */
   readonly legend?: Legend;
+  /** The scenario's statecharts (the viewer draws them beside the trace). */
   readonly charts?: ScenarioCharts;
   /** Parameter defaults: the viewer shows the parameters that differ, the rest on demand. */
   readonly defaults?: Readonly<Record<string, unknown>>;

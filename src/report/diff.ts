@@ -1,16 +1,23 @@
 // Side-by-side diff of a counterexample and the nearest passing schedule: rows
 // aligned by a longest common subsequence, the first divergent step marked.
 
+/** One row of a schedule diff: a step on one side, the other, or both. */
 export interface DiffRow {
   /** 1-based step numbers in each schedule (undefined where the step exists on one side only). */
   readonly a?: number;
+  /** The step number in the passing schedule (see `a`). */
   readonly b?: number;
+  /** The counterexample's step id in this row. */
   readonly aId?: string;
+  /** The passing schedule's step id in this row. */
   readonly bId?: string;
+  /** True when both sides take the same step. */
   readonly same: boolean;
 }
 
+/** A counterexample and a passing schedule aligned row by row (`diffSchedules`). */
 export interface ScheduleDiff {
+  /** The aligned rows, in order. */
   readonly rows: readonly DiffRow[];
   /** Index into `rows` of the first row that differs, or -1 when the schedules are equal. */
   readonly firstDivergentRow: number;
@@ -18,6 +25,7 @@ export interface ScheduleDiff {
   readonly firstDivergentStep: number;
 }
 
+/** Aligns a counterexample `a` with a passing schedule `b` by their longest common subsequence (by index past 2000 × 2000 steps) and marks where they first differ. */
 export function diffSchedules(a: readonly string[], b: readonly string[]): ScheduleDiff {
   // O(n·m) LCS; counterexamples are shrunk to tens of steps. Past 2000x2000 align by index.
   const rows: DiffRow[] = [];

@@ -24,6 +24,7 @@ function viewerScript(): string {
 
 /** A trace too large to render in one string (the HTML page, or a JavaScript string at all). */
 export class RenderTooLargeError extends Error {
+  /** Always `'RenderTooLargeError'`. */
   override name = 'RenderTooLargeError';
 }
 
@@ -188,6 +189,7 @@ export function viewerData(f: TraceFileData, ctx: ReportContext = {}) {
   };
 }
 
+/** A trace file as one self-contained HTML viewer page (no network): sequence chart, step slider, states, statecharts and the diff against a passing schedule. */
 export function formatHtml(f: TraceFileData, ctx: ReportContext = {}): string {
   const js = viewerScript();
   const hash = createHash('sha256').update(js, 'utf8').digest('base64');

@@ -15,6 +15,7 @@ export function mermaidText(s: string): string {
     .replace(/[#;<>"]/g, (c) => ENTITY[c]!);
 }
 
+/** A trace file as a Mermaid `sequenceDiagram`, with state changes as notes. */
 export function formatMermaid(f: TraceFileData, ctx: ReportContext = {}): string {
   const view = fileView(f);
   const alias = new Map(view.actors.map((a, i) => [a, `a${i}`]));

@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import { DEFAULT_TRACE_LIMITS, raiseHint, traceBytesProblem, traceSizeProblem, type TraceLimits } from './trace-limits.ts';
 
+/** The trace file format version this package writes and reads. */
 export const TRACE_SCHEMA_VERSION = 1;
 
 const str = z.string();
@@ -29,6 +30,7 @@ const eventFields = {
   'monitor-fail': { monitor: str, message: str },
 } as const;
 
+/** The trace event kinds a trace file may hold. */
 export const EVENT_KINDS = Object.keys(eventFields) as readonly (keyof typeof eventFields)[];
 
 const byKind: Record<string, z.ZodType> = Object.fromEntries(Object.entries(eventFields).map(([k, f]) => [k, z.looseObject(f)]));
@@ -84,6 +86,7 @@ export const traceFileSchema = z
     });
   });
 
+/** A validated trace file (what `validateTraceFile` and `parseTraceText` return). */
 export type TraceFileData = z.infer<typeof traceFileSchema>;
 
 /**
@@ -108,10 +111,12 @@ export function traceJsonSchema(): Record<string, unknown> {
   root.properties.passing.properties.trace = { type: 'array', items: event };
   return root;
 }
+/** One trace event of a validated file: its `kind`, `step` and the fields of that kind. */
 export type TraceEventData = z.infer<typeof eventSchema> & Record<string, unknown>;
 
 /** A trace file could not be read: `message` names the file, the field and what was expected. */
 export class TraceFileError extends Error {
+  /** Always `'TraceFileError'`. */
   override name = 'TraceFileError';
 }
 
@@ -125,6 +130,7 @@ function typeName(v: unknown): string {
   return v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v === 'object' ? 'an object' : typeof v;
 }
 
+/** The result of validating a trace file: the file, or an error naming what is wrong. */
 export type ReadResult = { readonly ok: true; readonly file: TraceFileData } | { readonly ok: false; readonly error: string };
 
 /** Nesting no real trace reaches; deeper input would exhaust the stack of renderers. */

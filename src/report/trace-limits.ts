@@ -6,6 +6,7 @@
 // one counter per open level; it does not check JSON syntax (JSON.parse does).
 import { isUtf8 } from 'node:buffer';
 
+/** Bounds on a trace file read from disk, checked before parsing (`--trace-limit name=value` on the command line). */
 export interface TraceLimits {
   /** Size of the file in bytes. */
   readonly maxBytes: number;

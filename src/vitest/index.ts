@@ -39,10 +39,14 @@ export interface HoldOptions extends CheckOptions {
   readonly source?: CheckOptions['source'];
 }
 
+/** Options of `toBeViolatedBy`: those of `toHoldUnder` but `allowIncomplete` (a violation is found or not). */
 export type ViolationOptions = Omit<HoldOptions, 'allowIncomplete'>;
 
+/** What a vitest matcher returns. */
 export interface MatcherResult {
+  /** True when the expectation is met. */
   pass: boolean;
+  /** The failure message (or, under `.not`, the message of the unexpected pass). */
   message: () => string;
 }
 
@@ -121,7 +125,12 @@ export async function toBeViolatedBy(received: unknown, property: string, option
 }
 
 /** The matchers, for `expect.extend(interleaveMatchers)` (importing this module already does it). */
-export const interleaveMatchers = { toHoldUnder, toBeViolatedBy };
+export const interleaveMatchers = {
+  /** {@link toHoldUnder}: every property holds. */
+  toHoldUnder,
+  /** {@link toBeViolatedBy}: the named property breaks. */
+  toBeViolatedBy,
+};
 
 expect.extend(interleaveMatchers);
 

@@ -7,11 +7,15 @@ import type { Message, TraceEvent, World } from '../types.ts';
 
 /** What the inspector sees of an actor: the parts of an xstate ActorRef it reads. */
 export interface InspectedActorRef {
+  /** The actor's id in the scenario. */
   readonly id: string;
+  /** A session id unique within the run. */
   readonly sessionId: string;
   /** The machine (its `config` is the definition the inspector draws), if the actor is one. */
   readonly logic?: unknown;
+  /** The parent actor (its `parent` in the scenario), if any. */
   readonly _parent?: InspectedActorRef;
+  /** The actor's current snapshot (reducers and externals get one shaped like xstate's). */
   getSnapshot(): unknown;
 }
 
@@ -20,6 +24,7 @@ interface Base {
   readonly actorRef: InspectedActorRef;
 }
 
+/** An xstate-style inspection event of a live run: an actor appeared, an event was delivered, or a snapshot changed. */
 export type LiveInspectionEvent =
   | (Base & { readonly type: '@xstate.actor' })
   | (Base & { readonly type: '@xstate.event'; readonly sourceRef: InspectedActorRef | undefined; readonly event: Message })

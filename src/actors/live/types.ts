@@ -5,14 +5,22 @@ import type { Scenario } from '../scenario.ts';
 import type { Message, RecordedEvent, World } from '../types.ts';
 import type { InspectOption, LiveInspectionEvent } from './inspection.ts';
 
-export type Reply = { readonly to: string; readonly msg: Message };
+/** One message an external handler sends back: to whom, and what. */
+export interface Reply {
+  /** The receiver (usually the sender of the handled message). */
+  readonly to: string;
+  /** The reply message. */
+  readonly msg: Message;
+}
 
 /** Does the work of an external actor: gets each message delivered to it, returns the replies. */
 export type ExternalHandler = (msg: Message, from: string) => Promise<readonly Reply[]> | readonly Reply[];
 
 /** A handler with how many of its calls may run at once (default 1: one at a time, in delivery order, like the model). */
 export interface ExternalSpec {
+  /** Does the work: gets each message delivered to the actor, returns the replies. */
   readonly handle: ExternalHandler;
+  /** How many calls may run at once (default 1). */
   readonly concurrency?: number;
 }
 
@@ -20,11 +28,15 @@ export interface ExternalSpec {
 export interface RecordedInput {
   /** Position of the step in the schedule. */
   readonly index: number;
+  /** The sender (`env`, or the external actor whose reply this is). */
   readonly from: string;
+  /** The receiver. */
   readonly to: string;
+  /** The message. */
   readonly msg: Message;
 }
 
+/** Options of `runLive`: time scale, external handlers, batching, recording, inspection. */
 export interface LiveOptions {
   /** Real milliseconds per virtual millisecond for timers (default 1; 0 fires a timer as soon as no message and no I/O is in flight). */
   readonly timeScale?: number;
@@ -48,18 +60,27 @@ export interface LiveOptions {
 
 /** Everything needed to replay a live run in simulation. */
 export interface LiveRecording {
+  /** The scenario's name. */
   readonly scenario: string;
+  /** The parameters it was built with. */
   readonly params: Readonly<Record<string, unknown>>;
   /** Actors that ran as externals (replay swaps them the same way). */
   readonly externals: readonly string[];
+  /** The steps taken, as ids. */
   readonly schedule: readonly string[];
+  /** Input steps with their payloads, in schedule order. */
   readonly inputs: readonly RecordedInput[];
+  /** Every trace event, with its step number (empty with `record: false`). */
   readonly events: readonly RecordedEvent[];
 }
 
+/** A running live system (`runLive`): send it messages, watch its events, wait for quiescence, stop it, take its recording. */
 export interface LiveSystem<In extends Message = Message> {
+  /** The scenario it runs (with externals swapped in). */
   readonly scenario: Scenario;
+  /** Every trace event as it happens. */
   readonly events$: Observable<RecordedEvent>;
+  /** The same run as xstate inspection events (`@xstate.actor`, `@xstate.event`, `@xstate.snapshot`). */
   readonly inspection$: Observable<LiveInspectionEvent>;
   /** Puts a message from outside (`env`) on the channel to `to`. */
   send(to: string, msg: In): void;
@@ -67,11 +88,13 @@ export interface LiveSystem<In extends Message = Message> {
   whenQuiescent(): Promise<World>;
   /** Stops stepping, cancels timers, and resolves once external calls in flight have settled. */
   stop(): Promise<void>;
+  /** The current world. */
   world(): World;
   /** The steps taken so far, as ids (replayable with `replay(sc, schedule, { inputs })`). */
   schedule(): readonly string[];
   /** Input steps taken so far, with their payloads, in schedule order. */
   inputs(): readonly RecordedInput[];
+  /** Everything needed to replay the run so far (`liveTraceFile(recording)` makes a trace file of it). */
   recording(): LiveRecording;
   /** Errors that stopped the run: a handler that threw, a kernel error. */
   readonly errors: readonly Error[];

@@ -4,37 +4,52 @@
 // agree on what a transition is.
 import type { AnyStateMachine } from 'xstate';
 
+/** The kind of a statechart node, as xstate names it. */
 export type StateKind = 'atomic' | 'compound' | 'parallel' | 'final' | 'history';
 
+/** One state of a statechart, with its children. */
 export interface ChartState {
   /** Dotted path from the root ('' for the root itself): `running.fetching`. */
   readonly path: string;
+  /** The state's own name (the last part of `path`). */
   readonly key: string;
+  /** Its kind. */
   readonly type: StateKind;
   /** The initial child's path (compound states). */
   readonly initial?: string;
+  /** The history kind, for history states. */
   readonly history?: 'shallow' | 'deep';
+  /** Its xstate tags. */
   readonly tags: readonly string[];
+  /** Its child states, in definition order. */
   readonly children: readonly ChartState[];
 }
 
+/** One transition of a statechart. */
 export interface ChartTransition {
   /** Index in `MachineChart.transitions`. */
   readonly index: number;
+  /** The path of the state it leaves from. */
   readonly source: string;
   /** Target state paths; empty for a targetless transition (actions only). */
   readonly targets: readonly string[];
+  /** An event transition (`on`), a delayed one (`after`) or an eventless one (`always`). */
   readonly kind: 'on' | 'after' | 'always';
   /** The event type (`''` for `always`, the delay text for `after`). */
   readonly event: string;
+  /** The guard's name or text, if guarded. */
   readonly guard?: string;
   /** `event [guard]`, `after 500ms [guard]`, `[guard]` for always. */
   readonly label: string;
 }
 
+/** A machine's statechart as plain data (`chartOf`): its state tree and transitions. */
 export interface MachineChart {
+  /** The machine's id. */
   readonly id: string;
+  /** The root state. */
   readonly root: ChartState;
+  /** Every transition, indexed by `ChartTransition.index`. */
   readonly transitions: readonly ChartTransition[];
 }
 

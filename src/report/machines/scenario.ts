@@ -5,14 +5,19 @@ import { actorRole, type Legend, type Scenario } from '../../actors/index.ts';
 import { chartOf, type MachineChart } from './chart.ts';
 import { layoutChart, type ChartLayout } from './layout.ts';
 
+/** One statechart and the actors that run it. */
 export interface ActorChart {
   /** The actors that run this statechart, in scenario order. */
   readonly actors: readonly string[];
+  /** The machine itself. */
   readonly machine: AnyStateMachine;
+  /** Its statechart as data. */
   readonly chart: MachineChart;
 }
 
+/** The statecharts of a scenario's actors (`scenarioCharts`). */
 export interface ScenarioCharts {
+  /** One per distinct statechart, in scenario order. */
   readonly charts: readonly ActorChart[];
   /** Actors with no statechart: reducers and external actors. */
   readonly others: readonly { readonly actor: string; readonly kind: 'reducer' | 'external' }[];

@@ -7,7 +7,8 @@
 import type { AnyStateMachine } from 'xstate';
 import { guardText } from './chart.ts';
 
-type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
+/** A JSON value (what `statelyJson` returns is made of these). */
+export type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 type Node = AnyStateMachine['root'];
 interface TransitionLike {
   readonly target?: readonly Node[] | undefined;
