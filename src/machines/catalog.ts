@@ -7,8 +7,10 @@ import { amberLoopFamily } from './amber/family.ts';
 import { materializePeeksFamily } from './materialize/family.ts';
 import { airflowFamily } from './airflow/family.ts';
 
+/** Every bundled scenario family, in the order `interleave list` shows them. */
 export const families: readonly ScenarioFamily[] = [pingPongFamily, lostUpdateFamily, amberLoopFamily, materializePeeksFamily, airflowFamily, rallyFamily, retryFamily];
 
+/** The bundled family with this name, or undefined. */
 export function findFamily(name: string): ScenarioFamily | undefined {
   return families.find((f) => f.name === name);
 }

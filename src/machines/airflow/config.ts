@@ -33,19 +33,25 @@ export function batchNumber(key: string): number {
 
 export type Marker = { readonly completed: true; readonly try_number: number; readonly since?: number } | { readonly completed: false; readonly since: number };
 
+/** The airflow-checkpoints model's configuration: design, sizes, open points, guards and faults (`airflowConfig` fills in defaults). */
 export interface AirflowConfig {
+  /** The checkpoint design: `per-round` (after e5abeccb1e), `per-index` (before) or `overwrite-one-key` (the rejected alternative). */
   readonly design: Design;
+  /** N, the input items (indexed tasks). */
   readonly items: number;
   /** task_concurrency: outcomes per round and indexed tasks in flight. */
   readonly W: number;
+  /** Tries of the task instance (retries + 1). */
   readonly tries: number;
   /** Per attempt (0-based), per index; missing means success. */
   readonly script: readonly (readonly Outcome[])[];
+  /** The task state store's backend: `database` (row cap, size warning) or `object-storage`. */
   readonly backend: Backend;
   /** Operator I/O per executed index, virtual ms (a pure delay, no resource). */
   readonly opMs: number;
   /** Serialised size of one entry (result included), in bytes. */
   readonly entryBytes: number;
+  /** F7: a write larger than this logs a warning (and proceeds), in bytes. */
   readonly maxValueStorageBytes: number;
   /** Row cap of the database backend (MySQL MEDIUMTEXT: 16 MiB); 0 = no cap. */
   readonly rowCapBytes: number;
@@ -71,18 +77,28 @@ export interface AirflowConfig {
   /** H5: keep the channel held until a cancelled request's response arrives (default on). */
   readonly h5Guard: boolean;
   // Faults (F1-F12) as switches; the checker chooses where they strike within `faultBudget`.
+  /** Faults one run may take (each switched-on fault costs one). */
   readonly faultBudget: number;
-  readonly writeError: boolean; // F1 (and F9 with the object-storage backend)
-  readonly ambiguousWrite: boolean; // F2
-  readonly readError: boolean; // F3
-  readonly hardKill: boolean; // F4
-  readonly softKill: 'none' | 'sigterm' | 'timeout'; // F5
+  /** F1 (and F9 with the object-storage backend): a state-store write may fail with no effect. */
+  readonly writeError: boolean;
+  /** F2: a write may persist yet answer an error. */
+  readonly ambiguousWrite: boolean;
+  /** F3: a startup read may fail. */
+  readonly readError: boolean;
+  /** F4: the task process may be SIGKILLed at any step (the restart is the next try). */
+  readonly hardKill: boolean;
+  /** F5: SIGTERM (no retry) or execution_timeout (retry) during try `softKillTry`. */
+  readonly softKill: 'none' | 'sigterm' | 'timeout';
+  /** The try that gets the soft kill (1-based). */
   readonly softKillTry: number;
-  readonly externalDelete: boolean; // F10, chosen by the checker between attempts
+  /** F10: a batch may vanish (retention cleanup, bucket lifecycle) just before a retry reads it; the checker chooses when. */
+  readonly externalDelete: boolean;
   /** F10 deterministic: batch numbers deleted before try `deleteBeforeTry`. */
   readonly deleteKeys: readonly number[];
+  /** The try before which `deleteKeys` are removed. */
   readonly deleteBeforeTry: number;
-  readonly clear: 'none' | 'keep' | 'discard'; // F12, after a successful attempt
+  /** F12: a manual clear after a successful try, keeping or discarding the task state. */
+  readonly clear: 'none' | 'keep' | 'discard';
   /** Shards of the store's rows (1: the storage reducer's state as is; more for long simulations). */
   readonly storeShards: number;
   /** Build the properties (invariants, monitors); off for long simulations. */
@@ -96,6 +112,7 @@ export interface AirflowConfig {
    * and the task state store's keys with their values as the process found them.
    */
   readonly resumeTry: number;
+  /** With `resumeTry`: the task state keys and values the run starts with. */
   readonly resumeRows: Readonly<Record<string, unknown>>;
   /**
    * The task's lease (lease.ts): a process takes it before it runs, waits while
@@ -142,6 +159,7 @@ export function isFailFast(o: Outcome): boolean {
   return o === 'x' || o === 'd';
 }
 
+/** The defaults of every `AirflowConfig` field (those of `interleave list`). */
 export const DEFAULT_CONFIG: AirflowConfig = {
   design: 'per-round',
   items: 5,
@@ -183,6 +201,7 @@ export const DEFAULT_CONFIG: AirflowConfig = {
   processes: 1,
 };
 
+/** A whole configuration: `over` on top of the defaults, validated (throws a `ScenarioError` naming a bad field). */
 export function configOf(over: Partial<AirflowConfig>): AirflowConfig {
   const cfg = { ...DEFAULT_CONFIG, ...over };
   if (!Number.isInteger(cfg.items) || cfg.items < 0) throw new ScenarioError(`items must be a whole number >= 0, got ${cfg.items}`);

@@ -98,6 +98,7 @@ export function simulationReport(c: Comparison, note: string): SimulationReport 
   };
 }
 
+/** The `airflow-checkpoints` family: Airflow iterable-task checkpoint designs under kills, store faults and retries (see docs/airflow.md). */
 export const airflowFamily = defineFamily({
   name: 'airflow-checkpoints',
   description: 'Airflow iterable tasks (PR #62922): checkpoints per round of task_concurrency outcomes vs one key per index; marker last, kill window, retry reads',

@@ -34,6 +34,7 @@ export function storeFor(cfg: AirflowConfig) {
   });
 }
 
+/** The airflow-checkpoints scenario for a configuration (`over` on top of the defaults). */
 export function buildAirflow(over: Partial<AirflowConfig>): Scenario {
   const cfg = configOf(over);
   const actors: Record<string, ActorLogic | ActorSpec> = { task: taskProcessMachine(cfg) };

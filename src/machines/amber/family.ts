@@ -40,6 +40,7 @@ export function paramsOf(p: ParamValues): AmberParams {
 
 const d = DEFAULT_PARAMS;
 
+/** The `amber-loop` family: Texera Amber's loop designs checked for the read race (see docs/amber.md). */
 export const amberLoopFamily = defineFamily({
   name: 'amber-loop',
   description: 'Texera Amber loops (PR #6971): the loop table read at consume races the worker\'s own reader (403, no EndChannel, hang); reading at EndChannel fixes it',

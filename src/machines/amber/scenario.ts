@@ -15,6 +15,7 @@ import { COORDINATOR, STORE, workerMachine, type WorkerState } from './worker.ts
 export type Start = 'materialized' | 'scratch';
 export const STARTS: readonly Start[] = ['materialized', 'scratch'];
 
+/** The amber-loop model's parameters (`AMBER_DEFAULT_PARAMS` has the defaults; `interleave list` describes each). */
 export interface AmberParams {
   /**
    * `scratch`: the world before StartWorkflow. `materialized`: the world when the first
@@ -22,22 +23,35 @@ export interface AmberParams {
    * (materialized.ts); from scratch when those runs do not all meet there.
    */
   readonly start: Start;
+  /** The loop design: `table-in-state` (D0, before the PR), `read-at-consume` (D1, first commit), `read-at-endchannel` (D2, final). */
   readonly design: Design;
+  /** The workflow's shape: `single`, `nested` (rows × rows), `jvm-chain`, `nested-jvm-chain` or `fan-in`. */
   readonly topology: Topology;
+  /** Rows of the input table (iterations of a per-row loop). */
   readonly rows: number;
   /** F_overlap: a reader's fetch may get 403 while its worker's main loop reads. */
   readonly overlapFault: boolean;
   /** F_recreate: a doc may be recreated while a reader is mid-stream. */
   readonly recreateFault: boolean;
+  /** `loopStartPortUris` lacks the Loop Start ids. */
   readonly missingConfig: boolean;
+  /** The loop input table's files are deleted (or the table dropped) before the Loop End reads it. */
   readonly deletedInput: boolean;
+  /** With `deletedInput`: delete the data files (403) or drop the table (missing). */
   readonly deletedInputKind: 'files' | 'table';
+  /** The user's update code raises. */
   readonly updateError: boolean;
+  /** The back edge's put_one/close fails after the jump RPC. */
   readonly backEdgeWriteError: boolean;
+  /** A wide input table whose D0 state row exceeds `maxCellBytes`. */
   readonly largeTable: boolean;
+  /** The largest State content cell a hop can store, in bytes (MAX_CELL_BYTES). */
   readonly maxCellBytes: number;
+  /** EndWorker overtakes the RPC replies: the first termination attempt fails and is retried. */
   readonly endWorkerRace: boolean;
+  /** User code touches the reserved name `table` (at init, rebinding it in update, or deleting it in update). */
   readonly reservedTable: 'none' | 'init' | 'update-rebind' | 'update-delete';
+  /** A body UDF emits its own unstamped state before or after the loop state, or blanks the envelope. */
   readonly bodyState: 'none' | 'before' | 'after' | 'blank';
   /** Open point (docs/amber.md): whether the has-exception hold runs after the deferred consume or before it. */
   readonly holdOrder: 'consume-first' | 'hold-first';
@@ -45,6 +59,7 @@ export interface AmberParams {
   readonly missingKey: '403' | '404';
   /** Also check the design invariants I2 (no main-loop read during streaming) and I3 (deferred placement). */
   readonly designChecks: boolean;
+  /** EndWorker attempts before the coordinator gives up (200 ms apart). */
   readonly endWorkerAttempts: number;
   /** Faults one run may take (F_overlap / F_recreate outcomes). */
   readonly faultBudget: number;
@@ -132,6 +147,7 @@ export function loopEndLevel(wf: Workflow): number {
   return wf.plan.levels.findIndex((l) => l.some((op) => les.has(op)));
 }
 
+/** The amber-loop scenario for given parameters (`partial` on top of `AMBER_DEFAULT_PARAMS`, which start from scratch). */
 export function amberScenario(partial: Partial<AmberParams> = {}): Scenario {
   const p: AmberParams = { ...DEFAULT_PARAMS, ...partial };
   const wf = workflowOf(p);

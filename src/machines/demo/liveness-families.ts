@@ -4,6 +4,7 @@ import { rally, retry, type FairnessChoice, type RallyEnd } from './rally.ts';
 
 const fairness = { type: 'enum', values: ['actors', 'channels', 'none'], default: 'actors', description: 'weak fairness per actor (default), on the one env channel that ends the run, or none' } as const;
 
+/** The `rally` family: {@link rally} with `end` and `fairness` parameters. */
 export const rallyFamily = defineFamily({
   name: 'rally',
   description: 'two players hit a ball forever; liveness of what should end the rally, under weak fairness',
@@ -20,6 +21,7 @@ export const rallyFamily = defineFamily({
         : undefined,
 });
 
+/** The `retry` family: {@link retry} with `maxRetries`, `recovers` and `fairness` parameters. */
 export const retryFamily = defineFamily({
   name: 'retry',
   description: 'a client retries against a server that is down; leadsTo(request, response) and non-progress cycles',

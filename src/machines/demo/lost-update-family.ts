@@ -9,6 +9,7 @@ function build(p: ParamValues) {
   return lostUpdate(p.design as LostUpdateDesign, Number(p.clients));
 }
 
+/** The `lost-update` family: {@link lostUpdate} with `design` and `clients` parameters, and a simulation. */
 export const lostUpdateFamily = defineFamily({
   name: 'lost-update',
   description: 'clients increment a shared counter; read-then-write loses updates, compare-and-set does not',

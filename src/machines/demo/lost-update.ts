@@ -5,6 +5,7 @@ import { assign, setup } from 'xstate';
 import { defineScenario, send, type ReducerLogic, type Scenario } from '../../actors/index.ts';
 import { readsView } from '../../check/por-reads.ts';
 
+/** How a client writes its incremented value: read then write (loses updates) or compare-and-set (does not). */
 export type LostUpdateDesign = 'read-then-write' | 'compare-and-set';
 
 interface Cell {
@@ -65,6 +66,7 @@ export function client(design: LostUpdateDesign) {
   });
 }
 
+/** `clients` clients each increment a shared counter once; the invariant `no-lost-update` checks the final count. */
 export function lostUpdate(design: LostUpdateDesign = 'read-then-write', clients = 2): Scenario {
   const ids = Array.from({ length: clients }, (_, i) => `client${i + 1}`);
   const logic = client(design);

@@ -2,6 +2,7 @@
 import { assign, setup } from 'xstate';
 import { defineScenario, send, type Scenario } from '../../actors/index.ts';
 
+/** The ping-pong machine that serves: sends `ping` `rounds` times, tells `env` `finished` after the last `pong`. */
 export const pinger = setup({
   types: {} as { context: { rounds: number; sent: number }; input: { rounds: number }; events: { type: 'start' } | { type: 'pong'; n: number } },
 }).createMachine({
@@ -22,6 +23,7 @@ export const pinger = setup({
   },
 });
 
+/** The ping-pong machine that answers every `ping` with a `pong`. */
 export const ponger = setup({
   types: {} as { context: { seen: number }; events: { type: 'ping'; n: number } },
 }).createMachine({
@@ -32,6 +34,7 @@ export const ponger = setup({
   },
 });
 
+/** Two actors pass a ball `rounds` times; `eventually` the pinger is done. */
 export function pingPong(rounds = 3): Scenario {
   return defineScenario({
     name: 'ping-pong',

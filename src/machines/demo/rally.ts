@@ -14,7 +14,9 @@
 import { assign, setup } from 'xstate';
 import { defineScenario, eventually, leadsTo, nonProgressCycles, send, type Fairness, type Scenario } from '../../actors/index.ts';
 
+/** What ends the rally: nothing (`endless`), a referee's whistle, or a stop message to player a. */
 export type RallyEnd = 'endless' | 'referee' | 'stop';
+/** The fairness the demo declares: per actor (the default), on the one env channel that ends the run, or none. */
 export type FairnessChoice = 'actors' | 'channels' | 'none';
 
 const player = (other: string) =>
@@ -38,6 +40,7 @@ function fairnessOf(f: FairnessChoice, channel: readonly [string, string]): Fair
   return f === 'none' ? 'none' : f === 'channels' ? { channels: [channel] } : { actors: 'all' };
 }
 
+/** Two players hit a ball forever; the liveness property says the rally ends (see {@link RallyEnd}). */
 export function rally(end: RallyEnd = 'endless', fairness: FairnessChoice = 'actors'): Scenario {
   const start: { to: string; msg: { type: string } }[] = [{ to: 'a', msg: { type: 'serve' } }];
   if (end === 'referee') start.push({ to: 'referee', msg: { type: 'whistle' } });
@@ -84,6 +87,7 @@ const server = setup({ types: {} as { events: { type: 'request' } | { type: 'rec
   },
 });
 
+/** A client retries a request against a server that is down: `leadsTo(request, response)` and non-progress cycles. `maxRetries` 0 retries without bound; with `recovers`, env sends the server a `recover` message. */
 export function retry(maxRetries = 0, recovers = false, fairness: FairnessChoice = 'actors'): Scenario {
   return defineScenario({
     name: 'retry',

@@ -33,6 +33,7 @@ function simParams(p: ParamValues): SimParams {
   };
 }
 
+/** The `materialize-peeks` family: Materialize's fast-path index peeks, inline or offloaded, under cancellation and stash faults (see docs/materialize.md). */
 export const materializePeeksFamily = defineFamily({
   name: 'materialize-peeks',
   description: 'fast-path index peeks walked inline, offloaded to the blocking pool (cap, capped fallback, stash diversion, cancellation), yielding, or both (Materialize #38429)',

@@ -15,17 +15,28 @@ import { CLIENT, POOL, STASH, WORKLOAD, workerId, type Arrangement, type WorkerC
 import type { ClientCtx } from './client.ts';
 import type { Predicate } from '../../actors/scenario.ts';
 
+/** One materialize-peeks setup: the workers' configuration and arrangements, the client, the environment's messages, the stash and the properties to check (`buildMaterialize` makes the scenario). */
 export interface Setup {
+  /** The scenario's name. */
   readonly name: string;
+  /** One line on what it shows. */
   readonly description?: string;
+  /** The workers' configuration (count, peek design, caps, stash). */
   readonly cfg: WorkerConfig;
   /** One arrangement per worker. */
   readonly traces: readonly Arrangement[];
+  /** The client's input (its peeks), without the worker list (filled in). */
   readonly client: Omit<ClientInput, 'workers'>;
   /** Messages from outside, in flight from the start; the checker delivers each at any point (FIFO per channel). */
-  readonly env?: readonly { readonly to: string; readonly msg: Message }[];
+  readonly env?: readonly {
+    /** The receiving actor. */
+    readonly to: string;
+    /** The message. */
+    readonly msg: Message;
+  }[];
   /** Operator workload (simulation fixtures). */
   readonly cycles?: readonly Cycle[];
+  /** The peek response stash's options. */
   readonly stash?: StashOptions;
   /** Fault budget (stash upload failures). */
   readonly faults?: number;
@@ -33,12 +44,17 @@ export interface Setup {
   readonly properties?: boolean;
   /** Include the resource form of invariant 3 (default true). */
   readonly resourceForm?: boolean;
+  /** Extra `eventually` properties, by name. */
   readonly extraEventually?: Readonly<Record<string, Predicate>>;
+  /** Extra invariants, by name. */
   readonly extraInvariants?: Readonly<Record<string, Predicate>>;
+  /** `reachable` goals, by name (see `ScenarioDef.reachable`). */
   readonly reachable?: Readonly<Record<string, Predicate>>;
+  /** The parameters recorded in traces. */
   readonly params?: Readonly<Record<string, unknown>>;
 }
 
+/** The materialize-peeks scenario of a setup: the workers, their arrangements, the client, the stash, and the properties. */
 export function buildScenario(s: Setup): Scenario {
   const W = s.cfg.workers;
   if (s.traces.length !== W) throw new Error(`setup '${s.name}': ${W} workers need ${W} arrangements, got ${s.traces.length}`);
