@@ -20,6 +20,7 @@ import { faultReply, missingKeyError, withReq, type DataFile, type DocEntry, typ
 
 const DOC_TYPES = new Set(['doc.create', 'doc.drop', 'doc.open', 'doc.commit', 'doc.read.open', 'doc.read.next', 'doc.read.close']);
 
+/** True for the request types the document handlers serve (`doc.create` … `doc.read.close`). */
 export function isDocRequest(type: string): boolean {
   return DOC_TYPES.has(type);
 }
@@ -146,12 +147,15 @@ export function handleDoc(cfg: StoreConfig, s: StoreState, msg: Message, ctx: Re
 
 /** A document writer's buffer: plain and immutable, so it can live in a machine's context. */
 export interface DocWriter<Row = Record<string, unknown>> {
+  /** The document written. */
   readonly uri: string;
   /** The generation the writer was opened on (from `doc.open.ok`/`doc.create.ok`); commits to a newer one fail. */
   readonly generation?: number;
+  /** Rows buffered so far. */
   readonly rows: readonly Row[];
 }
 
+/** An empty writer for `uri` (give the generation from `doc.open.ok`/`doc.create.ok` to fence commits to it). */
 export function docWriter<Row = Record<string, unknown>>(uri: string, generation?: number): DocWriter<Row> {
   return generation === undefined ? { uri, rows: [] } : { uri, generation, rows: [] };
 }

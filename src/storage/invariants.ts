@@ -5,11 +5,17 @@ import type { ReaderEntry, StoreState } from './store-core.ts';
 
 /** A reader whose pinned snapshot is of an older generation (or of a dropped doc) and that still has files to fetch. */
 export interface StaleReader {
+  /** The actor that opened the reader. */
   readonly owner: string;
+  /** The reader's name (unique per owner). */
   readonly reader: string;
+  /** The document it reads. */
   readonly uri: string;
+  /** The generation of the snapshot it pinned. */
   readonly pinnedGeneration: number;
+  /** The document's generation now (null: dropped). */
   readonly currentGeneration: number | null;
+  /** Pinned files it has not fetched yet. */
   readonly unfetched: number;
 }
 

@@ -5,6 +5,7 @@ import { ScenarioError } from '../actors/scenario.ts';
 
 /** A key or URI was malformed or tried to escape its store. */
 export class StorageKeyError extends ScenarioError {
+  /** Always `'StorageKeyError'`. */
   override name = 'StorageKeyError';
 }
 
@@ -59,18 +60,27 @@ export function joinKey(...parts: readonly (string | number)[]): string {
 
 /** Amber's GlobalPortIdentity. */
 export interface GlobalPortId {
+  /** The operator's logical id. */
   readonly logicalOpId: string;
+  /** The operator's layer (default `main`). */
   readonly layerName?: string;
+  /** The port's number on the operator. */
   readonly portId: number;
+  /** An internal port (default false). */
   readonly isInternal?: boolean;
+  /** An input port (default false: output). */
   readonly isInput?: boolean;
 }
 
+/** Where a port's documents live: workflow, execution and port (and the warehouse, if any). */
 export interface PortAddress {
   /** Warehouse name; adds `wh/<warehouse>/` to the path. */
   readonly warehouse?: string;
+  /** The workflow id. */
   readonly wid: number | string;
+  /** The execution id. */
   readonly eid: number | string;
+  /** The port. */
   readonly port: GlobalPortId;
 }
 
@@ -95,6 +105,7 @@ export function portBaseUri(a: PortAddress): string {
   return `vfs:///${wh}wid/${part('wid', a.wid)}/eid/${part('eid', a.eid)}/globalportid/${gp}`;
 }
 
+/** The two documents of a port: its result table and its loop state. */
 export type ResourceType = 'result' | 'state';
 
 /** The result document of a port: `base + "/result"`. */

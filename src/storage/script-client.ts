@@ -5,11 +5,15 @@
 import type { ReducerLogic } from '../actors/scenario.ts';
 import type { Message } from '../actors/types.ts';
 
+/** A script client's state: how far it got, and the replies it kept. */
 export interface ScriptState {
+  /** Index of the next request to send. */
   readonly next: number;
+  /** The replies received, in order (when `keep`). */
   readonly replies: readonly Message[];
 }
 
+/** A reducer that sends `requests` to `store` one at a time (the first on a `go` message, each next after a reply). `loop` starts over at the end; `keep: false` drops the replies. */
 export function scriptClient(store: string, requests: readonly Message[], opts: { loop?: boolean; keep?: boolean } = {}): ReducerLogic<ScriptState> {
   const keep = opts.keep ?? true;
   const sendNext = (s: ScriptState) => {

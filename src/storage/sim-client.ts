@@ -5,13 +5,17 @@
 import type { ReducerLogic } from '../actors/scenario.ts';
 import type { Message, TraceEvent } from '../actors/types.ts';
 
+/** What one `SimClient.call` produced. */
 export interface SimCall {
   /** Replies sent to the caller, in order. */
   readonly replies: readonly Message[];
+  /** The trace events the reducer emitted (`io`, `log`). */
   readonly events: readonly TraceEvent[];
 }
 
+/** A storage reducer driven directly, one request at a time (`simClient`). */
 export interface SimClient<S> {
+  /** The reducer's current state. */
   readonly state: S;
   /**
    * Delivers `msg` from `from` (default `client`) with `outcome` (a fault outcome,
@@ -24,6 +28,7 @@ export interface SimClient<S> {
   faults(msg: Message, from?: string): readonly string[];
 }
 
+/** Drives a storage reducer without a scenario, for unit tests: `self` is its actor id (default `store`), `input` goes to its `init`, `now` is the clock its context sees. */
 export function simClient<S>(logic: ReducerLogic<S>, opts: { self?: string; input?: unknown; now?: () => number } = {}): SimClient<S> {
   const self = opts.self ?? 'store';
   let state = logic.init(opts.input);

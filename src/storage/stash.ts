@@ -8,21 +8,33 @@ import type { Message } from '../actors/types.ts';
 import { NONE, ioEvent, offered, without } from './common.ts';
 import { DEFAULT_STASH_THRESHOLD_BYTES, ErrorCode, errorReply, type ReqId, type StashFault, type StashOptions } from './messages.ts';
 
+/** A running stash upload of one peek's response. */
 export interface Upload {
+  /** The actor that started it. */
   readonly owner: string;
+  /** The request's correlation id. */
   readonly req?: ReqId;
+  /** The response's size, in bytes. */
   readonly bytes: number;
+  /** The response's rows. */
   readonly rows: number;
+  /** Parts to upload in all. */
   readonly parts: number;
+  /** Parts uploaded so far. */
   readonly done: number;
 }
 
+/** A finished stash shard. */
 export interface Shard {
+  /** Its size, in bytes. */
   readonly bytes: number;
+  /** Its rows. */
   readonly rows: number;
+  /** The parts it was uploaded in. */
   readonly parts: number;
 }
 
+/** The peek stash's state: running uploads, finished shards, leaked parts. */
 export interface StashState {
   /** Running uploads by peek uuid. */
   readonly uploads: Readonly<Record<string, Upload>>;

@@ -5,18 +5,25 @@ import { ErrorCode, errorReply, type MissingKeyAnswer, type ReqId } from './mess
 
 /** One committed data file of a document. */
 export interface DataFile {
+  /** Its object key. */
   readonly key: string;
+  /** Rows in it. */
   readonly rows: number;
+  /** Its size, in bytes. */
   readonly bytes: number;
 }
 
 /** A document (one Iceberg table) in the catalog. A dropped doc stays as a tombstone so its generation keeps counting. */
 export interface DocEntry {
+  /** The document's URI. */
   readonly uri: string;
   /** Object key prefix of its data files. */
   readonly prefix: string;
+  /** Bumped by every create (a recreate makes a new generation). */
   readonly generation: number;
+  /** False once dropped (a tombstone). */
   readonly exists: boolean;
+  /** The schema given at create. */
   readonly schema: unknown;
   /** The current snapshot's data files, in commit order (shared by readers that pinned it). */
   readonly files: readonly DataFile[];
@@ -26,16 +33,23 @@ export interface DocEntry {
 export interface ReaderEntry {
   /** The actor that opened it. */
   readonly owner: string;
+  /** The reader's name (unique per owner). */
   readonly reader: string;
+  /** The document it reads. */
   readonly uri: string;
+  /** The generation it reads (the one its first `next` pinned). */
   readonly generation: number;
+  /** The files of the snapshot pinned at the first `next` (null before). */
   readonly pinned: readonly DataFile[] | null;
   /** Index of the next file to fetch. */
   readonly next: number;
 }
 
+/** The simulated object and document store's state. */
 export interface StoreState {
+  /** Objects by key. */
   readonly objects: Readonly<Record<string, Uint8Array>>;
+  /** Documents by URI (dropped ones stay as tombstones). */
   readonly docs: Readonly<Record<string, DocEntry>>;
   /** By `<owner>/<reader>`. */
   readonly readers: Readonly<Record<string, ReaderEntry>>;
@@ -43,7 +57,9 @@ export interface StoreState {
 
 /** Resolved options, shared by the S3 and document handlers. */
 export interface StoreConfig {
+  /** The bucket name (in `s3://` URIs and messages). */
   readonly bucket: string;
+  /** What a GET of a missing key answers: 403 AccessDenied (MinIO) or 404 NoSuchKey. */
   readonly missingKey: MissingKeyAnswer;
 }
 
@@ -53,6 +69,7 @@ export interface Handled {
   readonly events: readonly TraceEvent[];
 }
 
+/** A store holding `objects` and no documents or readers. */
 export function emptyStore(objects: Readonly<Record<string, Uint8Array>> = {}): StoreState {
   return { objects, docs: {}, readers: {} };
 }

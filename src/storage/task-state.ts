@@ -21,25 +21,35 @@ import {
   type TaskStateOptions,
 } from './messages.ts';
 
+/** One stored task state value. */
 export interface TaskStateRow {
+  /** The value, as stored. */
   readonly value: string;
   /** Database backend: when the row may be cleaned up (`null`: never). Object backend: always null. */
   readonly expiresAt: number | null;
+  /** Its size in bytes (UTF-8). */
   readonly bytes: number;
 }
 
+/** The task state store's rows. */
 export interface TaskStateState {
   /** By row id: `scopeRowId(scope, key)` (database) or the object path (object storage). */
   readonly rows: Readonly<Record<string, TaskStateRow>>;
 }
 
+/** The task state store's options with defaults filled in (`taskStateConfig`). */
 export interface TaskStateConfig {
+  /** `database` or `object-storage`. */
   readonly backend: TaskStateBackend;
+  /** Database: a value larger than this logs a warning (and is written), bytes. */
   readonly maxValueStorageBytes: number;
+  /** Database: a value larger than this fails with `ValueTooLarge`, bytes. */
   readonly rowCapBytes: number;
+  /** Object storage: the key prefix of the values. */
   readonly base: string;
 }
 
+/** The options with defaults: database backend, a warning over 65,535 bytes, MySQL MEDIUMTEXT's row cap (16 MiB − 1), base `state`. */
 export function taskStateConfig(opts: TaskStateOptions = {}): TaskStateConfig {
   const cfg = {
     backend: opts.backend ?? 'database',
