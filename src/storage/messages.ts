@@ -25,6 +25,7 @@ export type ReqId = string | number;
 // Error codes (S3-like names) and HTTP-ish statuses
 // ---------------------------------------------------------------------------
 
+/** The error codes replies carry (S3-like names), each with its HTTP-ish status in `STATUS`. */
 export const ErrorCode = {
   /** 403: forbidden. MinIO also answers a missing key with this (the default missing-key answer). */
   AccessDenied: 'AccessDenied',
@@ -59,8 +60,10 @@ export const ErrorCode = {
   /** 404: `stash.cancel` for an upload that is not running. */
   NoSuchUpload: 'NoSuchUpload',
 } as const;
+/** One of the `ErrorCode` names. */
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 
+/** The HTTP-ish status of each error code (carried as `status` on error replies). */
 export const STATUS: Readonly<Record<ErrorCode, number>> = {
   AccessDenied: 403,
   NoSuchKey: 404,
@@ -85,9 +88,13 @@ export const NO_STORAGE_FOUND = 'no storage is found for the given URI';
 
 /** Fields every error reply has (its `type` is `<family>.<op>.error`). */
 export type ErrorFields = {
+  /** The request's correlation id, echoed. */
   readonly req?: ReqId;
+  /** What went wrong. */
   readonly code: ErrorCode;
+  /** The code's HTTP-ish status (`STATUS[code]`). */
   readonly status: number;
+  /** What went wrong, in words. */
   readonly message: string;
 };
 
@@ -138,31 +145,44 @@ export interface FaultOffer<F extends string> {
 
 /** Inclusive byte range, like HTTP `Range: bytes=start-end`. `end` past the object is clamped. */
 export interface ByteRange {
+  /** The first byte (0-based). */
   readonly start: number;
+  /** The last byte, inclusive (default: the object's last). */
   readonly end?: number;
 }
 
+/** Writes an object (`s3.put.ok`, or an error). */
 export type S3Put = { readonly type: 's3.put'; readonly req?: ReqId; readonly key: string; readonly body: Uint8Array };
+/** Reads an object or a byte range of it. */
 export type S3Get = { readonly type: 's3.get'; readonly req?: ReqId; readonly key: string; readonly range?: ByteRange };
+/** Reads an object's size. */
 export type S3Head = { readonly type: 's3.head'; readonly req?: ReqId; readonly key: string };
 /** Deleting a missing key succeeds (as S3 does). */
 export type S3Delete = { readonly type: 's3.delete'; readonly req?: ReqId; readonly key: string };
 /** Keys starting with `prefix` (`''` for all), sorted. */
 export type S3List = { readonly type: 's3.list'; readonly req?: ReqId; readonly prefix: string };
+/** Every object store request. */
 export type S3Request = S3Put | S3Get | S3Head | S3Delete | S3List;
 
+/** The object was written (`bytes` long). */
 export type S3PutOk = { readonly type: 's3.put.ok'; readonly req?: ReqId; readonly key: string; readonly bytes: number };
 /** `body` is the stored bytes (shared, never copied) or a subarray view for a range; `size` is the whole object's size. */
 export type S3GetOk = { readonly type: 's3.get.ok'; readonly req?: ReqId; readonly key: string; readonly body: Uint8Array; readonly size: number };
+/** The object's size. */
 export type S3HeadOk = { readonly type: 's3.head.ok'; readonly req?: ReqId; readonly key: string; readonly size: number };
+/** The key is gone (or never was). */
 export type S3DeleteOk = { readonly type: 's3.delete.ok'; readonly req?: ReqId; readonly key: string };
+/** The keys under `prefix`, sorted. */
 export type S3ListOk = { readonly type: 's3.list.ok'; readonly req?: ReqId; readonly prefix: string; readonly keys: readonly string[] };
+/** The object store's operations (the middle of their message types). */
 export type S3Op = 'put' | 'get' | 'head' | 'delete' | 'list';
+/** An object store error reply. */
 export type S3Error = ErrorFields & {
   readonly type: `s3.${S3Op}.error`;
   /** The key (or the prefix, for list). */
   readonly key: string;
 };
+/** Every object store reply. */
 export type S3Reply = S3PutOk | S3GetOk | S3HeadOk | S3DeleteOk | S3ListOk | S3Error;
 
 // ---------------------------------------------------------------------------
@@ -204,12 +224,18 @@ export type DocReadOpen = { readonly type: 'doc.read.open'; readonly req?: ReqId
 export type DocReadNext = { readonly type: 'doc.read.next'; readonly req?: ReqId; readonly reader: string };
 /** Abandons a reader (a no-op reply for an unknown one is NoSuchReader). */
 export type DocReadClose = { readonly type: 'doc.read.close'; readonly req?: ReqId; readonly reader: string };
+/** Every document request. */
 export type DocRequest = DocCreate | DocDrop | DocOpen | DocCommit | DocReadOpen | DocReadNext | DocReadClose;
 
+/** The table was (re)created at `generation`; `dropped` data files of the old one were deleted. */
 export type DocCreateOk = { readonly type: 'doc.create.ok'; readonly req?: ReqId; readonly uri: string; readonly generation: number; readonly dropped: number };
+/** The table is gone; `dropped` data files were deleted. */
 export type DocDropOk = { readonly type: 'doc.drop.ok'; readonly req?: ReqId; readonly uri: string; readonly dropped: number };
+/** The table's metadata: generation, schema, data files and rows. */
 export type DocOpenOk = { readonly type: 'doc.open.ok'; readonly req?: ReqId; readonly uri: string; readonly generation: number; readonly schema: DocSchema; readonly files: number; readonly rows: number };
+/** The commit landed: the new snapshot number and the data file's key. */
 export type DocCommitOk = { readonly type: 'doc.commit.ok'; readonly req?: ReqId; readonly uri: string; readonly generation: number; readonly snapshot: number; readonly key: string };
+/** The reader is open (nothing pinned yet). */
 export type DocReadOpenOk = { readonly type: 'doc.read.open.ok'; readonly req?: ReqId; readonly uri: string; readonly reader: string };
 /** One data file: `index` among the pinned `files`, `data` as committed (Arrow IPC). */
 export type DocReadNextOk = {
@@ -226,8 +252,11 @@ export type DocReadNextOk = {
 };
 /** The pinned snapshot is exhausted (Python's StopIteration); the reader is gone. */
 export type DocReadNextDone = { readonly type: 'doc.read.next.done'; readonly req?: ReqId; readonly reader: string; readonly uri: string; readonly generation: number; readonly files: number };
+/** The reader is gone. */
 export type DocReadCloseOk = { readonly type: 'doc.read.close.ok'; readonly req?: ReqId; readonly reader: string };
+/** The document operations (the middle of their message types). */
 export type DocOp = 'create' | 'drop' | 'open' | 'commit' | 'read.open' | 'read.next' | 'read.close';
+/** A document error reply. */
 export type DocError = ErrorFields & {
   readonly type: `doc.${DocOp}.error`;
   readonly uri?: string;
@@ -235,6 +264,7 @@ export type DocError = ErrorFields & {
   /** For a failed fetch: the data file key that was missing or denied. */
   readonly key?: string;
 };
+/** Every document reply. */
 export type DocReply = DocCreateOk | DocDropOk | DocOpenOk | DocCommitOk | DocReadOpenOk | DocReadNextOk | DocReadNextDone | DocReadCloseOk | DocError;
 
 // ---------------------------------------------------------------------------
@@ -243,9 +273,13 @@ export type DocReply = DocCreateOk | DocDropOk | DocOpenOk | DocCommitOk | DocRe
 
 /** One task instance's scope. `mapIndex` is -1 for an unmapped task. */
 export type TaskScope = {
+  /** The DAG's id. */
   readonly dagId: string;
+  /** The DAG run's id. */
   readonly runId: string;
+  /** The task's id. */
   readonly taskId: string;
+  /** The mapped task's index (-1: unmapped). */
   readonly mapIndex: number;
 };
 
@@ -253,6 +287,7 @@ export type TaskScope = {
 export type TsSet = { readonly type: 'ts.set'; readonly req?: ReqId; readonly scope: TaskScope; readonly key: string; readonly value: string; readonly expiresAt: number | null };
 /** A missing key reads as `value: null` (`found: false`), never as an error. */
 export type TsGet = { readonly type: 'ts.get'; readonly req?: ReqId; readonly scope: TaskScope; readonly key: string };
+/** Removes one key (a missing key is no error). */
 export type TsDelete = { readonly type: 'ts.delete'; readonly req?: ReqId; readonly scope: TaskScope; readonly key: string };
 /** Deletes every key of the scope. */
 export type TsClear = { readonly type: 'ts.clear'; readonly req?: ReqId; readonly scope: TaskScope };
@@ -263,21 +298,30 @@ export type TsClear = { readonly type: 'ts.clear'; readonly req?: ReqId; readonl
  * (a bucket lifecycle rule). Replies `ts.cleanup.ok` with the number removed.
  */
 export type TsCleanup = { readonly type: 'ts.cleanup'; readonly req?: ReqId; readonly before?: number; readonly scope?: TaskScope; readonly keys?: readonly string[] };
+/** Every task state request. */
 export type TsRequest = TsSet | TsGet | TsDelete | TsClear | TsCleanup;
 
 /** `warned`: the value was over `maxValueStorageBytes` (a `log` warning event was emitted; the write proceeded). */
 export type TsSetOk = { readonly type: 'ts.set.ok'; readonly req?: ReqId; readonly key: string; readonly bytes: number; readonly warned: boolean };
+/** The value (null and `found: false` when missing) and its expiry. */
 export type TsGetOk = { readonly type: 'ts.get.ok'; readonly req?: ReqId; readonly key: string; readonly found: boolean; readonly value: string | null; readonly expiresAt: number | null };
+/** The key is gone. */
 export type TsDeleteOk = { readonly type: 'ts.delete.ok'; readonly req?: ReqId; readonly key: string };
+/** The scope's keys are gone (`deleted` of them). */
 export type TsClearOk = { readonly type: 'ts.clear.ok'; readonly req?: ReqId; readonly deleted: number };
+/** `deleted` rows were removed. */
 export type TsCleanupOk = { readonly type: 'ts.cleanup.ok'; readonly req?: ReqId; readonly deleted: number };
+/** The task state operations (the middle of their message types). */
 export type TsOp = 'set' | 'get' | 'delete' | 'clear' | 'cleanup';
+/** A task state error reply. */
 export type TsError = ErrorFields & {
   readonly type: `ts.${TsOp}.error`;
   readonly key?: string;
 };
+/** Every task state reply. */
 export type TsReply = TsSetOk | TsGetOk | TsDeleteOk | TsClearOk | TsCleanupOk | TsError;
 
+/** Where task state lives: database rows, or one object per value. */
 export type TaskStateBackend = 'database' | 'object-storage';
 
 // ---------------------------------------------------------------------------
@@ -296,14 +340,19 @@ export type StashUpload = { readonly type: 'stash.upload'; readonly req?: ReqId;
 export type StashCancel = { readonly type: 'stash.cancel'; readonly req?: ReqId; readonly uuid: string };
 /** Internal: one upload step, sent by the stash to itself. */
 export type StashPump = { readonly type: 'stash.pump'; readonly uuid: string };
+/** Every stash request (the pump is the stash's own). */
 export type StashRequest = StashUpload | StashCancel | StashPump;
 
+/** The upload finished: its shard, size, rows and parts. */
 export type StashUploadOk = { readonly type: 'stash.upload.ok'; readonly req?: ReqId; readonly uuid: string; readonly shard: string; readonly bytes: number; readonly rows: number; readonly parts: number };
+/** The upload was cancelled; `leakedParts` parts stay written. */
 export type StashCancelOk = { readonly type: 'stash.cancel.ok'; readonly req?: ReqId; readonly uuid: string; readonly leakedParts: number };
+/** A stash error reply. */
 export type StashError = ErrorFields & {
   readonly type: 'stash.upload.error' | 'stash.cancel.error';
   readonly uuid: string;
 };
+/** Every stash reply. */
 export type StashReply = StashUploadOk | StashCancelOk | StashError;
 
 // ---------------------------------------------------------------------------
@@ -313,9 +362,11 @@ export type StashReply = StashUploadOk | StashCancelOk | StashError;
 /** What a GET/HEAD of a missing key answers: 403 AccessDenied (MinIO, the default) or 404 NoSuchKey. */
 export type MissingKeyAnswer = 403 | 404;
 
+/** Options of the simulated object and document store (`objectStore`). */
 export interface ObjectStoreOptions {
   /** Bucket name (reported in traces). Default `'bucket'`. */
   readonly bucket?: string;
+  /** What a GET/HEAD of a missing key answers (default 403, as MinIO). */
   readonly missingKey?: MissingKeyAnswer;
   /** Objects present at the start (key -> bytes). */
   readonly objects?: Readonly<Record<string, Uint8Array>>;
@@ -325,7 +376,9 @@ export interface ObjectStoreOptions {
   readonly faults?: FaultOffer<StoreFault>;
 }
 
+/** Options of the task state store (`taskStateStore`), simulated or live. */
 export interface TaskStateOptions {
+  /** Database rows (default) or object storage. */
   readonly backend?: TaskStateBackend;
   /** Warn (but write) above this many bytes. Default 65,535. Database backend only. */
   readonly maxValueStorageBytes?: number;
@@ -337,6 +390,7 @@ export interface TaskStateOptions {
   readonly faults?: FaultOffer<TaskStateFault>;
 }
 
+/** Options of the peek response stash (`peekStash`). */
 export interface StashOptions {
   /** Bytes uploaded per step. Default 1 MiB. */
   readonly partBytes?: number;
@@ -350,6 +404,7 @@ export interface StashOptions {
 // Defaults and request constructors (for machines: `send('store', s3Put(key, body))`)
 // ---------------------------------------------------------------------------
 
+/** The default size above which a task state write logs a warning (and proceeds), in bytes. */
 export const DEFAULT_MAX_VALUE_STORAGE_BYTES = 65_535;
 /** MySQL MEDIUMTEXT: 2^24 - 1 bytes. */
 export const MYSQL_MEDIUMTEXT_BYTES = 16 * 1024 * 1024 - 1;
@@ -358,28 +413,47 @@ export const DEFAULT_STASH_THRESHOLD_BYTES = 10 * 1024;
 
 const withReq = <T extends object>(m: T, req: ReqId | undefined): T => (req === undefined ? m : { ...m, req });
 
+/** An `s3.put` request. */
 export const s3Put = (key: string, body: Uint8Array, req?: ReqId): S3Put => withReq({ type: 's3.put', key, body }, req);
+/** An `s3.get` request (of the whole object, or of `range`). */
 export const s3Get = (key: string, range?: ByteRange, req?: ReqId): S3Get => withReq(range ? { type: 's3.get', key, range } : { type: 's3.get', key }, req);
+/** An `s3.head` request. */
 export const s3Head = (key: string, req?: ReqId): S3Head => withReq({ type: 's3.head', key }, req);
+/** An `s3.delete` request. */
 export const s3Delete = (key: string, req?: ReqId): S3Delete => withReq({ type: 's3.delete', key }, req);
+/** An `s3.list` request. */
 export const s3List = (prefix: string, req?: ReqId): S3List => withReq({ type: 's3.list', prefix }, req);
 
+/** A `doc.create` request. */
 export const docCreate = (uri: string, schema: DocSchema, req?: ReqId): DocCreate => withReq({ type: 'doc.create', uri, schema }, req);
+/** A `doc.drop` request. */
 export const docDrop = (uri: string, req?: ReqId): DocDrop => withReq({ type: 'doc.drop', uri }, req);
+/** A `doc.open` request. */
 export const docOpen = (uri: string, req?: ReqId): DocOpen => withReq({ type: 'doc.open', uri }, req);
+/** A `doc.commit` request (with `generation`, fenced to that generation). */
 export const docCommit = (uri: string, data: Uint8Array, rows: number, opts: { generation?: number; req?: ReqId } = {}): DocCommit =>
   withReq(opts.generation === undefined ? { type: 'doc.commit', uri, data, rows } : { type: 'doc.commit', uri, data, rows, generation: opts.generation }, opts.req);
+/** A `doc.read.open` request. */
 export const docReadOpen = (uri: string, reader: string, req?: ReqId): DocReadOpen => withReq({ type: 'doc.read.open', uri, reader }, req);
+/** A `doc.read.next` request. */
 export const docReadNext = (reader: string, req?: ReqId): DocReadNext => withReq({ type: 'doc.read.next', reader }, req);
+/** A `doc.read.close` request. */
 export const docReadClose = (reader: string, req?: ReqId): DocReadClose => withReq({ type: 'doc.read.close', reader }, req);
 
+/** A `ts.set` request (`expiresAt` null: never expires). */
 export const tsSet = (scope: TaskScope, key: string, value: string, expiresAt: number | null = null, req?: ReqId): TsSet => withReq({ type: 'ts.set', scope, key, value, expiresAt }, req);
+/** A `ts.get` request. */
 export const tsGet = (scope: TaskScope, key: string, req?: ReqId): TsGet => withReq({ type: 'ts.get', scope, key }, req);
+/** A `ts.delete` request. */
 export const tsDelete = (scope: TaskScope, key: string, req?: ReqId): TsDelete => withReq({ type: 'ts.delete', scope, key }, req);
+/** A `ts.clear` request. */
 export const tsClear = (scope: TaskScope, req?: ReqId): TsClear => withReq({ type: 'ts.clear', scope }, req);
+/** A `ts.cleanup` request. */
 export const tsCleanup = (opts: { before?: number; scope?: TaskScope; keys?: readonly string[] }, req?: ReqId): TsCleanup => withReq({ type: 'ts.cleanup', ...opts }, req);
 
+/** A `stash.upload` request. */
 export const stashUpload = (uuid: string, bytes: number, rows: number, req?: ReqId): StashUpload => withReq({ type: 'stash.upload', uuid, bytes, rows }, req);
+/** A `stash.cancel` request. */
 export const stashCancel = (uuid: string, req?: ReqId): StashCancel => withReq({ type: 'stash.cancel', uuid }, req);
 
 /** Builds an error reply. */

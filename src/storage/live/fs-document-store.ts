@@ -19,12 +19,15 @@ import type { FsObjectStore } from './fs-object-store.ts';
 /** Stands in for a data file's bytes in the in-memory catalog: the bytes are on disk. */
 const ON_DISK = new Uint8Array(0);
 
+/** The live document store: the `doc.*` catalog in memory (the simulated store's own handlers), data files in a live object store. */
 export class FsDocumentStore {
   private state: StoreState;
   private readonly logic: ReducerLogic<StoreState>;
 
   constructor(
+    /** The object store holding the data files. */
     readonly objects: FsObjectStore,
+    /** The actor id the store answers as. */
     readonly self = 'store',
   ) {
     this.logic = objectStore({ missingKey: objects.missingKey, bucket: objects.bucket });

@@ -21,8 +21,11 @@ import { TEMP_PREFIX, keyProblem, prefixProblem } from '../keys.ts';
 import { ErrorCode, errorReply, type ByteRange, type MissingKeyAnswer, type S3Reply } from '../messages.ts';
 import { CREATE_FLAGS, ConfinedRoot, Denied, READ_FLAGS, at, closeAll, entries, errno, hardLinkDenied, openSub, prune, sweepSync, symlinkDenied, type Dir } from './confined-dir.ts';
 
+/** Options of `FsObjectStore`. */
 export interface FsObjectStoreOptions {
+  /** The bucket name in replies and URIs (default `bucket`). */
   readonly bucket?: string;
+  /** What a GET of a missing key answers: `403` AccessDenied (MinIO, the default) or `404` NoSuchKey. */
   readonly missingKey?: MissingKeyAnswer;
   /** fsync each object before its rename (durable across power loss, slower). Default false. */
   readonly fsync?: boolean;
@@ -40,9 +43,13 @@ function view(b: Buffer): Uint8Array {
   return new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
 }
 
+/** The live object store: S3 semantics over a directory (atomic writes by rename, keys confined to the root). */
 export class FsObjectStore {
+  /** The directory holding the objects. */
   readonly root: string;
+  /** The bucket name in effect. */
   readonly bucket: string;
+  /** The missing-key answer in effect. */
   readonly missingKey: MissingKeyAnswer;
   /** Temp files removed when the store was opened (left by a crash between write and rename). */
   readonly sweptTempFiles: number;
@@ -91,6 +98,7 @@ export class FsObjectStore {
     return req === undefined ? r : { ...r, req };
   }
 
+  /** Writes the object atomically (a temp file renamed over the key). */
   async put(key: string, body: Uint8Array): Promise<Reply<'s3.put.ok'>> {
     return this.run('put', key, async (dirs, name) => {
       if (!(body instanceof Uint8Array)) throw new Denied(ErrorCode.InvalidRequest, 's3.put needs `body` as a Uint8Array');
@@ -132,6 +140,7 @@ export class FsObjectStore {
     }
   }
 
+  /** Reads the object, or the byte `range` of it (`InvalidRange` when it does not fit); a missing key answers `missingKey`. */
   async get(key: string, range?: ByteRange): Promise<Reply<'s3.get.ok'>> {
     return this.run('get', key, (dirs, name) =>
       this.withObject(key, dirs, name, async (fh, size) => {
@@ -192,6 +201,7 @@ export class FsObjectStore {
     }
   }
 
+  /** The object's size without its bytes; a missing key answers `missingKey`. */
   async head(key: string): Promise<Reply<'s3.head.ok'>> {
     return this.run('head', key, async (dirs, name) => {
       const { size } = await this.withObject(key, dirs, name, async () => undefined);

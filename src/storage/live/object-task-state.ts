@@ -16,15 +16,19 @@ const dec = new TextDecoder();
 
 export class ObjectTaskStateStore implements TaskStateBackendApi {
   constructor(
+    /** The object store holding the values. */
     readonly objects: FsObjectStore,
+    /** The key prefix of the values. */
     readonly base = 'state',
   ) {
     const p = keyProblem(base);
     if (p !== undefined) throw new Error(`ObjectTaskStateStore: base: ${p}`);
   }
 
+  /** The live adapter for `runLive`: answers `ts.*` requests. */
   readonly handler: ExternalHandler = taskStateHandler(this);
 
+  /** Answers one `ts.*` request (validated as the simulated store does). */
   handle(msg: Message): Promise<Message> {
     return answerTaskState(this, msg);
   }

@@ -14,6 +14,7 @@
 import type { SqliteDatabase } from './sqlite-task-state.ts';
 import type { TaskScope } from '../messages.ts';
 
+/** Options of `SqliteTaskLease`. */
 export interface LeaseOptions {
   /** How long a lease lasts without a renewal, ms (default 10,000). */
   readonly ttlMs?: number;
@@ -23,18 +24,38 @@ export interface LeaseOptions {
 
 /** The lease as stored: its holder, its fencing token, when it was taken and when it expires (ms). */
 export interface LeaseRow {
+  /** The holder's id. */
   readonly owner: string;
+  /** The fencing token: bumped at every acquisition. */
   readonly token: number;
+  /** When it was taken, ms since the epoch. */
   readonly acquiredAt: number;
+  /** When it expires unless renewed, ms since the epoch. */
   readonly expiresAt: number;
 }
 
+/** The outcome of an acquisition: the lease with its token, or who holds it. */
 export type AcquireResult =
-  | { readonly ok: true; readonly token: number; readonly expiresAt: number; /** The holder whose lease had expired, if any. */ readonly tookOver?: LeaseRow }
-  | { readonly ok: false; readonly held: LeaseRow };
+  | {
+      /** Acquired. */
+      readonly ok: true;
+      /** The fencing token this process now holds. */
+      readonly token: number;
+      /** When the lease expires unless renewed, ms since the epoch. */
+      readonly expiresAt: number;
+      /** The holder whose lease had expired, if any. */
+      readonly tookOver?: LeaseRow;
+    }
+  | {
+      /** Another process holds a lease that has not expired. */
+      readonly ok: false;
+      /** That lease. */
+      readonly held: LeaseRow;
+    };
 
 /** A write or renewal by a process whose lease another process has taken since. */
 export class LeaseLostError extends Error {
+  /** Always `'LeaseLostError'`. */
   override name = 'LeaseLostError';
 }
 
@@ -79,13 +100,17 @@ export function checkFence(db: SqliteDatabase, scope: TaskScope, token: number):
 
 /** The lease of one task scope, held by `owner`. */
 export class SqliteTaskLease {
+  /** How long a lease lasts without a renewal, ms. */
   readonly ttlMs: number;
   private readonly now: () => number;
   private held = 0;
 
   constructor(
+    /** The database holding the lease table (the task state store's, so writes can be fenced in one transaction). */
     readonly db: SqliteDatabase,
+    /** The task the lease is for. */
     readonly scope: TaskScope,
+    /** This process's id. */
     readonly owner: string,
     opts: LeaseOptions = {},
   ) {

@@ -13,7 +13,9 @@ import { answerTaskState, taskStateHandler, type TaskStateBackendApi } from './t
 import { checkFence, type SqliteTaskLease } from './sqlite-lease.ts';
 
 export interface SqliteTaskStateOptions {
+  /** A value larger than this calls `onWarning` and is written, bytes (default 65,535). */
   readonly maxValueStorageBytes?: number;
+  /** A value larger than this is refused with ValueTooLarge, bytes (default MySQL MEDIUMTEXT's 16 MiB − 1). */
   readonly rowCapBytes?: number;
   /** Called for every value over `maxValueStorageBytes` (the write proceeds). */
   readonly onWarning?: (w: { key: string; bytes: number; limit: number; message: string }) => void;
@@ -23,11 +25,15 @@ type Row = { value: string; expires_at: number | null };
 
 /** The part of a better-sqlite3 `Database` this store uses (typed here, so the package's types need no @types/better-sqlite3). */
 export interface SqliteDatabase {
+  /** Runs a PRAGMA. */
   pragma(source: string, options?: { simple?: boolean }): unknown;
+  /** Runs SQL statements without parameters. */
   exec(source: string): unknown;
+  /** Compiles a statement. */
   prepare(source: string): SqliteStatement;
   /** A transaction; `.immediate` takes the write lock at BEGIN (BEGIN IMMEDIATE). */
   transaction<F extends (...args: any[]) => any>(fn: F): { (...args: any[]): ReturnType<F>; immediate(...args: any[]): ReturnType<F> };
+  /** Closes the database. */
   close(): unknown;
 }
 
@@ -55,8 +61,11 @@ function openDatabase(file: string): SqliteDatabase {
 }
 
 export class SqliteTaskStateStore implements TaskStateBackendApi {
+  /** The open database. */
   readonly db: SqliteDatabase;
+  /** The warning threshold in effect, bytes. */
   readonly maxValueStorageBytes: number;
+  /** The row cap in effect, bytes. */
   readonly rowCapBytes: number;
   private readonly onWarning: SqliteTaskStateOptions['onWarning'];
   private fencedBy: SqliteTaskLease | undefined;
@@ -86,6 +95,7 @@ export class SqliteTaskStateStore implements TaskStateBackendApi {
     };
   }
 
+  /** The live adapter for `runLive`: answers `ts.*` requests. */
   readonly handler: ExternalHandler = taskStateHandler(this);
 
   /**
@@ -109,6 +119,7 @@ export class SqliteTaskStateStore implements TaskStateBackendApi {
       .immediate();
   }
 
+  /** Answers one `ts.*` request (validated as the simulated store does). */
   handle(msg: Message): Promise<Message> {
     return answerTaskState(this, msg);
   }
@@ -155,6 +166,7 @@ export class SqliteTaskStateStore implements TaskStateBackendApi {
     return n;
   }
 
+  /** Closes the database. */
   close(): void {
     this.db.close();
   }

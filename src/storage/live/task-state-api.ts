@@ -10,10 +10,15 @@ type Ok<T extends TsReply['type']> = Omit<Extract<TsReply, { type: T }>, 'type' 
 
 /** What a live backend implements. Throwing an `Error` becomes WriteFailed/ReadFailed. */
 export interface TaskStateBackendApi {
+  /** Stores `value` under (scope, key), expiring at `expiresAt` (ms since the epoch; null: never); `{ tooLarge }` when over the row cap. */
   set(scope: TaskScope, key: string, value: string, expiresAt: number | null): Promise<Ok<'ts.set.ok'> | { tooLarge: string }>;
+  /** Reads (scope, key): its value, or null when missing. */
   get(scope: TaskScope, key: string): Promise<Ok<'ts.get.ok'>>;
+  /** Removes (scope, key); a missing key is no error. */
   delete(scope: TaskScope, key: string): Promise<void>;
+  /** Removes every key of the scope; resolves with how many were removed. */
   clear(scope: TaskScope): Promise<number>;
+  /** Removes expired rows (`before`: ms since the epoch), optionally within one scope or among some keys; resolves with how many were removed. */
   cleanup(opts: { before?: number; scope?: TaskScope; keys?: readonly string[] }): Promise<number>;
   /** Why this (scope, key) cannot be stored here (an object path that escapes), or undefined. */
   keyProblem(scope: TaskScope, key: string): string | undefined;
