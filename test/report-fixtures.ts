@@ -1,8 +1,8 @@
 // Trace files for the report and viewer tests, made by replaying a known
 // counterexample of the lost-update demo (independent of the checker).
-import { queryOf, replay, toPlain } from '../src/actors/index.ts';
+import { queryOf, replay, toPlain, type RecordedEvent } from '../src/actors/index.ts';
 import { lostUpdate } from '../src/machines/demo/lost-update.ts';
-import type { TraceFileData } from '../src/report/index.ts';
+import { validateTraceFile, type TraceFileData } from '../src/report/index.ts';
 
 export const LOST_UPDATE_SCHEDULE = [
   'deliver:env->client1:start',
@@ -49,4 +49,14 @@ export function lostUpdateTrace(opts: { passing?: boolean } = {}): TraceFileData
     trace: toPlain(run.events) as TraceFileData['trace'],
     ...(pass ? { passing: { schedule: [...pass.schedule], trace: toPlain(pass.events) as TraceFileData['trace'] } } : {}),
   };
+}
+
+/** A run as a trace file with no violated property, read back through the validator (as `interleave show` reads one). */
+export function runTraceFile(scenario: string, run: { readonly schedule: readonly string[]; readonly events: readonly RecordedEvent[] }): TraceFileData {
+  const r = validateTraceFile(JSON.parse(JSON.stringify({
+    schemaVersion: 1, kind: 'interleave-trace', tool: { name: 'interleave', version: 't' }, scenario: { name: scenario, params: {} },
+    options: {}, seed: 0, property: null, schedule: run.schedule, originalLength: run.schedule.length, trace: toPlain(run.events),
+  })));
+  if (!r.ok) throw new Error(r.error);
+  return r.file;
 }

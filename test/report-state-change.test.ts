@@ -2,8 +2,9 @@
 // report, Mermaid and the viewer's sequence chart; the viewer's state table keeps the whole value.
 import { setup } from 'xstate';
 import { describe, expect, it } from 'vitest';
-import { defineScenario, drive, formatStateValue, send, toPlain, type Step } from '../src/actors/index.ts';
-import { fileView, formatMermaid, formatSteps, stateAfter, stateChange, validateTraceFile, viewerData, type TraceFileData } from '../src/report/index.ts';
+import { defineScenario, drive, formatStateValue, send, type Step } from '../src/actors/index.ts';
+import { fileView, formatMermaid, formatSteps, stateAfter, stateChange, viewerData, type TraceFileData } from '../src/report/index.ts';
+import { runTraceFile } from './report-fixtures.ts';
 
 describe('stateChange', () => {
   it('keeps a change outside parallel states whole', () => {
@@ -64,13 +65,7 @@ const driver = setup({}).createMachine({
 const sc = defineScenario({ name: 'regions', actors: { coordinator, driver }, inputs: [{ to: 'driver', events: ['kick'], budget: 1 }] });
 
 function runFile(): TraceFileData {
-  const run = drive(sc, (_w, steps: readonly Step[]) => steps[0], { maxSteps: 10 });
-  const r = validateTraceFile(JSON.parse(JSON.stringify({
-    schemaVersion: 1, kind: 'interleave-trace', tool: { name: 'interleave', version: 't' }, scenario: { name: 'regions', params: {} },
-    options: {}, seed: 0, property: null, schedule: run.schedule, originalLength: run.schedule.length, trace: toPlain(run.events),
-  })));
-  if (!r.ok) throw new Error(r.error);
-  return r.file;
+  return runTraceFile('regions', drive(sc, (_w, steps: readonly Step[]) => steps[0], { maxSteps: 10 }));
 }
 
 describe('trace lines of a parallel statechart', () => {

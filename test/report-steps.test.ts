@@ -2,8 +2,9 @@
 // drops, crashes, restarts, unhandled messages, from a real run of the kernel.
 import { setup } from 'xstate';
 import { describe, expect, it } from 'vitest';
-import { defineScenario, drive, enabled, send, toPlain, type Step } from '../src/actors/index.ts';
-import { fileView, formatMermaid, formatSteps, formatText, validateTraceFile, type TraceFileData } from '../src/report/index.ts';
+import { defineScenario, drive, enabled, send, type Step } from '../src/actors/index.ts';
+import { fileView, formatMermaid, formatSteps, formatText, type TraceFileData } from '../src/report/index.ts';
+import { runTraceFile } from './report-fixtures.ts';
 
 // A sender that pings twice on a timer; a receiver that only knows `ping`.
 const sender = setup({}).createMachine({
@@ -27,12 +28,7 @@ function runOf(want: readonly string[]): TraceFileData {
   const pick = (steps: readonly Step[], depth: number) => steps.find((s) => s.id === want[depth]) ?? undefined;
   const run = drive(sc, (_w, steps, depth) => pick(steps, depth), { maxSteps: want.length });
   expect(run.schedule).toEqual(want);
-  const r = validateTraceFile(JSON.parse(JSON.stringify({
-    schemaVersion: 1, kind: 'interleave-trace', tool: { name: 'interleave', version: 't' }, scenario: { name: 'steps', params: {} },
-    options: {}, seed: 0, property: null, schedule: run.schedule, originalLength: run.schedule.length, trace: toPlain(run.events),
-  })));
-  if (!r.ok) throw new Error(r.error);
-  return r.file;
+  return runTraceFile('steps', run);
 }
 
 describe('step kinds', () => {

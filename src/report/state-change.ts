@@ -67,21 +67,26 @@ function sameRegions(a: readonly (readonly [string, Node])[], b: readonly (reado
   return a.length === b.length && a.every(([k], i) => b[i]![0] === k);
 }
 
-/** How `a` became `b` (they differ): down the common path, then per changed region. */
-function change(a: Node, b: Node): string {
-  if ('key' in a && 'key' in b && a.key === b.key && hasRegions(a.child) && hasRegions(b.child)) return `${a.key}.${change(a.child, b.child)}`;
-  if ('regions' in a && 'regions' in b && sameRegions(a.regions, b.regions)) {
-    const parts = a.regions.flatMap(([k, v], i) => {
-      const w = b.regions[i]![1];
-      return full(v) === full(w) ? [] : [`${k}: ${change(v, w)}`];
-    });
-    return `{${parts.join(', ')}}`;
-  }
-  return `${brief(a)} → ${brief(b)}`;
-}
-
 function hasRegions(n: Node): boolean {
   return 'regions' in n || ('key' in n && hasRegions(n.child));
+}
+
+/** Where two values differ: down their common path to parallel regions, per changed region; else whole. */
+type Diff = { readonly whole: readonly [Node, Node] } | { readonly key: string; readonly inner: Diff } | { readonly regions: readonly (readonly [string, Diff])[] };
+
+function diff(a: Node, b: Node): Diff {
+  if ('key' in a && 'key' in b && a.key === b.key && hasRegions(a.child) && hasRegions(b.child)) return { key: a.key, inner: diff(a.child, b.child) };
+  if ('regions' in a && 'regions' in b && sameRegions(a.regions, b.regions)) {
+    return { regions: a.regions.flatMap(([k, v], i) => (full(v) === full(b.regions[i]![1]) ? [] : [[k, diff(v, b.regions[i]![1])] as const])) };
+  }
+  return { whole: [a, b] };
+}
+
+/** A diff in words: `key.{region: from → to, …}` (`sep`/`leaf` say how a region and a whole change print). */
+function render(d: Diff, leaf: (a: Node, b: Node) => string, sep: string, join: string): string {
+  if ('whole' in d) return leaf(d.whole[0], d.whole[1]);
+  if ('key' in d) return `${d.key}.${render(d.inner, leaf, sep, join)}`;
+  return `{${d.regions.map(([k, r]) => `${k}${sep}${render(r, leaf, sep, join)}`).join(join)}}`;
 }
 
 /**
@@ -94,25 +99,13 @@ export function stateChange(from: string, to: string): string {
   const a = parse(from);
   const b = parse(to);
   if (a === undefined || b === undefined) return `${from} → ${to}`;
-  return change(a, b);
+  return render(diff(a, b), (x, y) => `${brief(x)} → ${brief(y)}`, ': ', ', ');
 }
 
-/** The state after a change, shortened as in stateChange: only the regions the change touched. */
+/** The state after a change, shortened as in stateChange: only the regions the change touched (`executing.{LS:done}`). */
 export function stateAfter(from: string, to: string): string {
   const a = parse(from);
   const b = parse(to);
   if (a === undefined || b === undefined) return to;
-  return after(a, b);
-}
-
-function after(a: Node, b: Node): string {
-  if ('key' in a && 'key' in b && a.key === b.key && hasRegions(a.child) && hasRegions(b.child)) return `${b.key}.${after(a.child, b.child)}`;
-  if ('regions' in a && 'regions' in b && sameRegions(a.regions, b.regions)) {
-    const parts = a.regions.flatMap(([k, v], i) => {
-      const w = b.regions[i]![1];
-      return full(v) === full(w) ? [] : [`${k}:${after(v, w)}`];
-    });
-    return `{${parts.join(',')}}`;
-  }
-  return brief(b);
+  return render(diff(a, b), (_x, y) => brief(y), ':', ',');
 }
