@@ -123,6 +123,7 @@ export function defineFamily(f: ScenarioFamily): ScenarioFamily {
   return f;
 }
 
+/** A parameter's allowed values in one line, as `interleave list` prints them: `a | b`, `int 1..50`, `true | false`. */
 export function describeParam(p: ParamSpec): string {
   switch (p.type) {
     case 'enum':

@@ -12,6 +12,7 @@ import { valueBytes } from '../task-state.ts';
 import { answerTaskState, taskStateHandler, type TaskStateBackendApi } from './task-state-api.ts';
 import { checkFence, type SqliteTaskLease } from './sqlite-lease.ts';
 
+/** Options of `SqliteTaskStateStore`: the size limits, and who hears of large values. */
 export interface SqliteTaskStateOptions {
   /** A value larger than this calls `onWarning` and is written, bytes (default 65,535). */
   readonly maxValueStorageBytes?: number;
@@ -31,7 +32,11 @@ export interface SqliteDatabase {
   exec(source: string): unknown;
   /** Compiles a statement. */
   prepare(source: string): SqliteStatement;
-  /** A transaction; `.immediate` takes the write lock at BEGIN (BEGIN IMMEDIATE). */
+  /**
+   * A transaction; `.immediate` takes the write lock at BEGIN (BEGIN IMMEDIATE).
+   *
+   * @typeParam F - the function run inside the transaction
+   */
   transaction<F extends (...args: any[]) => any>(fn: F): { (...args: any[]): ReturnType<F>; immediate(...args: any[]): ReturnType<F> };
   /** Closes the database. */
   close(): unknown;
