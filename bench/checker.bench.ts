@@ -27,7 +27,8 @@
 //    workers=2 walk-end), reduction off and on in one run: states, transitions, CPU, ratios.
 //
 //   npm run bench -- checker                 (about two minutes of CPU)
-//   npm run bench -- checker --por [--long]  (only table 6)
+//   npm run bench -- checker --por [--long]  (only table 6, and the first-violation table)
+//   npm run bench -- checker --first          (only the first-violation table: bench/first-violation-rows.ts)
 //   npm run bench -- checker --determinism   (only table 5)
 //   npm run bench -- checker --quick         (smaller models, cap 1000)
 //   npm run bench -- checker --cap=20000     (raise the runs cap for random)
@@ -39,6 +40,7 @@ import { median, printTable } from './table.ts';
 import { EVERY_EVENT_HEADER, EVERY_EVENT_NOTE, everyEventRows } from './every-event.ts';
 import { LIVENESS_HEADER, LIVENESS_NOTE, livenessRows } from './liveness-rows.ts';
 import { POR_HEADER, POR_NOTE, porRows } from './por-rows.ts';
+import { FIRST_HEADER, FIRST_NOTE, firstViolationRows } from './first-violation-rows.ts';
 
 /**
  * Parameters of catalog families that hold (so the bench measures a full exploration,
@@ -325,12 +327,18 @@ export default async function (argv: string[]): Promise<void> {
   const quick = argv.includes('--quick');
   if (argv.includes('--determinism')) return determinismCost(quick);
   const reduction = async () => printTable('partial-order reduction: off and on, same run (dfs)', POR_HEADER, await porRows(quick, argv.includes('--long')), POR_NOTE);
-  if (argv.includes('--por')) return reduction();
+  const first = async () => printTable('first violation with the reduction on and off, same run', FIRST_HEADER, await firstViolationRows(), FIRST_NOTE);
+  if (argv.includes('--first')) return first();
+  if (argv.includes('--por')) {
+    await reduction();
+    return first();
+  }
   const capArg = argv.find((a) => a.startsWith('--cap='));
   const cap = capArg ? Number(capArg.slice(6)) : quick ? 1000 : 8000;
   await throughput(quick);
   await pairsScaling(quick);
   await reduction();
+  await first();
   printTable('liveness: the same models with and without the graph search and SCC pass (bfs)', LIVENESS_HEADER, await livenessRows(quick), LIVENESS_NOTE);
   printTable('one machine, every event: scenario inputs against @xstate/graph', EVERY_EVENT_HEADER, await everyEventRows(quick), EVERY_EVENT_NOTE);
   sampling(quick, cap);

@@ -72,6 +72,14 @@ export abstract class Search implements Explorer {
   private readonly checkRevisits: boolean;
   /** The state-reducing part of POR (undefined when POR is off). */
   readonly stubborn: Stubborn | undefined;
+  /**
+   * True once this search has left the unreduced search's order: a world expanded with
+   * fewer steps than it enables, or a world met again expanded (the unreduced search
+   * expands a world once). Until then both searches have done the same steps in the
+   * same order on the same visited set, so they meet the same first violation
+   * (first-violation.ts re-runs the unreduced search only when this is true).
+   */
+  diverged = false;
 
   constructor(
     protected readonly s: Session,
@@ -143,6 +151,7 @@ export abstract class Search implements Explorer {
       const symmetric = s.hasher.symmetric;
       const steps = symmetric ? all.filter((t) => !inSet(t, sleep)) : wokenSteps(m, all, sleep);
       if (steps.length === 0) return undefined;
+      this.diverged = true;
       s.visited.setMark(symmetric ? (sleep.length > 0 ? 0xff : 0) : m & markOf(sleep, all));
       return { world, depth, steps, i: 0, sleep, done: [], parent, via, lanes: s.hasher.lastLanes, all: this.stubborn?.on && steps.length < all.length ? all : undefined, key, en: this.keepsEnabled ? all : undefined, index: -1 };
     }
@@ -165,6 +174,7 @@ export abstract class Search implements Explorer {
     const base = stub ?? all;
     const steps = sleep.length === 0 ? base : base.filter((t) => !inSet(t, sleep));
     const node: Node = { world, depth, steps, i: 0, sleep, done: [], parent, via, lanes: s.hasher.lastLanes, all: stub ? all : undefined, key, en: this.keepsEnabled ? all : undefined, index: -1 };
+    if (steps.length < all.length) this.diverged = true;
     if (steps.length === 0) {
       // Every stubborn step is asleep: the rest of the world's steps may not be.
       if (!stub) return undefined;
@@ -177,6 +187,7 @@ export abstract class Search implements Explorer {
   private restart(): void {
     this.stubborn!.restarts++;
     this.started = false;
+    this.diverged = false;
     this.clear();
     this.s.resetVisited();
   }

@@ -15,7 +15,8 @@ import { CompactBfs } from './bfs-compact.ts';
 import { replayLasso } from './lasso.ts';
 import { hasLiveness } from './liveness.ts';
 import { GraphSearch } from './liveness-graph.ts';
-import { porContext } from './por.ts';
+import { porContext, type PorContext } from './por.ts';
+import { unreducedFirst } from './first-violation.ts';
 import { sameProperty } from './properties.ts';
 import { runSchedule } from './replay.ts';
 import { Sampler, estimateK, type SampleConfig } from './sample.ts';
@@ -146,12 +147,12 @@ async function run(
     Object.assign(options, info.options);
   } else {
     let explorer: Explorer;
+    const search = (p: PorContext): Dfs | Bfs | CompactBfs => (strategy === 'dfs' ? new Dfs(s, p) : frontier === 'compact' ? new CompactBfs(s, p) : new Bfs(s, p));
     if (live) {
       explorer = graph = new GraphSearch(s);
       options.liveness = { algorithm: 'scc', order: 'bfs', fairness: graph.classes.describe(), properties: graph.specs.map((x) => x.name) };
     } else if (exhaustive) {
-      if (strategy === 'dfs') explorer = new Dfs(s, por);
-      else explorer = frontier === 'compact' ? new CompactBfs(s, por) : new Bfs(s, por);
+      explorer = search(por);
     }
     else {
       const cfg = sampleConfig(sc, opts, strategy, seed, options);
@@ -160,15 +161,31 @@ async function run(
       explorer = new Sampler(s, cfg, runs);
     }
     // A shard whose prefix found a violation or hit a bound has nothing left to explore.
-    for (;;) {
-      if (s.shard && (s.found || s.cutBy)) break;
-      const done = explorer.step(performance.now() + SLICE_MS);
-      s.memory.sample();
-      progress.next(s.progress());
-      if (done) break;
-      await yieldToLoop();
+    const drive = async (e: Explorer): Promise<void> => {
+      for (;;) {
+        if (s.shard && (s.found || s.cutBy)) break;
+        const done = e.step(performance.now() + SLICE_MS);
+        s.memory.sample();
+        progress.next(s.progress());
+        if (done) break;
+        await yieldToLoop();
+      }
+    };
+    const prefixFound = s.found !== undefined;
+    await drive(explorer);
+    if (explorer instanceof Bfs || explorer instanceof Dfs || explorer instanceof CompactBfs) {
+      Object.assign(options, explorer.reductionInfo());
+      // The reported violation is the one the unreduced search meets first (first-violation.ts).
+      if (por.enabled && s.found && !prefixFound) {
+        const first = await unreducedFirst(s, explorer.diverged, {
+          explorer: () => search(porContext(sc, false)),
+          drive,
+          ...(shard ? { prefix: () => void (s.shard = runPrefix(s, shard.index, shard.count, opts.shardPrefix ?? DEFAULT_SHARD_PREFIX)) } : {}),
+        });
+        options.firstViolation = first.info;
+        if (first.note) options.firstViolationNote = first.note;
+      }
     }
-    if (explorer instanceof Bfs || explorer instanceof Dfs || explorer instanceof CompactBfs) Object.assign(options, explorer.reductionInfo());
   }
   s.exploreMs = s.ms();
   s.memory.sample();

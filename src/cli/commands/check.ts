@@ -139,6 +139,14 @@ function stats(r: CheckResult): string {
   return `${n(s.states)} states, ${n(s.distinctStates)} distinct, ${n(s.transitions)} transitions, max depth ${s.maxDepth}${runs}, ${(s.ms / 1000).toFixed(2)}s (${n(s.statesPerSecond)} states/s)${live}${collision}${mem}`;
 }
 
+/** Which search's first violation is shown, when the reduction made that a question (src/check/first-violation.ts). */
+function firstViolationLine(r: CheckResult): string | undefined {
+  const fv = r.options.firstViolation as { search: string; reduced: string; reducedDistinctStates: number } | undefined;
+  if (typeof r.options.firstViolationNote === 'string') return r.options.firstViolationNote;
+  if (fv?.search !== 'unreduced') return undefined;
+  return `the reduced search met ${fv.reduced} after ${fv.reducedDistinctStates.toLocaleString('en-US')} distinct states; shown is the first violation of the unreduced order, as with --no-por`;
+}
+
 const CUT: Record<string, string> = {
   maxStates: 'the --max-states budget',
   maxDepth: 'the --max-depth bound',
@@ -241,6 +249,8 @@ export async function runCheck(io: Io, name: string, flags: CheckFlags): Promise
         stats: r.stats,
         ...(r.collisionProbability !== undefined ? { collisionProbability: r.collisionProbability } : {}),
         ...(r.shard ? { shard: r.shard } : {}),
+        ...(r.options.firstViolation ? { firstViolation: r.options.firstViolation } : {}),
+        ...(typeof r.options.firstViolationNote === 'string' ? { firstViolationNote: r.options.firstViolationNote } : {}),
         violation: { property: v.property, schedule: file.schedule, originalLength: v.originalLength, ...lasso, steps: formatSteps(traceView(file.schedule, file.trace), undefined, lasso).map((l) => l.trim()) },
         ...(writeError ? { writeError } : { trace: { json: jsonPath, html: htmlPath }, replay: replayCmd }),
         rerun,
@@ -260,6 +270,8 @@ export async function runCheck(io: Io, name: string, flags: CheckFlags): Promise
     io.out(`seed      ${r.seed} (${r.strategy}${v.seed !== undefined && v.seed !== r.seed ? `, failing run's seed ${v.seed}` : ''}; ${stats(r)})`);
     if (!writeError) io.out(`replay    ${replayCmd}`);
     io.out(`search    ${rerun}`);
+    const first = firstViolationLine(r);
+    if (first) io.out(typeof r.options.firstViolationNote === 'string' ? o.yellow(`por       ${first}`) : o.dim(`por       ${first}`));
     if (!writeError) {
       io.out(`trace     ${shown(jsonPath)}`);
       io.out(`viewer    ${shown(htmlPath)}  (open in a browser; or: npx interleave show ${shellWord(shown(jsonPath))})`);
