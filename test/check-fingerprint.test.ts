@@ -4,6 +4,7 @@ import { Table, tableFromArrays, tableFromIPC, tableToIPC } from 'apache-arrow';
 import { describe, expect, it } from 'vitest';
 import { apply, enabled, initialWorld, rng, type Scenario, type World } from '../src/actors/index.ts';
 import { Hasher, VisitedSet, WorldHasher, check, fpHex } from '../src/check/index.ts';
+import { AUX_MAX } from '../src/check/visited.ts';
 import { lostUpdate, machineRing, randomSystem, retryModel, tokenRing } from './fixtures-check/models.ts';
 
 function h(v: unknown): string {
@@ -128,6 +129,27 @@ describe('visited set', () => {
     expect(v.bytes / v.size).toBeLessThanOrEqual(16);
     expect(v.add(0, 0)).toBe(true);
     expect(v.add(0, 0)).toBe(false);
+  });
+
+  it('keeps a per-state number (bfs depth) in 2 bytes, saturating at AUX_MAX', () => {
+    const v = new VisitedSet(true, 16, false, true);
+    const r = rng(3);
+    const depths = new Map<string, number>();
+    for (let i = 0; i < 5000; i++) {
+      const a = r.nextU32(),
+        b = r.nextU32();
+      const d = r.int(3) === 0 ? AUX_MAX + r.int(100_000) : r.int(AUX_MAX);
+      v.add(a, b);
+      v.setAux(d);
+      depths.set(`${a}:${b}`, d);
+    }
+    for (const [k, d] of depths) {
+      const [a, b] = k.split(':').map(Number);
+      expect(v.has(a!, b!)).toBe(true);
+      expect(v.getAux()).toBe(Math.min(d, AUX_MAX));
+    }
+    // keys 8 + mark 1 + aux 2 bytes a slot
+    expect(v.bytes).toBe(v.capacity * 11);
   });
 
   it('a larger exploration stays compact', async () => {

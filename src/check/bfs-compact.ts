@@ -1,9 +1,10 @@
 // Breadth-first search with a compact frontier. A bfs frontier is often half of the
 // states found so far, and holding a world per entry cost 1-2 KB a state on the
 // protocol models. Here an entry is its parent entry and the position of its step
-// among the parent's enabled steps (typed arrays, 10 bytes an entry, kept for
-// schedules), plus, while it waits, the positions of the steps it must take and of
-// its sleep set (2 bytes each; "all" in one). Worlds are re-derived when expanded.
+// among the parent's enabled steps (entry-log.ts, about 2 bytes an entry, kept for
+// schedules), plus, while it waits, its fingerprint check and the positions of the
+// steps it must take and of its sleep set (2 bytes each; "all" in one). Worlds are
+// re-derived when expanded.
 //
 // Roots (the initial world, or a sharded search's frontier worlds, shard.ts) keep
 // their world and the schedule that reaches it.
@@ -12,11 +13,12 @@
 // entries of a level are expanded grouped by parent and their ancestors in order: a
 // cache of one world per depth (the path to the entry last expanded) re-derives each
 // ancestor once per level, not once per entry. Re-deriving steps the (pure) machines
-// again, through the same step memo, and compares the world's fingerprint with the
-// one stored at discovery (32 bits): a mismatch is a nondeterministic model, reported
-// as such rather than explored on.
+// again, through the same step memo, and compares the expanded entry's fingerprint
+// with the one stored at discovery (32 bits): a mismatch is a nondeterministic model
+// (in its step or an ancestor's), reported as such rather than explored on.
 import { apply, enabled, type Step, type World } from '../actors/index.ts';
 import { Search, keyOf, type Node } from './explore.ts';
+import { EntryLog } from './entry-log.ts';
 import type { Lanes } from './fingerprint.ts';
 import type { PorContext } from './por.ts';
 import { NondeterminismError } from './purity.ts';
@@ -27,13 +29,6 @@ const ALL_STEPS = 0x7fff;
 const STUB = 0x8000;
 const ASIDE = 0xffff;
 
-function grown<T extends Int32Array | Uint16Array | Uint32Array>(a: T, need: number): T {
-  if (need <= a.length) return a;
-  const b = new (a.constructor as new (n: number) => T)(Math.max(need, Math.ceil(a.length * 1.5)));
-  b.set(a);
-  return b;
-}
-
 function position(en: readonly Step[], s: Step): number {
   const i = en.indexOf(s);
   if (i >= 0) return i;
@@ -42,11 +37,8 @@ function position(en: readonly Step[], s: Step): number {
 }
 
 export class CompactBfs extends Search {
-  /** Per entry: parent entry (-1 for the root), step position in the parent's enabled steps, fingerprint check. */
-  private parent = new Int32Array(1024);
-  private via = new Uint16Array(1024);
-  private check = new Uint32Array(1024);
-  private count = 0;
+  /** Per entry: parent entry (-1 for a root), step position in the parent's enabled steps. */
+  private log = new EntryLog();
   private head = 0;
   /** Entry numbers where each depth begins (from the roots' depth, `base`). */
   private levels: number[] = [];
@@ -57,7 +49,10 @@ export class CompactBfs extends Search {
    * empty schedule), or a sharded search's frontier worlds (their prefix schedules).
    */
   private roots = new Map<number, { world: World; lanes: Lanes | undefined; schedule: string[] }>();
-  /** Waiting entries' records, first in first out: [steps count | STUB flag, sleep count, steps..., sleep...]. */
+  /**
+   * Waiting entries' records, first in first out: [steps count | STUB flag, sleep count,
+   * fingerprint check (two words), steps..., sleep...].
+   */
   private pool = new Uint16Array(4096);
   private poolHead = 0;
   private poolTail = 0;
@@ -80,33 +75,27 @@ export class CompactBfs extends Search {
 
   /** Bytes of the typed arrays (entries and waiting records). */
   get bytes(): number {
-    return this.parent.byteLength + this.via.byteLength + this.check.byteLength + this.pool.byteLength;
+    return this.log.bytes + this.pool.byteLength;
   }
 
   protected push(n: Node): void {
-    const e = this.count++;
-    this.parent = grown(this.parent, e + 1);
-    this.via = grown(this.via, e + 1);
-    this.check = grown(this.check, e + 1);
     const p = n.parent;
     const en = n.en!;
+    let e: number;
     if (en.length >= ALL_STEPS) throw new Error(`internal: ${en.length} enabled steps at one world; the compact frontier encodes at most ${ALL_STEPS - 1} (use frontier: 'worlds')`);
     if (p && p.index >= 0) {
       const at = position(p.en!, { id: n.via } as Step);
       if (at < 0) throw new Error(`internal: step ${n.via} is not among its parent's enabled steps`);
-      this.parent[e] = p.index;
-      this.via[e] = at;
+      e = this.log.push(p.index, at);
     } else {
       // A root: the initial world, or a shard's frontier world below its prefix (spent nodes).
       const schedule: string[] = [];
       for (let x = p; x && x.via !== undefined; x = x.parent) schedule.push(x.via);
       schedule.reverse();
       if (n.via !== undefined) schedule.push(n.via);
-      this.parent[e] = -1;
-      this.via[e] = 0;
+      e = this.log.push(-1, 0);
       this.roots.set(e, { world: n.world!, lanes: n.lanes, schedule });
     }
-    this.check[e] = n.key >>> 0;
     if (this.base < 0) this.base = n.depth;
     const level = n.depth - this.base;
     if (level === this.levels.length) this.levels.push(e);
@@ -123,12 +112,15 @@ export class CompactBfs extends Search {
       sleepPos.push(i);
     }
     if (!sleepPos) this.aside.set(e, n.sleep);
-    const len = 2 + (all ? 0 : n.steps.length) + (sleepPos?.length ?? 0);
+    const len = 4 + (all ? 0 : n.steps.length) + (sleepPos?.length ?? 0);
     this.reserve(len);
     const pool = this.pool;
     let k = this.poolTail;
+    const check = n.key >>> 0;
     pool[k++] = (all ? ALL_STEPS : n.steps.length) | (n.all ? STUB : 0);
     pool[k++] = sleepPos ? sleepPos.length : ASIDE;
+    pool[k++] = check & 0xffff;
+    pool[k++] = check >>> 16;
     if (!all) for (const t of n.steps) pool[k++] = position(en, t);
     if (sleepPos) for (const i of sleepPos) pool[k++] = i;
     this.poolTail = k;
@@ -160,28 +152,35 @@ export class CompactBfs extends Search {
     return (this.pathEn[d] ??= enabled(this.sc, this.pathWorld[d]!));
   }
 
-  /** Fills the path cache down to entry `e` at level `d`, re-deriving the ancestors not cached. */
-  private derive(e: number, d: number): void {
+  /**
+   * Fills the path cache down to entry `e` at level `d`, re-deriving the ancestors not
+   * cached, and compares `e`'s world with its fingerprint `check` (ancestors were
+   * compared when they were expanded; one re-derived differently now changes `e`).
+   */
+  private derive(e: number, d: number, check: number): void {
     const chain: number[] = [];
-    for (let a = e, k = d; this.pathId[k] !== a; a = this.parent[a]!, k--) {
-      const root = this.parent[a] === -1 ? this.roots.get(a) : undefined;
+    const log = this.log;
+    for (let a = e, k = d; this.pathId[k] !== a; k--) {
+      const up = log.parent(a);
+      const root = up === -1 ? this.roots.get(a) : undefined;
       if (root) {
         this.setPath(k, a, root.world, root.lanes);
         break;
       }
       chain.push(a);
+      a = up;
     }
     const hasher = this.s.hasher;
     for (let j = chain.length - 1; j >= 0; j--) {
       const a = chain[j]!;
       const k = d - j;
       const from = this.pathWorld[k - 1]!;
-      const t = this.enabledAt(k - 1)[this.via[a]!]!;
+      const t = this.enabledAt(k - 1)[log.via(a)]!;
       const r = apply(this.sc, from, t, { detail: false, memo: this.memo });
       hasher.world(r.world, from, this.pathLanes[k - 1]);
-      if (keyOf(hasher.ha, hasher.hb) >>> 0 !== this.check[a]) {
+      if (j === 0 && keyOf(hasher.ha, hasher.hb) >>> 0 !== check) {
         throw new NondeterminismError(
-          `re-deriving a frontier world by step ${t.id} gave a different fingerprint than when it was found: a machine or reducer is not deterministic (it reads something outside its state and message); find it with the default determinism check, or check with frontier: 'worlds'`,
+          `re-deriving a frontier world (last step ${t.id}) gave a different fingerprint than when it was found: a machine or reducer is not deterministic (it reads something outside its state and message); find it with the default determinism check, or check with frontier: 'worlds'`,
           t.kind === 'deliver' ? this.sc.ids[t.to] ?? '?' : '?',
           '?',
           t.id,
@@ -196,16 +195,17 @@ export class CompactBfs extends Search {
     const cur = this.current;
     if (cur && cur.i < cur.steps.length) return cur;
     const e = this.head;
-    if (e >= this.count) return undefined;
+    if (e >= this.log.count) return undefined;
     while (this.headDepth + 1 < this.levels.length && this.levels[this.headDepth + 1]! <= e) this.headDepth++;
     const d = this.headDepth;
-    this.derive(e, d);
-    const depth = this.base + d;
-    const en = this.enabledAt(d);
     const pool = this.pool;
     let k = this.poolHead;
     const w0 = pool[k++]!;
     const nSleep = pool[k++]!;
+    const check = (pool[k++]! | (pool[k++]! << 16)) >>> 0;
+    this.derive(e, d, check);
+    const depth = this.base + d;
+    const en = this.enabledAt(d);
     const stub = (w0 & STUB) !== 0;
     const nSteps = w0 & ~STUB;
     let steps: Step[];
@@ -223,7 +223,7 @@ export class CompactBfs extends Search {
       for (let j = 0; j < nSleep; j++) sleep[j] = en[pool[k++]!]!;
     }
     this.poolHead = k;
-    const n: Node = { world: this.pathWorld[d], depth, steps, i: 0, sleep, done: [], parent: undefined, via: undefined, lanes: this.pathLanes[d], all: stub ? en : undefined, key: this.check[e]!, en, index: e };
+    const n: Node = { world: this.pathWorld[d], depth, steps, i: 0, sleep, done: [], parent: undefined, via: undefined, lanes: this.pathLanes[d], all: stub ? en : undefined, key: check, en, index: e };
     this.current = n;
     return n;
   }
@@ -233,7 +233,7 @@ export class CompactBfs extends Search {
     if (n) {
       // `n` is the entry being expanded: the path cache holds its ancestors, up to a root.
       let k = n.depth - this.base;
-      for (; this.parent[this.pathId[k]!] !== -1; k--) out.push(this.enabledAt(k - 1)[this.via[this.pathId[k]!]!]!.id);
+      for (; this.log.parent(this.pathId[k]!) !== -1; k--) out.push(this.enabledAt(k - 1)[this.log.via(this.pathId[k]!)]!.id);
       out = [...this.roots.get(this.pathId[k]!)!.schedule, ...out.reverse()];
     }
     if (last !== undefined) out.push(last);
@@ -241,11 +241,11 @@ export class CompactBfs extends Search {
   }
 
   protected size(): number {
-    return this.count - this.head;
+    return this.log.count - this.head;
   }
 
   protected clear(): void {
-    this.count = 0;
+    this.log = new EntryLog();
     this.head = 0;
     this.levels = [];
     this.base = -1;

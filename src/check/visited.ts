@@ -11,10 +11,13 @@
 // With partial-order reduction a parallel Uint8Array keeps, per state, an 8-bit
 // mark of the sleep set it was explored with (see por.ts): 10.3 to 15.4 bytes a state.
 // For liveness a parallel Int32Array keeps each state's node number in the stored
-// graph (liveness-graph.ts): 4 bytes a slot more.
+// graph (liveness-graph.ts): 4 bytes a slot more. Breadth-first POR keeps each state's
+// depth in a parallel Uint16Array (2 bytes a slot, see `setAux`).
 
 const EMPTY = 0;
 const TWO32 = 4294967296;
+/** The largest per-state number `setAux` keeps. */
+export const AUX_MAX = 0xffff;
 
 /** A set of 64-bit fingerprints (two 32-bit lanes each), 9 to 14 bytes a state: the checker's visited set. Optional per-slot marks, node ids and a number (`aux`). */
 export class VisitedSet {
@@ -22,7 +25,7 @@ export class VisitedSet {
   private marks: Uint8Array | undefined;
   private ids: Int32Array | undefined;
   /** Optional per-state number (breadth-first POR keeps each state's depth here for the cycle proviso). */
-  private aux: Uint32Array | undefined;
+  private aux: Uint16Array | undefined;
   private cap: number;
   /** Fingerprints held. */
   size = 0;
@@ -34,7 +37,7 @@ export class VisitedSet {
     this.keys = new Uint32Array(this.cap * 2);
     this.marks = withMarks ? new Uint8Array(this.cap) : undefined;
     this.ids = withIds ? new Int32Array(this.cap) : undefined;
-    this.aux = withAux ? new Uint32Array(this.cap) : undefined;
+    this.aux = withAux ? new Uint16Array(this.cap) : undefined;
   }
 
   /** Slots allocated. */
@@ -135,14 +138,19 @@ export class VisitedSet {
     return this.aux !== undefined;
   }
 
-  /** The per-state number of the slot touched by the last `add`/`has` (see `aux`). */
+  /** The per-state number of the slot touched by the last `add`/`has` (see `aux`), at most `AUX_MAX`. */
   getAux(): number {
     return this.aux![this.last]!;
   }
 
-  /** Sets the per-state number of the slot touched by the last `add`/`has`. */
+  /**
+   * Sets the per-state number of the slot touched by the last `add`/`has`. Values
+   * above `AUX_MAX` are kept as `AUX_MAX` (2 bytes a slot). The one user, the
+   * breadth-first cycle proviso (aux <= depth: expand fully), then errs towards full
+   * expansion, which is always sound.
+   */
   setAux(v: number): void {
-    this.aux![this.last] = v;
+    this.aux![this.last] = v < AUX_MAX ? v : AUX_MAX;
   }
 
   private grow(): void {
@@ -155,7 +163,7 @@ export class VisitedSet {
     this.keys = new Uint32Array(cap * 2);
     this.marks = oldMarks ? new Uint8Array(cap) : undefined;
     this.ids = oldIds ? new Int32Array(cap) : undefined;
-    this.aux = oldAux ? new Uint32Array(cap) : undefined;
+    this.aux = oldAux ? new Uint16Array(cap) : undefined;
     this.cap = cap;
     const keys = this.keys;
     for (let j = 0; j < oldCap; j++) {
