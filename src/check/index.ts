@@ -12,6 +12,7 @@ import { Subject } from 'rxjs';
 import { assertScenario, type Scenario } from '../actors/index.ts';
 import { Bfs, Dfs } from './explore.ts';
 import { CompactBfs } from './bfs-compact.ts';
+import { leanHeap } from './heap.ts';
 import { replayLasso } from './lasso.ts';
 import { hasLiveness } from './liveness.ts';
 import { GraphSearch } from './liveness-graph.ts';
@@ -57,6 +58,7 @@ export function checkRun(sc: Scenario, opts: CheckOptions = {}): CheckRun {
   let session: Session | undefined;
   let swarm: SwarmHandle | undefined;
   let stopRequested = false;
+  let releaseHeap: (() => void) | undefined;
   const result = run(sc, opts, progress, {
     onSession: (s) => {
       session = s;
@@ -66,7 +68,11 @@ export function checkRun(sc: Scenario, opts: CheckOptions = {}): CheckRun {
       swarm = h;
       if (stopRequested) h.stop();
     },
-  }).finally(() => progress.complete());
+    onHeap: (release) => (releaseHeap = release),
+  }).finally(() => {
+    releaseHeap?.();
+    progress.complete();
+  });
   return {
     result,
     progress$: progress.asObservable(),
@@ -99,7 +105,7 @@ async function run(
   sc: Scenario,
   opts: CheckOptions,
   progress: Subject<Progress>,
-  hooks: { onSession(s: Session): void; onSwarm(h: SwarmHandle): void },
+  hooks: { onSession(s: Session): void; onSwarm(h: SwarmHandle): void; onHeap(release: () => void): void },
 ): Promise<CheckResult> {
   const strategy = opts.strategy ?? 'bfs';
   if (!['dfs', 'bfs', 'random', 'pct', 'swarm'].includes(strategy)) {
@@ -132,6 +138,7 @@ async function run(
 
   // Let the caller subscribe to progress$ before any work.
   await yieldToLoop();
+  if (exhaustive && opts.leanHeap !== false) hooks.onHeap(leanHeap(!live && (strategy === 'dfs' || frontier === 'compact')));
   const s = new Session(sc, { ...opts, symmetry }, por.enabled, live);
   hooks.onSession(s);
   let graph: GraphSearch | undefined;

@@ -38,6 +38,15 @@ export interface CheckOptions {
    * models; a little faster). Both explore the same states in the same order.
    */
   frontier?: 'compact' | 'worlds';
+  /**
+   * dfs / bfs: size V8's heap for memory rather than throughput while the search runs
+   * (default true): the young generation keeps its initial size and, for a compact
+   * bfs frontier or dfs, the old generation grows by 10% between collections
+   * (src/check/heap.ts). On the protocol models this halves the resident memory a
+   * search adds at no measured CPU cost (docs/checker.md, "Fingerprints and memory").
+   * `false` keeps V8's defaults, as do node options that size the heap.
+   */
+  leanHeap?: boolean;
   /** Stop after generating this many states (`cutBy: 'maxStates'`, not complete). */
   maxStates?: number;
   /** Do not explore past this many steps. */
