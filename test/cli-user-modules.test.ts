@@ -3,10 +3,12 @@
 // the exit-2 messages for modules that cannot be used. Most cases run main() in-process;
 // a few run the real command for what depends on the process (cwd, files, pipes).
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { check } from '../src/check/index.ts';
+import { check, saveTraceFile } from '../src/check/index.ts';
+import { runLive } from '../src/actors/live.ts';
+import { liveTraceFile } from '../src/check/from-trace.ts';
 import { initialFingerprint, resolveSource } from '../src/check/swarm.ts';
 import { importModule } from '../src/check/load-module.ts';
 import { cli, scratchDir, runMain } from './cli-helpers.ts';
@@ -180,6 +182,55 @@ describe('replay and show a user trace from another directory', () => {
     const s = await run('show', join(dir, 'moved.json'));
     expect(s.code).toBe(0);
     expect(s.stderr).toContain('note: cannot verify the trace against its scenario');
+  });
+});
+
+describe('a live recording of your own scenario', () => {
+  async function recording() {
+    const live = runLive(electionFamily.build({ tieBreak: 'by-id' }), { timeScale: 0 });
+    await live.whenQuiescent();
+    await live.stop();
+    return liveTraceFile(live.recording());
+  }
+
+  it('saveTraceFile with its module: replay and check --from rebuild the scenario from another directory', async () => {
+    const dir = scratchDir();
+    const trace = join(dir, 'runs', 'live.json');
+    const saved = saveTraceFile(trace, await recording(), { module: TS, export: 'electionFamily' });
+    expect(saved.scenario.module).toEqual({ path: relative(join(dir, 'runs'), TS).split(sep).join('/'), export: 'electionFamily' });
+    expect(JSON.parse(readFileSync(trace, 'utf8'))).toEqual(saved);
+    const elsewhere = scratchDir();
+    const r = cli(['replay', trace], { cwd: elsewhere });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('replays on the model and no property is violated');
+    // The recording names its parameters (tieBreak=by-id); the family's default cannot follow it.
+    const misfit = cli(['check', `${TS}#electionFamily`, '--from', trace], { cwd: elsewhere });
+    expect(misfit.code).toBe(2);
+    expect(misfit.stderr).toContain('the recording does not fit two-peer-election');
+    expect(misfit.stderr).toContain('The recording was made with tieBreak=by-id: pass --param tieBreak=by-id.');
+    const fits = cli(['check', `${TS}#electionFamily`, '--param', 'tieBreak=by-id', '--from', trace, '--within', '2'], { cwd: elsewhere });
+    expect(fits.code, fits.stderr).toBe(0);
+    expect(fits.stdout).toContain('exploration complete');
+  });
+
+  it('without its module: exit 2 saying how to record it, or found through the config of a parent directory', async () => {
+    const dir = scratchDir();
+    saveTraceFile(join(dir, 'traces', 'bare.json'), await recording());
+    const bare = cli(['replay', 'bare.json'], { cwd: join(dir, 'traces') });
+    expect(bare.code).toBe(2);
+    expect(bare.stderr).toContain("unknown scenario 'two-peer-election', and the trace does not say which module it came from");
+    expect(bare.stderr).toContain('saveTraceFile(path, file, { module, export })');
+    // A project: package.json and interleave.config.mjs at its root, the command run in a subdirectory.
+    writeFileSync(join(dir, 'package.json'), '{ "type": "module" }\n');
+    writeFileSync(join(dir, 'interleave.config.mjs'), `export default { scenarios: [${JSON.stringify(`${TS}#electionFamily`)}] };\n`);
+    const found = cli(['replay', 'bare.json'], { cwd: join(dir, 'traces') });
+    expect(found.code, found.stderr).toBe(0);
+    // The search stops at the project's root: a config above it is not this project's.
+    const inner = join(dir, 'inner');
+    mkdirSync(join(inner, 'traces'), { recursive: true });
+    writeFileSync(join(inner, 'package.json'), '{ "type": "module" }\n');
+    saveTraceFile(join(inner, 'traces', 'bare.json'), await recording());
+    expect(cli(['replay', 'bare.json'], { cwd: join(inner, 'traces') }).code).toBe(2);
   });
 });
 

@@ -46,16 +46,23 @@ function runShell(block: DocBlock, dir: string): string {
   return printed.join('\n');
 }
 
-/** Runs a saved block and returns what it printed with console.log / console.info. */
+/**
+ * Runs a saved block in its doc's folder (as a user runs `npx tsx live.ts` in their project,
+ * so relative paths it writes or names land there) and returns what it printed with
+ * console.log / console.info.
+ */
 async function runBlock(path: string): Promise<string> {
   const printed: string[] = [];
   const log = console.log;
   const info = console.info;
+  const cwd = process.cwd();
   console.log = (...args: unknown[]) => { printed.push(format(...args)); };
   console.info = console.log;
   try {
+    process.chdir(dirname(path));
     await import(pathToFileURL(path).href);
   } finally {
+    process.chdir(cwd);
     console.log = log;
     console.info = info;
   }

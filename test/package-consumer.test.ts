@@ -12,12 +12,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO, installTarball, pack, removeConsumer, tarballFiles, type Consumer } from './pack-helpers.ts';
 
 const FIXTURE = fileURLToPath(new URL('./fixtures/consumer/', import.meta.url));
+const LIVE_FIXTURE = fileURLToPath(new URL('./fixtures/consumer-live/', import.meta.url));
 const MINUTES = 60_000;
 
 let tgz: string;
 let c: Consumer | undefined;
+/** A second project from the same tarball, with better-sqlite3 installed: live runs on real storage. */
+let withSqlite: Consumer | undefined;
 
-function run(cmd: string, args: readonly string[]) {
+function run(cmd: string, args: readonly string[], cwd = c!.dir) {
   const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', NODE_OPTIONS: '' };
   delete env.FORCE_COLOR;
   delete env.VITEST; // the consumer's vitest is a run of its own
@@ -25,7 +28,7 @@ function run(cmd: string, args: readonly string[]) {
   delete env.VITEST_POOL_ID;
   delete env.TEST;
   delete env.NODE_ENV;
-  const r = spawnSync(cmd, args, { cwd: c!.dir, env, encoding: 'utf8', timeout: 5 * MINUTES });
+  const r = spawnSync(cmd, args, { cwd, env, encoding: 'utf8', timeout: 5 * MINUTES });
   return { code: r.status, out: `${r.stdout}${r.stderr}`, stdout: r.stdout };
 }
 
@@ -33,9 +36,14 @@ beforeAll(() => {
   tgz = pack();
   c = installTarball(tgz, ['xstate', 'vitest', '@types/node']);
   for (const f of readdirSync(FIXTURE)) copyFileSync(join(FIXTURE, f), join(c.dir, f));
+  withSqlite = installTarball(tgz, ['xstate', 'better-sqlite3']);
+  for (const f of readdirSync(LIVE_FIXTURE)) copyFileSync(join(LIVE_FIXTURE, f), join(withSqlite.dir, f));
 }, 10 * MINUTES);
 
-afterAll(() => removeConsumer(c));
+afterAll(() => {
+  removeConsumer(c);
+  removeConsumer(withSqlite);
+});
 
 describe('the packed package', { timeout: 5 * MINUTES }, () => {
   it('ships compiled JavaScript, types and runtime assets, and no sources, tests or benchmarks', () => {
@@ -73,9 +81,10 @@ describe('the packed package', { timeout: 5 * MINUTES }, () => {
     expect(o.objectStore).toBe('function');
   });
 
-  it('type-checks a .ts file against the .d.ts files (tsc --noEmit, skipLibCheck off)', () => {
+  it.each(['tsconfig.json', 'tsconfig.bundler.json'])('type-checks a .ts file against the .d.ts files (tsc --noEmit, strict, skipLibCheck off): %s', (config) => {
+    // NodeNext and Bundler resolution: what a Node project and a Vite/esbuild project use.
     const tsc = join(REPO, 'node_modules/typescript/bin/tsc');
-    const r = run(process.execPath, [tsc, '-p', 'tsconfig.json']);
+    const r = run(process.execPath, [tsc, '-p', config]);
     expect(r.out).toBe('');
     expect(r.code).toBe(0);
   });
@@ -125,5 +134,37 @@ describe('the packed package', { timeout: 5 * MINUTES }, () => {
     const swarm = run(process.execPath, [c!.bin, 'check', 'lost-update', '--strategy', 'swarm', '--workers', '2', '--runs', '200', '--seed', '3', '--json']);
     expect(swarm.code, swarm.out).toBe(1);
     expect(JSON.parse(swarm.stdout).violation.property.name).toBe('no-lost-update');
+  });
+});
+
+describe('embedded: a live run on files and SQLite, recorded and replayed on the model', { timeout: 5 * MINUTES }, () => {
+  it("runs the project's machines live against FsObjectStore and SqliteTaskStateStore and saves the recording with its module", () => {
+    const r = run(process.execPath, ['live.mjs'], withSqlite!.dir);
+    expect(r.code, r.out).toBe(0);
+    const o = JSON.parse(r.stdout);
+    // The lock server let exactly one worker run; its output is a file, its run a SQLite row.
+    expect(o.workers).toEqual(['done', 'skipped']);
+    expect(o.objects).toHaveLength(1);
+    expect(JSON.parse(o.lastRun)).toBe(o.objects[0]);
+    expect(o.module).toEqual({ path: '../nightly.js', export: 'nightly' });
+    expect(o.externals).toEqual(['store', 'state']);
+  });
+
+  it('replays the recording on the model from another directory (exit 0), and explores around it with check --from', () => {
+    const elsewhere = join(withSqlite!.dir, 'runs');
+    const replayed = run(process.execPath, [withSqlite!.bin, 'replay', 'live.json'], elsewhere);
+    expect(replayed.code, replayed.out).toBe(0);
+    expect(replayed.out).toContain('replays on the model and no property is violated');
+    const around = run(process.execPath, [withSqlite!.bin, 'check', './nightly.js', '--param', 'design=lock-server', '--from', 'runs/live.json', '--within', '2'], withSqlite!.dir);
+    expect(around.code, around.out).toBe(0);
+    expect(around.out).toContain('exploration complete');
+    // Recorded with the lock server, explored as get-then-put: the recording does not fit.
+    const misfit = run(process.execPath, [withSqlite!.bin, 'check', './nightly.js', '--from', 'runs/live.json'], withSqlite!.dir);
+    expect(misfit.code).toBe(2);
+    expect(misfit.out).toContain('The recording was made with design=lock-server: pass --param design=lock-server.');
+    // And the first design, checked from the start, lets both workers run.
+    const race = run(process.execPath, [withSqlite!.bin, 'check', './nightly.js'], withSqlite!.dir);
+    expect(race.code, race.out).toBe(1);
+    expect(race.out).toContain("invariant 'one runner' violated: both workers run the job at once");
   });
 });

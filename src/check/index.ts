@@ -29,7 +29,7 @@ import type { CheckOptions, CheckResult, CheckRun, Progress, Violation } from '.
 
 export type * from './types.ts';
 export { replaySchedule, runSchedule, type ScheduleInput } from './replay.ts';
-export { toTraceFile, TOOL_VERSION } from './trace-file.ts';
+export { toTraceFile, saveTraceFile, TOOL_VERSION } from './trace-file.ts';
 export { expectHolds, formatViolation, type ExpectHoldsOptions } from './expect.ts';
 export { shrinkSchedule, nearestPassing, contextSwitches, actorOfStep, NEAREST_PASSING_TRIES, type NearPassing, type ShrinkOptions } from './shrink.ts';
 export { WorldHasher, Hasher, fpHex, type Fp } from './fingerprint.ts';

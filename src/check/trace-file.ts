@@ -1,5 +1,8 @@
 // The counterexample file: versioned JSON the CLI reads back (and validates with zod).
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { dirname, relative, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { toPlain, type RecordedEvent, type Scenario } from '../actors/index.ts';
 import { replaySchedule } from './replay.ts';
 import type { TraceFile, Violation } from './types.ts';
@@ -47,4 +50,35 @@ export function toTraceFile(
     file.passing = { schedule: [...v.passing], trace: passTrace, ...(v.passingNote ? { note: v.passingNote } : {}) };
   }
   return file;
+}
+
+/**
+ * A module path as a trace file at `tracePath` records it: relative to the trace file's
+ * directory, with `/`. `module` is absolute, relative to the current directory, or a
+ * `file:` URL (`new URL('./scenarios.ts', import.meta.url)`).
+ */
+export function modulePathFrom(tracePath: string, module: string | URL): string {
+  const abs = typeof module !== 'string' || module.startsWith('file:') ? fileURLToPath(module) : resolve(module);
+  return relative(dirname(resolve(tracePath)), abs).split(sep).join('/');
+}
+
+/**
+ * Writes a trace file (from {@link toTraceFile} or `liveTraceFile`) as JSON at `path`,
+ * creating its directory, and returns it as written. With `source`, the module and export
+ * your scenario (or family) comes from, the file records them relative to itself, so
+ * `interleave replay <path>`, `show` and `check --from` rebuild the scenario from any
+ * directory; without it they find only built-in scenarios and those an
+ * `interleave.config.*` lists.
+ *
+ * @example
+ * ```ts
+ * saveTraceFile('incident.json', liveTraceFile(system.recording()), { module: './scenarios.ts', export: 'payment' });
+ * ```
+ */
+export function saveTraceFile(path: string, file: TraceFile, source?: { readonly module: string | URL; readonly export: string }): TraceFile {
+  const scenario = source ? { ...file.scenario, module: { path: modulePathFrom(path, source.module), export: source.export } } : file.scenario;
+  const out = JSON.parse(JSON.stringify({ ...file, scenario })) as TraceFile;
+  mkdirSync(dirname(resolve(path)), { recursive: true });
+  writeFileSync(path, `${JSON.stringify(out, null, 2)}\n`);
+  return out;
 }

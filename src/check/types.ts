@@ -320,8 +320,8 @@ export interface TraceFile {
   kind: 'interleave-trace';
   /** The tool and version that wrote it. */
   tool: { name: 'interleave'; version: string };
-  /** The scenario's name and the parameters it was built with. */
-  scenario: { name: string; params: Record<string, unknown> };
+  /** The scenario's name and the parameters it was built with; `module`: where a scenario of your own comes from (`path` relative to the trace file), so `interleave replay` can rebuild it. */
+  scenario: { name: string; params: Record<string, unknown>; module?: { path: string; export: string } };
   /** The check options in effect. */
   options: Record<string, unknown>;
   /** The seed of the search (or of the failing run). */

@@ -14,7 +14,7 @@ import { VERSION } from './version.ts';
 
 const STRATEGIES = ['dfs', 'bfs', 'random', 'pct', 'swarm'] as const;
 const SCENARIO_HELP = "a scenario: a name (see 'interleave list'), or your module ./path/to/module.(ts|js|mjs)[#export]";
-const CONFIG_HELP = 'the project config listing scenario modules (default ./interleave.config.(js|mjs|ts) if present)';
+const CONFIG_HELP = 'the project config listing scenario modules (default: the nearest interleave.config.(js|mjs|ts) from here up to the project root)';
 
 function program(io: Io, setCode: (n: number) => void): Command {
   const p = new Command('interleave')

@@ -2,7 +2,7 @@
 // family ('lost-update'), a user's module ('./scenarios.ts#checkout'), or a name that a
 // project's interleave.config.(js|mjs|ts) lists.
 import { existsSync } from 'node:fs';
-import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
+import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { ScenarioFamily } from '../actors/index.ts';
 import type { TraceFileData } from '../report/index.ts';
 import { ModuleLoadError, importModule, scenarioExports, type ScenarioExport } from '../check/load-module.ts';
@@ -98,13 +98,20 @@ async function moduleTarget(arg: string): Promise<Target> {
 
 const CONFIG_NAMES = ['interleave.config.js', 'interleave.config.mjs', 'interleave.config.ts', 'interleave.config.mts'];
 
-/** The config file to use: --config, else one in the current directory, else none. */
+/**
+ * The config file to use: --config, else the nearest one from the current directory up to
+ * the project's root (the first directory with a package.json), as a command run from a
+ * subdirectory (`cd traces && interleave replay x.json`) still belongs to the project.
+ */
 export function configPath(explicit?: string): string | undefined {
   if (explicit !== undefined) {
     if (!existsSync(explicit)) throw new UsageError(`--config: no such file: ${explicit}`);
     return resolve(explicit);
   }
-  return CONFIG_NAMES.map((n) => resolve(n)).find((p) => existsSync(p));
+  for (let dir = process.cwd(); ; dir = dirname(dir)) {
+    const found = CONFIG_NAMES.map((n) => join(dir, n)).find((p) => existsSync(p));
+    if (found || existsSync(join(dir, 'package.json')) || dirname(dir) === dir) return found;
+  }
 }
 
 /** The scenarios a project's config lists (module references relative to the config file). */
@@ -174,6 +181,6 @@ export async function traceTarget(file: TraceFileData, tracePath: string, config
   const names = [...(await builtinNames()), ...(project?.targets.map((t) => t.family.name) ?? [])];
   throw new UsageError(
     `${tracePath}: unknown scenario '${file.scenario.name}'${didYouMean(file.scenario.name, names)}, and the trace does not say which module it came from; ` +
-      `scenarios: ${names.join(', ')}. Traces written by 'interleave check ./module.ts#export' record their module; for others, list the module in interleave.config.js`,
+      `scenarios: ${names.join(', ')}. Traces written by 'interleave check ./module.ts#export', or by saveTraceFile(path, file, { module, export }) (a live recording), record their module; for others, list the module in interleave.config.js`,
   );
 }

@@ -10,4 +10,5 @@
  */
 export { runLive, withExternals, type LiveOptions, type LiveSystem, type ExternalHandler, type ExternalSpec, type LiveRecording, type RecordedInput, type Reply, type LiveInspectionEvent, type InspectOption, type InspectedActorRef } from '../actors/live.ts';
 export { liveTraceFile, replayTraceFile } from '../check/from-trace.ts';
+export { saveTraceFile } from '../check/trace-file.ts';
 export * from '../storage/live/index.ts';

@@ -1,10 +1,10 @@
 // Writes a matcher's counterexample where `interleave check` would (trace JSON and HTML
 // viewer) and says how to replay it.
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import type { Scenario } from '../actors/index.ts';
 import { formatViolation, toTraceFile, type CheckResult, type ScenarioSource } from '../check/index.ts';
+import { modulePathFrom } from '../check/trace-file.ts';
 import { formatHtml, reportContext, validateTraceFile } from '../report/index.ts';
 
 export interface Written {
@@ -44,8 +44,7 @@ export function writeCounterexample(sc: Scenario, r: CheckResult, out: string | 
   let scenario: Record<string, unknown> = base.scenario;
   if (source && 'family' in source) scenario = { name: source.family, params: { ...(source.params ?? {}) } };
   else if (source && 'module' in source) {
-    const abs = source.module.startsWith('file:') ? fileURLToPath(source.module) : resolve(source.module);
-    const module = { path: relative(dirname(resolve(jsonPath)), abs).split(sep).join('/'), export: source.export };
+    const module = { path: modulePathFrom(jsonPath, source.module), export: source.export };
     scenario = { ...base.scenario, ...(source.params ? { params: { ...source.params } } : {}), module };
   }
   const file = JSON.parse(JSON.stringify({ ...base, scenario }));

@@ -1,6 +1,6 @@
 // `interleave check <scenario>`: explore a scenario's schedules and report the verdict.
 import { mkdirSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, join, relative, resolve, sep } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { ScenarioError, type Divergence, type ParamValues, type Scenario, type ScenarioFamily } from '../../actors/index.ts';
 import { busyActors, formatHtml, formatSteps, lassoEnd, legendLines, reportContext, traceView, validateTraceFile, type TraceFileData } from '../../report/index.ts';
 import { loadChecker, type CheckOptions, type CheckResult, type CheckerApi, type Violation } from '../check-api.ts';
@@ -12,6 +12,7 @@ import { refText, resolveTarget, type Target } from '../scenario-ref.ts';
 import { resolveShard, type ShardChoice } from '../shard-env.ts';
 import { RESULT_KIND, RESULT_SCHEMA_VERSION, fingerprintLines, writeAtomically, type ShardResultFile } from '../shard-result.ts';
 import { VERSION } from '../version.ts';
+import { modulePathFrom } from '../../check/trace-file.ts';
 
 export interface CheckFlags {
   param: string[];
@@ -89,7 +90,7 @@ export function traceFileOf(api: CheckerApi, sc: Scenario, t: Target, p: ParamVa
   const { source: _source, ...rest } = r.options as Record<string, unknown>;
   const options = t.origin ? rest : r.options;
   const base = api.toTraceFile(sc, v, { params: { ...p }, options, seed: v.seed ?? r.seed });
-  const module = t.origin ? { path: relative(dirname(resolve(jsonPath)), t.origin.path).split(sep).join('/'), export: t.origin.export } : undefined;
+  const module = t.origin ? { path: modulePathFrom(jsonPath, t.origin.path), export: t.origin.export } : undefined;
   // Replay finds the family by this name (or the module), so it must be the family's.
   // A counterexample found around a live recording carries the payloads of its input steps.
   const inputs = (v as Violation & { inputs?: unknown[] }).inputs;

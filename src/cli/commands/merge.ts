@@ -3,12 +3,13 @@
 // parameters, interleave version, shard count, partition or options) or when a shard
 // is missing or given twice; else exit 1 with the shortest counterexample if a shard
 // found one; else exit 0, "complete" only when every shard is complete.
-import { dirname, join, relative, resolve, sep } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { formatHtml, formatSteps, traceView } from '../../report/index.ts';
 import { EXIT, UsageError } from '../errors.ts';
 import { printJson, type Io } from '../io.ts';
 import { shellWord } from '../options.ts';
 import { readResult, writeAtomically, type ShardResultFile } from '../shard-result.ts';
+import { modulePathFrom } from '../../check/trace-file.ts';
 
 /** What shards of one check share; a difference is a mismatch. */
 function identity(r: ShardResultFile): Record<string, string> {
@@ -55,8 +56,7 @@ function traceAt(r: ShardResultFile, from: string, to: string): ShardResultFile[
   const v = r.violation!;
   const mod = (v.trace.scenario as { module?: { path: string; export: string } }).module;
   if (!mod) return v;
-  const abs = resolve(dirname(resolve(from)), mod.path);
-  const path = relative(dirname(resolve(to)), abs).split(sep).join('/');
+  const path = modulePathFrom(to, resolve(dirname(resolve(from)), mod.path));
   return { ...v, trace: { ...v.trace, scenario: { ...v.trace.scenario, module: { ...mod, path } } } as typeof v.trace };
 }
 
