@@ -3,7 +3,8 @@
 // the unreduced re-run when the reduced search had pruned something before its first
 // violation, and an honest fallback when a budget cuts that re-run.
 import { describe, expect, it } from 'vitest';
-import { check, formatViolation, replaySchedule, type CheckOptions } from '../src/check/index.ts';
+import { check, checkRun, formatViolation, replaySchedule, type CheckOptions } from '../src/check/index.ts';
+import { progressText } from '../src/cli/progress.ts';
 import { lostUpdate, orderingBug } from './fixtures-check/models.ts';
 import { seededBugs } from './fixtures-check/seeded-bugs.ts';
 
@@ -53,6 +54,16 @@ describe('first violation: identical with and without POR', () => {
     expect(fv.reducedDistinctStates).toBeLessThan(fv.rerunDistinctStates!);
     expect(r.stats.distinctStates).toBe(fv.rerunDistinctStates);
     expect(r.options.firstViolationNote).toBeUndefined();
+    // Progress says when the counts start over for the re-run.
+    const run = checkRun(lostUpdate(), { strategy: 'dfs', shrink: false });
+    const phases: (string | undefined)[] = [];
+    run.progress$.subscribe((p) => {
+      phases.push(p.phase);
+      if (p.phase) expect(progressText(p, 'checking')).toContain('· unreduced re-run ·');
+    });
+    await run.result;
+    expect(phases[0]).toBeUndefined();
+    expect(phases.at(-1)).toBe('unreduced re-run');
   });
 
   it('a budget that cuts the re-run: the reduced search\'s violation, and a note saying so', async () => {

@@ -58,8 +58,10 @@ export async function unreducedFirst(s: Session, diverged: boolean, rerun: Rerun
   s.found = undefined;
   s.cutBy = undefined;
   s.resetVisited();
+  s.phase = 'unreduced re-run';
   rerun.prefix?.();
   if (!s.found) await rerun.drive(rerun.explorer());
+  s.phase = undefined;
   info.rerunDistinctStates = s.visited.size;
   info.rerunTransitions = s.transitions - transitions;
   info.rerunMs = Math.round(performance.now() - t0);

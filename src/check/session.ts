@@ -33,6 +33,8 @@ export class Session {
   cutBy: CutBy | undefined;
   found: Found | undefined;
   stopped = false;
+  /** Progress's `phase` (first-violation.ts: the unreduced re-run). */
+  phase: string | undefined;
   /** Set when exploration ends (before shrinking). */
   exploreMs: number | undefined;
   visited: VisitedSet;
@@ -126,6 +128,7 @@ export class Session {
       statesPerSecond: ms > 0 ? ((this.visited.size + this.extraDistinct) * 1000) / ms : 0,
     };
     if (this.runs > 0) p.runs = this.runs;
+    if (this.phase) p.phase = this.phase;
     return p;
   }
 }

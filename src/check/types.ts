@@ -77,11 +77,13 @@ export interface CheckOptions {
   /** Swarm: the per-run strategy (default 'pct'). */
   swarmStrategy?: 'random' | 'pct';
   /**
-   * Partial-order reduction (sleep sets), default true: deliveries to different actors
-   * commute, so only one order of them is explored. It prunes transitions, never
-   * states, so every invariant is still checked on every reachable world. A scenario
-   * with monitors gets it only if every monitor declares `watches`
-   * (`result.options.porNote` says why it was off).
+   * Partial-order reduction (stubborn sets and sleep sets), dfs and bfs, default true:
+   * steps that commute are explored in one order only (docs/checker.md says what it
+   * preserves and what the declarations `reads`/`readsView` are for). A scenario with
+   * monitors gets it only if every monitor declares `watches`
+   * (`result.options.porNote` says why it was off). The verdict and the violation
+   * reported do not depend on it: a violation is the one `por: false` reports, same
+   * schedule (`result.options.firstViolation`).
    */
   por?: boolean;
   /** Shrink counterexamples, default true. */
@@ -139,7 +141,11 @@ export interface Inspect {
   state?(world: World): void;
   /** Called once for every distinct quiescent world (nothing but faults enabled). */
   quiescent?(world: World): void;
-  /** Called for every violation found; return true to record it and keep exploring. */
+  /**
+   * Called for every violation found; return true to record it and keep exploring.
+   * Returning false stops the search; with POR on, the unreduced re-run that decides
+   * which violation is reported then calls these callbacks again for its own worlds.
+   */
   violation?(property: PropertyRef, schedule: readonly string[]): boolean;
   /**
    * dfs / bfs: called once at the end with the fingerprints of every world the search
@@ -167,6 +173,12 @@ export interface Progress {
   statesPerSecond: number;
   /** Runs done (random, PCT, swarm). */
   runs?: number;
+  /**
+   * What the search is doing, when it is not the search itself: `'unreduced re-run'`
+   * while a reduced search that met a violation runs the unreduced search again to find
+   * the first one (the counts start over; `result.options.firstViolation`).
+   */
+  phase?: string;
 }
 
 /** Which property failed: its name in the scenario, its kind, and the message the predicate or monitor returned. `deadlock`, `error` (a machine threw) and `unhandled` are built in. */
@@ -286,7 +298,12 @@ export interface CheckResult {
   strategy: string;
   /** The seed in effect. */
   seed: number;
-  /** The options in effect, including seed-derived ones (pct's d and k). */
+  /**
+   * The options in effect, including seed-derived ones (pct's d and k), and notes on what
+   * ran: `reduction`, `porNote`, and for a violation found with POR on `firstViolation`
+   * (which search's first violation is reported) and `firstViolationNote` (when a budget
+   * cut the unreduced re-run: the reduced search's violation is reported).
+   */
   options: Record<string, unknown>;
   /**
    * dfs / bfs: estimated probability that two distinct states shared a 64-bit

@@ -96,7 +96,7 @@ export async function toHoldUnder(received: unknown, options: HoldOptions = {}):
   const { sc, r, w } = await run(received, options, 'toHoldUnder');
   if (r.violation) {
     const v = r.violation;
-    return { pass: false, message: () => `expected scenario '${sc.name}' to hold, but ${v.property.kind} '${v.property.name}' is violated (${stats(r)})\n\n${counterexample(r, w)}` };
+    return { pass: false, message: () => `expected scenario '${sc.name}' to hold, but ${v.property.kind} '${v.property.name}' is violated (${stats(r)})${firstNote(r)}\n\n${counterexample(r, w)}` };
   }
   if (!r.complete && !options.allowIncomplete) {
     return {
@@ -105,6 +105,11 @@ export async function toHoldUnder(received: unknown, options: HoldOptions = {}):
     };
   }
   return { pass: true, message: () => `expected scenario '${sc.name}' to be violated, but every property holds (${verdict(r)}; ${stats(r)})` };
+}
+
+/** When a budget cut the unreduced re-run, the violation shown is the reduced search's: say so (src/check/first-violation.ts). */
+function firstNote(r: CheckResult): string {
+  return typeof r.options.firstViolationNote === 'string' ? `\nnote: ${r.options.firstViolationNote}` : '';
 }
 
 /** Passes when the check finds a violation of the property named `property` (an invariant, monitor or eventually property). */
@@ -118,7 +123,7 @@ export async function toBeViolatedBy(received: unknown, property: string, option
   if (v.property.name !== property) {
     return {
       pass: false,
-      message: () => `expected scenario '${sc.name}' to be violated by '${property}', but ${v.property.kind} '${v.property.name}' broke first (${stats(r)})\n\n${counterexample(r, w)}`,
+      message: () => `expected scenario '${sc.name}' to be violated by '${property}', but ${v.property.kind} '${v.property.name}' broke first (${stats(r)})${firstNote(r)}\n\n${counterexample(r, w)}`,
     };
   }
   return { pass: true, message: () => `expected scenario '${sc.name}' not to be violated by '${property}', but it is (${stats(r)})\n\n${counterexample(r, w)}` };

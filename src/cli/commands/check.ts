@@ -145,7 +145,8 @@ function firstViolationLine(r: CheckResult): string | undefined {
   const fv = r.options.firstViolation as { search: string; reduced: string; reducedDistinctStates: number } | undefined;
   if (typeof r.options.firstViolationNote === 'string') return r.options.firstViolationNote;
   if (fv?.search !== 'unreduced') return undefined;
-  return `the reduced search met ${fv.reduced} after ${fv.reducedDistinctStates.toLocaleString('en-US')} distinct states; shown is the first violation of the unreduced order, as with --no-por`;
+  const [kind, ...name] = fv.reduced.split(':');
+  return `the reduced search met ${kind} '${name.join(':')}' first (${fv.reducedDistinctStates.toLocaleString('en-US')} distinct states); shown is the unreduced search's first violation, as with --no-por`;
 }
 
 const CUT: Record<string, string> = {
