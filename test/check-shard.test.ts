@@ -209,14 +209,37 @@ describe('dealing the frontier', () => {
     expect(dealFrontier(anc, 2)).toEqual(owner);
   });
 
-  it('with random ancestries: every world dealt, no shard over the slack', () => {
+  /** The deal as specified, every shard scored for every world (dealFrontier only scores the shards holding an ancestor, and the emptiest other). */
+  function reference(anc: (Uint32Array | undefined)[], count: number): number[] {
+    const cap = Math.max(1, Math.ceil((anc.length / count) * FRONTIER_SLACK));
+    const covered = Array.from({ length: count }, () => new Set<number>());
+    const load = new Array<number>(count).fill(0);
+    const set = anc.map((a) => (a ? [...Array(a.length * 32).keys()].filter((b) => (a[b >>> 5]! >>> (b & 31)) & 1) : []));
+    const owner: number[] = [];
+    for (const k of set.map((_, k) => k).sort((x, y) => set[y]!.length - set[x]!.length || x - y)) {
+      let best = -1;
+      for (let i = 0; i < count; i++) {
+        if (load[i]! >= cap) continue;
+        const fresh = (j: number) => set[k]!.filter((b) => !covered[j]!.has(b)).length;
+        if (best < 0 || fresh(i) < fresh(best) || (fresh(i) === fresh(best) && load[i]! < load[best]!)) best = i;
+      }
+      owner[k] = best;
+      load[best]!++;
+      for (const b of set[k]!) covered[best]!.add(b);
+    }
+    return owner;
+  }
+
+  it('with random ancestries: the same deal as scoring every shard, every world dealt, no shard over the slack', () => {
     let seed = 7;
     const next = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0);
-    for (const count of [2, 3, 5]) {
-      const anc = Array.from({ length: 50 }, () => bits(70, next() % 70, next() % 70, next() % 70));
+    for (const count of [2, 3, 5, 9, 60]) {
+      const anc = Array.from({ length: 50 }, (_, k) => (k % 7 === 6 ? bits(70) : bits(70, next() % 70, next() % 70, next() % 70)));
       const owner = dealFrontier(anc, count);
+      expect(owner).toEqual(reference(anc, count));
       expect(owner.every((o) => o >= 0 && o < count)).toBe(true);
       expect(Math.max(...counts(owner, count))).toBeLessThanOrEqual(Math.ceil((50 / count) * FRONTIER_SLACK));
     }
+    expect(dealFrontier(new Array(9).fill(undefined), 4)).toEqual(reference(new Array(9).fill(undefined), 4));
   });
 });

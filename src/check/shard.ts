@@ -170,12 +170,6 @@ export function runPrefix(s: Session, index: number, count: number, perShard: nu
   return plan(roots, foreign, level.length > 0 ? depth - 1 : depth, level.length);
 }
 
-const popcount = (x: number): number => {
-  x -= (x >>> 1) & 0x55555555;
-  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
-  return (Math.imul((x + (x >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24);
-};
-
 /**
  * The shard of each frontier world (by position in the level, which every shard computes
  * alike). Two frontier worlds that descend from the same partition-level world often
@@ -188,27 +182,41 @@ const popcount = (x: number): number => {
 export function dealFrontier(anc: readonly (Uint32Array | undefined)[], count: number): number[] {
   const owner = new Array<number>(anc.length).fill(0);
   const cap = Math.max(1, Math.ceil((anc.length / count) * FRONTIER_SLACK));
-  const words = anc[0]?.length ?? 0;
-  const covered = Array.from({ length: count }, () => new Uint32Array(words));
   const load = new Array<number>(count).fill(0);
-  const size = anc.map((a) => (a ? a.reduce((t, x) => t + popcount(x), 0) : 0));
-  const order = anc.map((_, k) => k).sort((x, y) => size[y]! - size[x]! || x - y);
+  const bits = anc.map((a) => {
+    const out: number[] = [];
+    if (a) for (let w = 0; w < a.length; w++) for (let x = a[w]!; x !== 0; x &= x - 1) out.push(w * 32 + (31 - Math.clz32(x & -x)));
+    return out;
+  });
+  // Per partition-level world, the shards already holding one of its descendants: only
+  // those (and the emptiest other shard) are candidates, so many shards stay cheap.
+  const holders: number[][] = [];
+  const held = Array.from({ length: count }, () => new Set<number>());
+  const order = anc.map((_, k) => k).sort((x, y) => bits[y]!.length - bits[x]!.length || x - y);
   for (const k of order) {
-    const a = anc[k];
+    const mine = bits[k]!;
+    const hits = new Map<number, number>();
+    for (const b of mine) for (const i of holders[b] ?? []) hits.set(i, (hits.get(i) ?? 0) + 1);
     let best = -1;
     let bestNew = Infinity;
-    for (let i = 0; i < count; i++) {
-      if (load[i]! >= cap) continue;
-      let fresh = 0;
-      if (a) for (let w = 0; w < words; w++) fresh += popcount(a[w]! & ~covered[i]![w]!);
-      if (fresh < bestNew || (fresh === bestNew && load[i]! < load[best]!)) {
+    const consider = (i: number, fresh: number): void => {
+      if (load[i]! >= cap) return;
+      if (fresh < bestNew || (fresh === bestNew && (load[i]! < load[best]! || (load[i] === load[best] && i < best)))) {
         best = i;
         bestNew = fresh;
       }
-    }
+    };
+    for (const [i, h] of hits) consider(i, mine.length - h);
+    let emptiest = -1;
+    for (let i = 0; i < count; i++) if (!hits.has(i) && load[i]! < cap && (emptiest < 0 || load[i]! < load[emptiest]!)) emptiest = i;
+    if (emptiest >= 0) consider(emptiest, mine.length);
     owner[k] = best;
     load[best]!++;
-    if (a) for (let w = 0; w < words; w++) covered[best]![w]! |= a[w]!;
+    for (const b of mine) {
+      if (held[best]!.has(b)) continue;
+      held[best]!.add(b);
+      (holders[b] ??= []).push(best);
+    }
   }
   return owner;
 }
