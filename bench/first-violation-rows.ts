@@ -27,7 +27,8 @@ export const FIRST_HEADER = ['model', 'strategy', 'por', 'first violation', 'red
 
 export const FIRST_NOTE =
   'off = por: false; on = the default: the reduced search to its first violation, then (when it had left the unreduced order) the unreduced search again\n' +
-  'to its first, which is the one reported (identical to off). "reduced search alone" is what POR cost to its own first violation before this change.';
+  'to its first, which is the one reported (identical to off; DIFFERS would flag a mismatch). The reduced-search column alone is what POR cost to its own first\n' +
+  'violation before the re-run existed; "transitions in all" and CPU are the whole check. CPU is from one run on a shared machine: small rows are JIT noise.';
 
 const name = (r: CheckResult): string => (r.violation ? r.violation.property.name.split(':')[0]!.slice(0, 40) : r.complete ? 'none (complete)' : `none (cut by ${r.cutBy})`);
 
