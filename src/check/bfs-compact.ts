@@ -2,9 +2,9 @@
 // states found so far, and holding a world per entry cost 1-2 KB a state on the
 // protocol models. Here an entry is its parent entry and the position of its step
 // among the parent's enabled steps (entry-log.ts, about 2 bytes an entry, kept for
-// schedules), plus, while it waits, its fingerprint check and the positions of the
-// steps it must take and of its sleep set (2 bytes each; "all" in one). Worlds are
-// re-derived when expanded.
+// schedules), plus, while it waits, a record (record-queue.ts) of its fingerprint
+// check and the positions of the steps it must take and of its sleep set (2 bytes
+// each; "all" in one). Worlds are re-derived when expanded.
 //
 // Roots (the initial world, or a sharded search's frontier worlds, shard.ts) keep
 // their world and the schedule that reaches it.
@@ -19,6 +19,7 @@
 import { apply, enabled, type Step, type World } from '../actors/index.ts';
 import { Search, keyOf, type Node } from './explore.ts';
 import { EntryLog } from './entry-log.ts';
+import { RecordQueue } from './record-queue.ts';
 import type { Lanes } from './fingerprint.ts';
 import type { PorContext } from './por.ts';
 import { NondeterminismError } from './purity.ts';
@@ -53,9 +54,7 @@ export class CompactBfs extends Search {
    * Waiting entries' records, first in first out: [steps count | STUB flag, sleep count,
    * fingerprint check (two words), steps..., sleep...].
    */
-  private pool = new Uint16Array(4096);
-  private poolHead = 0;
-  private poolTail = 0;
+  private pool = new RecordQueue();
   /** Sleep sets with a step that is not enabled at the entry's world (kept as steps; rare). */
   private aside = new Map<number, Step[]>();
   /** The path cache, per depth above `base`: entry, world, lanes, enabled steps (computed when needed). */
@@ -75,7 +74,7 @@ export class CompactBfs extends Search {
 
   /** Bytes of the typed arrays (entries and waiting records). */
   get bytes(): number {
-    return this.log.bytes + this.pool.byteLength;
+    return this.log.bytes + this.pool.bytes;
   }
 
   protected push(n: Node): void {
@@ -113,9 +112,8 @@ export class CompactBfs extends Search {
     }
     if (!sleepPos) this.aside.set(e, n.sleep);
     const len = 4 + (all ? 0 : n.steps.length) + (sleepPos?.length ?? 0);
-    this.reserve(len);
-    const pool = this.pool;
-    let k = this.poolTail;
+    const pool = this.pool.reserve(len);
+    let k = this.pool.writeAt;
     const check = n.key >>> 0;
     pool[k++] = (all ? ALL_STEPS : n.steps.length) | (n.all ? STUB : 0);
     pool[k++] = sleepPos ? sleepPos.length : ASIDE;
@@ -123,21 +121,7 @@ export class CompactBfs extends Search {
     pool[k++] = check >>> 16;
     if (!all) for (const t of n.steps) pool[k++] = position(en, t);
     if (sleepPos) for (const i of sleepPos) pool[k++] = i;
-    this.poolTail = k;
-  }
-
-  private reserve(len: number): void {
-    if (this.poolTail + len <= this.pool.length) return;
-    const live = this.poolTail - this.poolHead;
-    if (this.poolHead * 2 >= this.pool.length && live + len <= this.pool.length) {
-      this.pool.copyWithin(0, this.poolHead, this.poolTail);
-    } else {
-      const b = new Uint16Array(Math.max(live + len, Math.ceil(this.pool.length * 1.5)));
-      b.set(this.pool.subarray(this.poolHead, this.poolTail));
-      this.pool = b;
-    }
-    this.poolHead = 0;
-    this.poolTail = live;
+    this.pool.commit(k);
   }
 
   /** `d` counts levels from the roots' depth. */
@@ -198,8 +182,8 @@ export class CompactBfs extends Search {
     if (e >= this.log.count) return undefined;
     while (this.headDepth + 1 < this.levels.length && this.levels[this.headDepth + 1]! <= e) this.headDepth++;
     const d = this.headDepth;
-    const pool = this.pool;
-    let k = this.poolHead;
+    const pool = this.pool.peek()!;
+    let k = this.pool.readAt;
     const w0 = pool[k++]!;
     const nSleep = pool[k++]!;
     const check = (pool[k++]! | (pool[k++]! << 16)) >>> 0;
@@ -222,7 +206,7 @@ export class CompactBfs extends Search {
       sleep = new Array<Step>(nSleep);
       for (let j = 0; j < nSleep; j++) sleep[j] = en[pool[k++]!]!;
     }
-    this.poolHead = k;
+    this.pool.take(k);
     const n: Node = { world: this.pathWorld[d], depth, steps, i: 0, sleep, done: [], parent: undefined, via: undefined, lanes: this.pathLanes[d], all: stub ? en : undefined, key: check, en, index: e };
     this.current = n;
     return n;
@@ -251,7 +235,7 @@ export class CompactBfs extends Search {
     this.base = -1;
     this.headDepth = 0;
     this.roots = new Map();
-    this.poolHead = this.poolTail = 0;
+    this.pool.clear();
     this.aside = new Map();
     this.pathId = [];
     this.pathWorld = [];
