@@ -25,9 +25,11 @@ export const DEFAULT_SHARD_PREFIX = 64;
  * The partition level: the first prefix level with at least this many worlds per shard.
  * Every later prefix world records which partition-level worlds it descends from, by
  * every prefix step (not only the first that found it); `dealFrontier` keeps frontier
- * worlds with shared ancestry together. Chosen on airflow-checkpoints (items=3 and 4,
- * W=2, 2 shards; docs/sharding.md): 8 per shard and fewer leave a few huge groups, 32
- * and more too many small ones.
+ * worlds with shared ancestry together. Chosen on airflow-checkpoints (items=3 to 5, W=2,
+ * 2 shards): 16 gave duplication 1.12-1.24 and a larger shard of 61-63% at prefix 64-256
+ * per shard (1.33 and 72% at 32); 8-12 did as well at prefix 32-64 but 1.6-1.7 and
+ * 84-91% at 128-256 (a few ancestries span most of the frontier); 24-32 gave 1.19-1.28
+ * and 68-77%.
  */
 export const PARTITION_WORLDS_PER_SHARD = 16;
 
