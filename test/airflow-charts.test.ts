@@ -36,6 +36,16 @@ describe('unexpected messages to the task process are reported', () => {
     expect(r.events.some((e) => e.kind === 'unhandled')).toBe(false);
   });
 
+  it('a later Start over a running try abandons it: its operators are cancelled, the new try runs its own', () => {
+    const w = worldWhere(sc, (x) => queryOf(sc, x).matches('task', 'looping') && x.timers.length > 0);
+    expect(w.timers.map((t) => t.id)).toEqual(['run:1:0', 'run:1:1']);
+    const r = strayDelivery(sc, w, 'runner', 'task', { type: 'Start', a: 2 });
+    expect(r.events.some((e) => e.kind === 'unhandled')).toBe(false);
+    expect(queryOf(sc, r.world).context('task').a).toBe(2);
+    // Try 2 reads its marker first: no operator runs yet, and none of try 1 is left to end.
+    expect(r.world.timers.map((t) => t.id)).toEqual([]);
+  });
+
   it('the checker reports a stray message as an unhandled violation naming the task process', async () => {
     const stray = defineScenario({ name: 'airflow-stray', actors: sc.actors, start: [{ from: 'runner', to: 'task', msg: { type: 'LeaseGranted', token: 1 } }] });
     const r = await check(stray, { strategy: 'bfs' });

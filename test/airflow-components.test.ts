@@ -6,6 +6,9 @@ import { ScenarioError } from '../src/actors/index.ts';
 import { IDLE, asend, cancel, release, syncSend, type Req } from '../src/machines/airflow/channel.ts';
 import { cancelWrites, killWindow, newWriter, record, restOf, writeErr, writeOk } from '../src/machines/airflow/round-writer.ts';
 import { configOf, parseOutcomes, type Entry } from '../src/machines/airflow/config.ts';
+import { supervisorApi } from '../src/machines/airflow/api.ts';
+import { storeFor } from '../src/machines/airflow/scenario.ts';
+import { mget, mkeys, pmap } from '../src/machines/airflow/pstore.ts';
 
 const req = (rid: number, role: Req['role'] = 'push', sync = false): Req => ({ rid, op: 'set', key: `k${rid}`, role, sync, bytes: 0 });
 const e = (i: number): Entry => ({ i, s: 'success', t: 1 });
@@ -42,15 +45,15 @@ describe('request channel', () => {
 });
 
 describe('round writer', () => {
-  it('cuts a round at W in completion order and writes it under the lock; the next cut waits', () => {
+  it('cuts a round of the next W in completion order (kept in index order) and writes it under the lock; the next cut waits', () => {
     let w = newWriter(0);
     let start = null;
     for (const i of [3, 1]) ({ w, start } = record(w, e(i), 2, i));
-    expect(start).toEqual({ n: 0, value: [e(3), e(1)], closer: 1 });
+    expect(start).toEqual({ n: 0, value: [e(1), e(3)], closer: 1 });
     for (const i of [0, 2]) ({ w, start } = record(w, e(i), 2, i));
     expect(start).toBeNull();
     expect(w.waiting).toHaveLength(1);
-    expect(killWindow(w).map((x) => x.i)).toEqual([3, 1, 0, 2]);
+    expect(killWindow(w).map((x) => x.i)).toEqual([1, 3, 0, 2]);
     const ok = writeOk(w);
     expect(ok.w.nextN).toBe(1);
     expect(ok.start).toEqual({ n: 1, value: [e(0), e(2)], closer: 2 });
@@ -70,6 +73,11 @@ describe('round writer', () => {
     const c = cancelWrites(w);
     expect(c.inflight).toBeNull();
     expect(restOf(c).map((x) => x.i)).toEqual([0, 1, 2, 3, 4]);
+  });
+  it('the same outcomes recorded in another order make the same writer state', () => {
+    const fill = (order: number[]) => order.reduce((w, i) => record(w, e(i), 4, i).w, newWriter(0));
+    expect(fill([2, 0, 1])).toEqual(fill([1, 2, 0]));
+    expect(() => record({ ...newWriter(0), pending: [e(0), e(1)] }, e(2), 2, 2)).toThrow(/a round is cut at W/);
   });
   it('overwrite-one-key writes every outcome so far', () => {
     let w = newWriter(0, [e(9)]);
@@ -91,5 +99,24 @@ describe('outcome scripts and configuration', () => {
     expect(() => parseOutcomes('s-s')).toThrow(ScenarioError);
     expect(() => configOf({ W: 0 })).toThrow(/taskConcurrency must be at least 1/);
     expect(() => configOf({ tries: 0 })).toThrow(/tries must be at least 1/);
+  });
+});
+
+describe('the supervisor\'s XCom table', () => {
+  it("a newer try's first frame finds the older try's XComs deleted; a late push of the older try lands before it", () => {
+    const cfg = configOf({ items: 2 });
+    const api = supervisorApi(cfg, storeFor(cfg));
+    const ctx = { self: 'supervisor', from: 'task', outcome: undefined, now: 0 };
+    let s = api.init(undefined);
+    const push = (a: number, i: number) => ({ type: 'SetXCom', a, rid: 1, key: `return_value_${i}`, value: { i, t: a } });
+    s = api.receive(s, push(1, 0), ctx).state;
+    s = api.receive(s, push(1, 1), ctx).state;
+    expect(mkeys(s.xcom.keys)).toEqual(['return_value_0', 'return_value_1']);
+    // Try 2 starts with its marker read: the table is empty before it pushes anything.
+    s = api.receive(s, { type: 'GetTaskStateStore', a: 2, rid: 1, key: '_iterable_completed', role: 'marker-read', sync: true, bytes: 0 }, ctx).state;
+    expect(s.xcom).toEqual({ a: 2, keys: pmap() });
+    s = api.receive(s, push(2, 1), ctx).state;
+    expect(mget(s.xcom.keys, 'return_value_1')).toBe(2);
+    expect(mkeys(s.xcom.keys)).toEqual(['return_value_1']);
   });
 });

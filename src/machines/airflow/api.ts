@@ -32,8 +32,10 @@ export function shardOf(key: string, count: number): number {
 
 /**
  * The XCom table (return_value_<i> per index, with the try that pushed it). The
- * runner deletes a TI's XComs before each try; here a push of a newer try drops
- * the older ones, which is the same for every reader and costs no extra step.
+ * runner deletes a TI's XComs before each try; here the first frame of a newer try
+ * drops the older ones: before that try pushes or ends, as the runner's deletion,
+ * and without an extra step. (Deleting them only at its first push kept a dead try's
+ * XComs through the retry's reads: one more state per subset of them.)
  */
 export interface XComState {
   readonly a: number;
@@ -113,11 +115,14 @@ export function supervisorApi(cfg: AirflowConfig, store: ReducerLogic<TaskStateS
           };
         }
       }
+      // A newer try's first frame: its XComs were deleted before it started (XComState).
+      if (typeof msg.a === 'number' && msg.a > state.xcom.a && (msg.type === 'SetXCom' || toStore(msg) !== undefined)) {
+        state = { ...state, xcom: { a: msg.a, keys: pmap<number>() } };
+      }
       if (msg.type === 'SetXCom') {
         const a = msg.a as number;
-        const keys = a > state.xcom.a ? pmap<number>() : state.xcom.keys;
         return {
-          state: { ...state, xcom: { a: Math.max(a, state.xcom.a), keys: mset(keys, msg.key as string, a) } },
+          state: { ...state, xcom: { a: state.xcom.a, keys: mset(state.xcom.keys, msg.key as string, a) } },
           send: [{ to: ctx.from, msg: { type: 'OKResponse', a, rid: msg.rid } }],
           events: [{ kind: 'io', actor: ctx.self, op: 'xcom.set', key: msg.key as string, outcome: 'ok' }],
         };

@@ -8,11 +8,15 @@ import { ALL_KEY, MARKER_KEY, batchKey, indexKey, type AirflowConfig, type Entry
 import type { Req } from './channel.ts';
 import { newWriter } from './round-writer.ts';
 import { pset, pvec } from './pstore.ts';
+import { runTimer } from './task-loop.ts';
 import { Step, initialTask, type Out, type Resp, type TaskCtx } from './task-ctx.ts';
 
 /** A try begins: the first reads nothing, a retry reads the marker first. */
 export function beginTry(c0: TaskCtx, cfg: AirflowConfig, a: number, afterClear = false): { c: TaskCtx; out: Out[] } {
   const s = new Step({ ...initialTask(), a, lease: c0.lease, afterClear }, cfg);
+  // A Start over a try still running abandons it: its operators are cancelled (their ends would
+  // only be ignored, by try number).
+  for (const x of c0.co) if (x.stage === 'run') s.out.push({ to: 'self', msg: { type: 'Cancel' }, cancel: runTimer(c0.a, x.i) });
   s.emit({ type: 'Begin', a });
   if (a === 1) startLoop(s);
   else if (!s.sync(s.req('get', MARKER_KEY, 'marker-read', true))) fail(s);

@@ -5,7 +5,15 @@
 import type { MonitorDef } from '../../actors/index.ts';
 import { batchKey, type AirflowConfig, type Entry } from './config.ts';
 import { prefixLength, stillStored, storedEntries } from './store-view.ts';
-import { addSorted, faults, isWrite, killed, monitor, taskEvents, openAfter, opened, out, req, resp, type Open } from './trace-view.ts';
+import { addSorted, faults, isWrite, killed, monitor, tryMonitor, taskEvents, openAfter, opened, out, req, resp, type Open } from './trace-view.ts';
+
+/** `slack` with index i's allowance set to v; the default, 1, is kept as an absent entry (one form per allowance). */
+function withSlack(slack: Readonly<Record<number, number>>, i: number, v: number): Readonly<Record<number, number>> {
+  if (v !== 1) return { ...slack, [i]: v };
+  if (!(i in slack)) return slack;
+  const { [i]: _default, ...rest } = slack;
+  return rest;
+}
 
 export function outcomeMonitors(cfg: AirflowConfig): Record<string, MonitorDef> {
   const perRound = cfg.design === 'per-round';
@@ -28,7 +36,7 @@ export function outcomeMonitors(cfg: AirflowConfig): Record<string, MonitorDef> 
           for (const i of st.mine) {
             const c = st.confirmed[i];
             const durable = c !== undefined && Number(c.split('|')[1]) === st.a && stillStored(q, cfg, c.split('|')[0]!, i, st.a);
-            if (!durable) slack = { ...slack, [i]: (slack[i] ?? 1) + 1 };
+            if (!durable) slack = withSlack(slack, i, (slack[i] ?? 1) + 1);
           }
           return { ...st, slack, mine: [], open: {}, live: false };
         };
@@ -53,7 +61,7 @@ export function outcomeMonitors(cfg: AirflowConfig): Record<string, MonitorDef> 
             if (!o.trusted || stillStored(q, cfg, key!, Number(k), Number(t), perRound ? o.batches : Infinity)) continue;
             const { [Number(k)]: _lost, ...rest } = confirmed;
             confirmed = rest;
-            slack = { ...slack, [k]: (slack[Number(k)] ?? 1) + 1 };
+            slack = withSlack(slack, Number(k), (slack[Number(k)] ?? 1) + 1);
           }
           return { ...s, since: o.since, trusted: o.trusted, batches: o.batches, confirmed, slack };
         }
@@ -71,7 +79,7 @@ export function outcomeMonitors(cfg: AirflowConfig): Record<string, MonitorDef> 
         if (o?.type === 'Report' && o.cb === 'success') {
           const left = s.slack[o.i] ?? 1;
           if (left < 1) return { fail: `INV-14: success callback of index ${o.i} fired more often than 1 + the tries in which it ended non-durable` };
-          return { ...s, slack: { ...s.slack, [o.i]: left - 1 }, mine: addSorted(s.mine, o.i) };
+          return { ...s, slack: withSlack(s.slack, o.i, left - 1), mine: addSorted(s.mine, o.i) };
         }
         const r = resp(e);
         if (r && r.type === 'OKResponse' && isWrite(opened(s.open, r))) {
@@ -85,7 +93,7 @@ export function outcomeMonitors(cfg: AirflowConfig): Record<string, MonitorDef> 
       },
     ),
     // INV-15: failure and retry callbacks come after every RunEnd, all announcing the same fate.
-    'INV-15': monitor({ a: 0, fate: '' }, { watches: taskEvents, reads: [] }, (s, e) => {
+    'INV-15': tryMonitor({ a: 0, fate: '' }, { watches: taskEvents, reads: [] }, (s, e) => {
       const o = out(e);
       if (o?.type === 'Begin') return { a: o.a, fate: '' };
       if (o?.type === 'Report' && (o.cb === 'retry' || o.cb === 'failure')) {
@@ -97,7 +105,7 @@ export function outcomeMonitors(cfg: AirflowConfig): Record<string, MonitorDef> 
       return s;
     }),
     // INV-16: a successful try leaves return_value_<i> for every index that was not skipped.
-    'INV-16': monitor({ a: 0, skipped: [] as readonly number[] }, { watches: taskEvents, reads: ['supervisor'] }, (s, e, q) => {
+    'INV-16': tryMonitor({ a: 0, skipped: [] as readonly number[] }, { watches: taskEvents, reads: ['supervisor'] }, (s, e, q) => {
       const o = out(e);
       if (o?.type === 'Begin') return { a: o.a, skipped: [] };
       if (o?.type === 'Skip' || (o?.type === 'Report' && o.cb === 'skip')) return { ...s, skipped: addSorted(s.skipped, o.i) };
@@ -112,7 +120,7 @@ export function outcomeMonitors(cfg: AirflowConfig): Record<string, MonitorDef> 
       return s;
     }),
     // INV-17: with no fault, confirmed writes per try are ceil(R/W) (per index: R).
-    'INV-17': monitor({ a: 0, clean: true, records: 0, writes: 0, open: {} as Open }, { watches: (e) => taskEvents(e) || faults(e), reads: [] }, (s, e) => {
+    'INV-17': tryMonitor({ a: 0, clean: true, records: 0, writes: 0, open: {} as Open }, { watches: (e) => taskEvents(e) || faults(e), reads: [] }, (s, e) => {
       const o = out(e);
       if (o?.type === 'Begin') return { a: o.a, clean: true, records: 0, writes: 0, open: {} };
       if (e.kind === 'fault' || o?.type === 'Kill' || o?.type === 'Cancel') return s.clean ? { ...s, clean: false } : s;
@@ -127,7 +135,7 @@ export function outcomeMonitors(cfg: AirflowConfig): Record<string, MonitorDef> 
       return open === s.open ? s : { ...s, open };
     }),
     // INV-18: no empty write; after the loop closes only the rest, then the marker.
-    'INV-18': monitor({ a: 0, closed: false, rest: 0, marker: false }, { watches: taskEvents, reads: [] }, (s, e) => {
+    'INV-18': tryMonitor({ a: 0, closed: false, rest: 0, marker: false }, { watches: taskEvents, reads: [] }, (s, e) => {
       const o = out(e);
       if (o?.type === 'Begin') return { a: o.a, closed: false, rest: 0, marker: false };
       if (o?.type === 'Phase' && o.phase === 'closed') return { ...s, closed: true };
@@ -140,7 +148,7 @@ export function outcomeMonitors(cfg: AirflowConfig): Record<string, MonitorDef> 
       return { fail: `INV-18: ${m.type} '${m.key}' after the loop closed in try ${s.a}` };
     }),
     // LIV-2: an attempt with no injected fault ends with all it recorded durable (fails under H1).
-    'LIV-2': monitor({ a: 0, faulted: false, recorded: [] as readonly number[] }, { watches: (e) => taskEvents(e) || faults(e), reads: ['supervisor'] }, (s, e, q) => {
+    'LIV-2': tryMonitor({ a: 0, faulted: false, recorded: [] as readonly number[] }, { watches: (e) => taskEvents(e) || faults(e), reads: ['supervisor'] }, (s, e, q) => {
       if (!batched) return s;
       const o = out(e);
       if (o?.type === 'Begin') return { a: o.a, faulted: false, recorded: [] };

@@ -3,13 +3,13 @@
 // writer appends after them, and the latest entry read decides replay or rerun.
 import type { MonitorDef } from '../../actors/index.ts';
 import type { AirflowConfig, Entry } from './config.ts';
-import { isError, isWrite, monitor, taskEvents, openAfter, opened, out, req, resp, type Open } from './trace-view.ts';
+import { isError, isWrite, tryMonitor, taskEvents, openAfter, opened, out, req, resp, type Open } from './trace-view.ts';
 
 export function readMonitors(cfg: AirflowConfig): Record<string, MonitorDef> {
   const perRound = cfg.design === 'per-round';
   return {
     // INV-8: on a retry, nothing runs, pushes or writes before the reads are done; a read error means nothing at all.
-    'INV-8': monitor({ a: 0, loop: true, readErr: false, open: {} as Open }, { watches: taskEvents, reads: [] }, (s, e) => {
+    'INV-8': tryMonitor({ a: 0, loop: true, readErr: false, open: {} as Open }, { watches: taskEvents, reads: [] }, (s, e) => {
       const o = out(e);
       if (o?.type === 'Begin') return { a: o.a, loop: o.a === 1, readErr: false, open: {} };
       if (o?.type === 'Phase' && o.phase === 'loop') return { ...s, loop: true };
@@ -22,7 +22,7 @@ export function readMonitors(cfg: AirflowConfig): Record<string, MonitorDef> {
       return open === s.open ? s : { ...s, open };
     }),
     // INV-9: batches read in order 0, 1, 2.. stopping at the first missing; B + 2 reads when trusted.
-    'INV-9': monitor({ a: 0, next: 0, stopped: false, reads: 0, open: {} as Open }, { watches: taskEvents, reads: ['task'] }, (s, e, q) => {
+    'INV-9': tryMonitor({ a: 0, next: 0, stopped: false, reads: 0, open: {} as Open }, { watches: taskEvents, reads: ['task'] }, (s, e, q) => {
       if (!perRound) return s;
       const o = out(e);
       if (o?.type === 'Begin') return { a: o.a, next: 0, stopped: false, reads: 0, open: {} };
@@ -50,7 +50,7 @@ export function readMonitors(cfg: AirflowConfig): Record<string, MonitorDef> {
       return open === s.open ? s : { ...s, open };
     }),
     // INV-10 / INV-11: the latest entry read decides; a fresh success replays once and never runs.
-    'INV-10': monitor({ a: 0, since: 0, trusted: false, eff: {} as Readonly<Record<number, string>>, open: {} as Open, replayed: {} as Readonly<Record<number, number>> }, { watches: taskEvents, reads: [] }, (s, e) => {
+    'INV-10': tryMonitor({ a: 0, since: 0, trusted: false, eff: {} as Readonly<Record<number, string>>, open: {} as Open, replayed: {} as Readonly<Record<number, number>> }, { watches: taskEvents, reads: [] }, (s, e) => {
       const o = out(e);
       if (o?.type === 'Begin') return { a: o.a, since: 0, trusted: false, eff: {}, open: {}, replayed: {} };
       if (o?.type === 'Phase' && o.phase === 'loop') return { ...s, since: o.since, trusted: o.trusted };

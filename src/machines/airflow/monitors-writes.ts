@@ -6,7 +6,7 @@ import { taskStateValue, type TaskStateState } from '../../storage/task-state.ts
 import { SCOPE, shardOf, shardsOf } from './api.ts';
 import { MARKER_KEY, batchNumber, type AirflowConfig } from './config.ts';
 import { storedEntries } from './store-view.ts';
-import { isError, isWrite, killed, monitor, storeWrites, taskEvents, openAfter, opened, out, req, resp, type Open } from './trace-view.ts';
+import { isError, isWrite, killed, monitor, tryMonitor, storeWrites, taskEvents, openAfter, opened, out, req, resp, type Open } from './trace-view.ts';
 
 function shards(q: WorldQuery): readonly TaskStateState[] {
   return shardsOf(q.context('supervisor'));
@@ -87,7 +87,7 @@ export function writeMonitors(cfg: AirflowConfig): Record<string, MonitorDef> {
       return next;
     }),
     // INV-7: without write failures or cancellation, rounds carry exactly W entries and the rest fewer.
-    'INV-7': monitor({ a: 0, faulted: false, open: {} as Open }, { watches: taskEvents, reads: [] }, (s, e) => {
+    'INV-7': tryMonitor({ a: 0, faulted: false, open: {} as Open }, { watches: taskEvents, reads: [] }, (s, e) => {
       if (!perRound) return s;
       const m = req(e);
       const o = out(e);

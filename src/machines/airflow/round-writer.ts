@@ -2,6 +2,11 @@
 // pure state machine: rounds of W outcomes in completion order, one key per round
 // under a lock, a failed write carried into the next, n advancing only on a
 // confirmed write. The overwrite-one-key variant (rejected by the seed) shares it.
+//
+// Completion order decides which W outcomes make a round, not their order inside it:
+// a try records an index once and every reader folds a value by index. So pending
+// entries, a carry and the new part of a value are kept in index order, one form per
+// set (in completion order every order of the same outcomes was a different state).
 import type { Entry } from './config.ts';
 
 export interface Write {
@@ -27,8 +32,11 @@ export function newWriter(nextN: number, all: readonly Entry[] | null = null): W
   return { nextN, pending: [], carried: [], inflight: null, waiting: [], all };
 }
 
+/** Entries in index order: the one form of a set of one try's entries. */
+const byIndex = (xs: readonly Entry[]): Entry[] => [...xs].sort((p, q) => p.i - q.i);
+
 function valueOf(w: WriterState, cut: readonly Entry[]): readonly Entry[] {
-  return w.all === null ? [...w.carried, ...cut] : [...w.all, ...w.carried, ...cut];
+  return w.all === null ? byIndex([...w.carried, ...cut]) : [...w.all, ...byIndex([...w.carried, ...cut])];
 }
 
 function begin(w: WriterState, cut: readonly Entry[], closer: number): { w: WriterState; start: Write } {
@@ -38,8 +46,11 @@ function begin(w: WriterState, cut: readonly Entry[], closer: number): { w: Writ
 
 /** Records one outcome; when W are pending, cuts a round and starts its write if the lock is free. */
 export function record(w: WriterState, e: Entry, W: number, closer: number): { w: WriterState; start: Write | null } {
-  const pending = [...w.pending, e];
+  const pending = byIndex([...w.pending, e]);
   if (pending.length < W) return { w: { ...w, pending }, start: null };
+  // A round is cut as soon as W are pending, so a cut takes all of them (the one record
+  // that cuts nothing, a fail-fast's with no W, is the try's last).
+  if (pending.length > W) throw new Error(`round writer: ${pending.length} entries pending with W = ${W}; a round is cut at W`);
   const cut = pending.slice(0, W);
   const next = { ...w, pending: pending.slice(W) };
   if (next.inflight !== null) return { w: { ...next, waiting: [...next.waiting, { cut, closer }] }, start: null };
@@ -71,12 +82,12 @@ export function cancelWrites(w: WriterState): WriterState {
   let carried = w.carried;
   if (w.inflight !== null) carried = w.all === null ? w.inflight.value : w.inflight.value.slice(w.all.length);
   for (const c of w.waiting) carried = [...carried, ...c.cut];
-  return { ...w, carried, inflight: null, waiting: [] };
+  return { ...w, carried: byIndex(carried), inflight: null, waiting: [] };
 }
 
 /** After the loop: what the sync rest write carries (nothing to write if empty). */
 export function restOf(w: WriterState): readonly Entry[] {
-  const fresh = [...w.carried, ...w.pending];
+  const fresh = byIndex([...w.carried, ...w.pending]);
   if (fresh.length === 0) return [];
   return w.all === null ? fresh : [...w.all, ...fresh];
 }

@@ -43,6 +43,16 @@ export function monitor<S>(init: S, scope: MonitorScope, observe: Obs<S>): Monit
   return { init, observe, watches: scope.watches, ...(scope.reads.length === 0 ? { eventsOnly: true } : { reads: scope.reads }) };
 }
 
+/**
+ * A monitor of one try: a kill ends the try, and the state goes back to `init`. The
+ * next try's Begin resets it anyway; until then only stale answers of the dead try
+ * arrive, which no check reads. Without this the dead try's leftovers would tell
+ * otherwise equal worlds apart (after the last try nothing resets them).
+ */
+export function tryMonitor<S>(init: S, scope: MonitorScope, observe: Obs<S>): MonitorDef<S> {
+  return monitor(init, scope, (s, e, q) => (killed(e) ? init : observe(s, e, q)));
+}
+
 // Requests of the live attempt whose response has not been consumed: rid -> request.
 export type Open = Readonly<Record<number, any>>;
 
