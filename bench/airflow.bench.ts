@@ -15,11 +15,13 @@
 //   npm run bench -- airflow            (about a minute of CPU)
 //   npm run bench -- airflow --quick    (N = 1,000 and the two smaller models)
 //   npm run bench -- airflow --full     (adds N = 5 with a write fault and a kill)
+//   npm run bench -- airflow --verdicts (only the verdicts of the check scenarios: airflow-verdicts.ts)
 import { check } from '../src/check/index.ts';
 import { buildAirflow } from '../src/machines/airflow/scenario.ts';
 import type { AirflowConfig } from '../src/machines/airflow/config.ts';
 import { CALIBRATION_C, CALIBRATION_REAL, compareDesigns, type Comparison } from '../src/machines/airflow/simulation.ts';
 import { printTable } from './table.ts';
+import { printVerdicts } from './airflow-verdicts.ts';
 
 const s = (ms: number) => Number((ms / 1000).toFixed(2));
 
@@ -37,6 +39,7 @@ function rows(c: Comparison): (string | number)[][] {
 }
 
 export default async function (argv: string[]): Promise<void> {
+  if (argv.includes('--verdicts')) return printVerdicts(argv.includes('--no-por'));
   const quick = argv.includes('--quick');
   const full = argv.includes('--full');
   const sizes = quick ? [1000] : [1000, 5000, 16194];
