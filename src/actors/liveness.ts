@@ -19,11 +19,28 @@ import type { Predicate, WorldQuery } from './scenario.ts';
  */
 export type LivenessProperty =
   /** Every run passes a world where `p` holds. */
-  | { readonly kind: 'eventually'; readonly p: Predicate }
+  | {
+      /** `eventually(p)`. */
+      readonly kind: 'eventually';
+      /** The world every run must reach. */
+      readonly p: Predicate;
+    }
   /** In every run, every world where `p` holds is followed (or matched) by one where `q` holds. */
-  | { readonly kind: 'leadsTo'; readonly p: Predicate; readonly q: Predicate }
+  | {
+      /** `leadsTo(p, q)`. */
+      readonly kind: 'leadsTo';
+      /** The trigger. */
+      readonly p: Predicate;
+      /** What must follow it. */
+      readonly q: Predicate;
+    }
   /** No infinite run stays out of `progress` worlds forever (Spin's non-progress cycles). Runs that end are fine. */
-  | { readonly kind: 'progress'; readonly progress: Predicate };
+  | {
+      /** `nonProgressCycles(progress)`. */
+      readonly kind: 'progress';
+      /** Which worlds count as progress. */
+      readonly progress: Predicate;
+    };
 
 /** `eventually(p)`: every run reaches a world where `p` holds (LTL `F p`). */
 export function eventually(p: Predicate): LivenessProperty {

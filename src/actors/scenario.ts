@@ -267,9 +267,42 @@ export interface ScenarioDef {
 
 /** One actor after `defineScenario`: its id, index and behaviour (a machine with its stepper, a reducer or an external actor). */
 export type CompiledActor =
-  | { readonly kind: 'machine'; readonly id: ActorId; readonly index: number; readonly machine: AnyStateMachine; readonly stepper: MachineStepper; readonly input: unknown }
-  | { readonly kind: 'reducer'; readonly id: ActorId; readonly index: number; readonly logic: ReducerLogic; readonly input: unknown }
-  | { readonly kind: 'external'; readonly id: ActorId; readonly index: number; readonly logic: ExternalLogic };
+  | {
+      /** An xstate machine. */
+      readonly kind: 'machine';
+      /** The actor's id. */
+      readonly id: ActorId;
+      /** Its index in the world's arrays. */
+      readonly index: number;
+      /** The machine. */
+      readonly machine: AnyStateMachine;
+      /** Steps the machine purely: (snapshot, event) to (next snapshot, its actions as data). */
+      readonly stepper: MachineStepper;
+      /** The machine's input. */
+      readonly input: unknown;
+    }
+  | {
+      /** A reducer. */
+      readonly kind: 'reducer';
+      /** The actor's id. */
+      readonly id: ActorId;
+      /** Its index in the world's arrays. */
+      readonly index: number;
+      /** The reducer. */
+      readonly logic: ReducerLogic;
+      /** The reducer's `init` input. */
+      readonly input: unknown;
+    }
+  | {
+      /** An external actor (live runs answer for it). */
+      readonly kind: 'external';
+      /** The actor's id. */
+      readonly id: ActorId;
+      /** Its index in the world's arrays. */
+      readonly index: number;
+      /** Its description. */
+      readonly logic: ExternalLogic;
+    };
 
 /** A compiled scenario: what `defineScenario` returns, and what `check`, `replay`, `simulate` and the live runner take. The fields past `ScenarioDef`'s are indexes the kernel reads. */
 export interface Scenario extends ScenarioDef {

@@ -77,46 +77,254 @@ export interface MonitorFailure {
 
 /** One choice the world allows. `id` is stable and printable; replay matches on it. */
 export type Step =
-  | { readonly kind: 'deliver'; readonly id: string; readonly from: number; readonly to: number; readonly outcome?: string }
-  | { readonly kind: 'timer'; readonly id: string; readonly timer: number }
-  | { readonly kind: 'crash'; readonly id: string; readonly actor: number }
-  | { readonly kind: 'restart'; readonly id: string; readonly actor: number }
-  | { readonly kind: 'drop'; readonly id: string; readonly from: number; readonly to: number }
+  | {
+      /** Deliver the head message of the channel from → to. */
+      readonly kind: 'deliver';
+      /** Printable and stable: `deliver:<from>-><to>:<Type>` (`!<outcome>` for a fault outcome). */
+      readonly id: string;
+      /** Sender's actor index. */
+      readonly from: number;
+      /** Receiver's actor index. */
+      readonly to: number;
+      /** A reducer's fault outcome (`403`, `ambiguous`, …) instead of the normal one. */
+      readonly outcome?: string;
+    }
+  | {
+      /** Fire a pending timer. */
+      readonly kind: 'timer';
+      /** `timer:<owner>:<timer id>`. */
+      readonly id: string;
+      /** Its index in `world.timers`. */
+      readonly timer: number;
+    }
+  | {
+      /** Crash an actor (a fault): it loses its state and its mailbox. */
+      readonly kind: 'crash';
+      /** `crash:<actor>`. */
+      readonly id: string;
+      /** The actor index. */
+      readonly actor: number;
+    }
+  | {
+      /** Restart a crashed actor with its initial state (free). */
+      readonly kind: 'restart';
+      /** `restart:<actor>`. */
+      readonly id: string;
+      /** The actor index. */
+      readonly actor: number;
+    }
+  | {
+      /** Lose the head message of the channel from → to (a fault). */
+      readonly kind: 'drop';
+      /** `drop:<from>-><to>:<Type>`. */
+      readonly id: string;
+      /** Sender's actor index. */
+      readonly from: number;
+      /** Receiver's actor index. */
+      readonly to: number;
+    }
   /**
    * A message from outside. Recorded live inputs (`offered` unset) are put on the
    * channel from -> to; the scenario's own environment inputs (`offered`: their index in `scenario.inputList`, offered by
    * `enabled`) are handed to the receiver directly, like a delivery.
    */
-  | { readonly kind: 'input'; readonly id: string; readonly from: number; readonly to: number; readonly msg: Message; readonly offered?: number }
+  | {
+      /** A message from outside. */
+      readonly kind: 'input';
+      /** `input:<from>-><to>:<Type>`. */
+      readonly id: string;
+      /** Sender's actor index (`env`, or an external actor answering). */
+      readonly from: number;
+      /** Receiver's actor index. */
+      readonly to: number;
+      /** The message. */
+      readonly msg: Message;
+      /** For the scenario's environment inputs: their index in `scenario.inputList`. */
+      readonly offered?: number;
+    }
   /** Virtual time passes (simulation and live runs only; never offered by `enabled`). */
-  | { readonly kind: 'tick'; readonly id: string; readonly to: number };
+  | {
+      /** Virtual time passes. */
+      readonly kind: 'tick';
+      /** `tick:<time>`. */
+      readonly id: string;
+      /** The new time, virtual ms. */
+      readonly to: number;
+    };
 
-/** The kinds of step: deliver, timer, crash, restart, drop, input, tick. */
 export type StepKind = Step['kind'];
 
 /** What a step did, in order. The driver numbers them (`step`) when it records a trace. */
 export type TraceEvent =
-  | { readonly kind: 'deliver'; readonly from: ActorId; readonly to: ActorId; readonly msg: Message; readonly outcome?: string }
-  | { readonly kind: 'send'; readonly from: ActorId; readonly to: ActorId; readonly msg: Message }
-  | { readonly kind: 'output'; readonly from: ActorId; readonly msg: Message }
-  | { readonly kind: 'state'; readonly actor: ActorId; readonly from: string; readonly to: string; readonly changed?: Readonly<Record<string, unknown>> }
-  | { readonly kind: 'timer-set'; readonly actor: ActorId; readonly id: string; readonly due: number; readonly msg: Message }
-  | { readonly kind: 'timer-fire'; readonly actor: ActorId; readonly id: string; readonly at: number; readonly msg: Message }
-  | { readonly kind: 'timer-cancel'; readonly actor: ActorId; readonly id: string }
-  | { readonly kind: 'tick'; readonly at: number }
-  | { readonly kind: 'fault'; readonly fault: string; readonly actor: ActorId; readonly detail?: string }
-  | { readonly kind: 'emit'; readonly actor: ActorId; readonly msg: Message }
+  | {
+      /** A message was delivered. */
+      readonly kind: 'deliver';
+      /** The sender. */
+      readonly from: ActorId;
+      /** The receiver. */
+      readonly to: ActorId;
+      /** The message. */
+      readonly msg: Message;
+      /** A reducer's fault outcome it took (`403`, `ambiguous`, …), if not the normal one. */
+      readonly outcome?: string;
+    }
+  | {
+      /** A message was put on a channel. */
+      readonly kind: 'send';
+      /** The sender. */
+      readonly from: ActorId;
+      /** The receiver. */
+      readonly to: ActorId;
+      /** The message. */
+      readonly msg: Message;
+    }
+  | {
+      /** A message was sent to `env` (the outside). */
+      readonly kind: 'output';
+      /** The sender. */
+      readonly from: ActorId;
+      /** The message. */
+      readonly msg: Message;
+    }
+  | {
+      /** An actor's state or context changed. */
+      readonly kind: 'state';
+      /** The actor it is about. */
+      readonly actor: ActorId;
+      /** Its state before (formatStateValue form; `(start)` at the start). */
+      readonly from: string;
+      /** Its state after. */
+      readonly to: string;
+      /** The context fields that changed, with their new values (when the run records detail). */
+      readonly changed?: Readonly<Record<string, unknown>>;
+    }
+  | {
+      /** A timer was set. */
+      readonly kind: 'timer-set';
+      /** The owner. */
+      readonly actor: ActorId;
+      /** The timer's id. */
+      readonly id: string;
+      /** When it fires, virtual ms. */
+      readonly due: number;
+      /** The event it will deliver. */
+      readonly msg: Message;
+    }
+  | {
+      /** A timer fired. */
+      readonly kind: 'timer-fire';
+      /** The owner. */
+      readonly actor: ActorId;
+      /** The timer's id. */
+      readonly id: string;
+      /** Virtual time, ms. */
+      readonly at: number;
+      /** The event delivered. */
+      readonly msg: Message;
+    }
+  | {
+      /** A timer was cancelled. */
+      readonly kind: 'timer-cancel';
+      /** The owner. */
+      readonly actor: ActorId;
+      /** The timer's id. */
+      readonly id: string;
+    }
+  | {
+      /** Virtual time moved. */
+      readonly kind: 'tick';
+      /** The new time, virtual ms. */
+      readonly at: number;
+    }
+  | {
+      /** A fault was injected. */
+      readonly kind: 'fault';
+      /** Which: `crash`, `restart`, `drop`, or a fault outcome. */
+      readonly fault: string;
+      /** The actor it is about. */
+      readonly actor: ActorId;
+      /** More about it, in words. */
+      readonly detail?: string;
+    }
+  | {
+      /** A machine emitted an event (xstate `emit`). */
+      readonly kind: 'emit';
+      /** The actor it is about. */
+      readonly actor: ActorId;
+      /** The emitted event. */
+      readonly msg: Message;
+    }
   /**
    * A message no transition matched (or one sent to an actor in a final state). `policy` is the
    * scenario's `unhandled` setting, always set by the kernel: under `error` (the default) the
    * event is a failure of the run, under `trace` it is only recorded. See `isFailureEvent`.
    */
-  | { readonly kind: 'unhandled'; readonly actor: ActorId; readonly from: ActorId; readonly msg: Message; readonly state: string; readonly policy?: 'error' | 'trace' }
-  | { readonly kind: 'error'; readonly actor: ActorId; readonly message: string }
-  | { readonly kind: 'dropped'; readonly from: ActorId; readonly to: ActorId; readonly msg: Message; readonly reason: string }
-  | { readonly kind: 'io'; readonly actor: ActorId; readonly op: string; readonly key?: string; readonly outcome: string; readonly bytes?: number; readonly detail?: Readonly<Record<string, unknown>> }
-  | { readonly kind: 'log'; readonly actor: ActorId; readonly data: unknown }
-  | { readonly kind: 'monitor-fail'; readonly monitor: string; readonly message: string };
+  | {
+      /** A message no transition matched. */
+      readonly kind: 'unhandled';
+      /** The receiver. */
+      readonly actor: ActorId;
+      /** The sender. */
+      readonly from: ActorId;
+      /** The message. */
+      readonly msg: Message;
+      /** The receiver's state then. */
+      readonly state: string;
+      /** The scenario's `unhandled` setting (set by the kernel). */
+      readonly policy?: 'error' | 'trace';
+    }
+  | {
+      /** A machine threw (its actor is now in error). */
+      readonly kind: 'error';
+      /** The actor it is about. */
+      readonly actor: ActorId;
+      /** What was thrown, in words. */
+      readonly message: string;
+    }
+  | {
+      /** A message was lost: a drop fault, or a delivery to an actor that is crashed or in error. */
+      readonly kind: 'dropped';
+      /** The sender. */
+      readonly from: ActorId;
+      /** The receiver. */
+      readonly to: ActorId;
+      /** The message. */
+      readonly msg: Message;
+      /** Why, in words. */
+      readonly reason: string;
+    }
+  | {
+      /** A storage actor did an operation. */
+      readonly kind: 'io';
+      /** The storage actor. */
+      readonly actor: ActorId;
+      /** The operation (`put`, `get`, `commit`, …). */
+      readonly op: string;
+      /** The key or URI it was on. */
+      readonly key?: string;
+      /** How it ended (`ok`, `403`, `ambiguous`, …). */
+      readonly outcome: string;
+      /** Bytes moved. */
+      readonly bytes?: number;
+      /** More fields of the operation. */
+      readonly detail?: Readonly<Record<string, unknown>>;
+    }
+  | {
+      /** An actor logged something. */
+      readonly kind: 'log';
+      /** The actor it is about. */
+      readonly actor: ActorId;
+      /** What it logged. */
+      readonly data: unknown;
+    }
+  | {
+      /** A monitor failed. */
+      readonly kind: 'monitor-fail';
+      /** The monitor's name. */
+      readonly monitor: string;
+      /** What it saw, in words. */
+      readonly message: string;
+    };
 
 /** The kinds of trace event (`deliver`, `send`, `state`, `unhandled`, …). */
 export type TraceEventKind = TraceEvent['kind'];

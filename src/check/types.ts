@@ -8,12 +8,26 @@ export type Strategy = 'dfs' | 'bfs' | 'random' | 'pct' | 'swarm';
 /** Where a swarm worker gets the scenario from (scenarios are not transferable between threads). */
 export type ScenarioSource =
   /** A built-in family (`interleave list`), built with these parameters. */
-  | { readonly family: string; readonly params?: Readonly<Record<string, unknown>> }
+  | {
+      /** The family's name. */
+      readonly family: string;
+      /** Its parameters (defaults for the rest). */
+      readonly params?: Readonly<Record<string, unknown>>;
+    }
   /**
    * A module (absolute path or file: URL; .ts loads through tsx) exporting a Scenario, a
    * family (built with `params`), or a function returning a Scenario (called with `args`).
    */
-  | { readonly module: string; readonly export: string; readonly args?: readonly unknown[]; readonly params?: Readonly<Record<string, unknown>> };
+  | {
+      /** The module: an absolute path or a file: URL. */
+      readonly module: string;
+      /** The export's name. */
+      readonly export: string;
+      /** Arguments for a function export. */
+      readonly args?: readonly unknown[];
+      /** Parameters for a family export. */
+      readonly params?: Readonly<Record<string, unknown>>;
+    };
 
 /** Options of `check` (and of the vitest matchers). Every field is optional. */
 export interface CheckOptions {

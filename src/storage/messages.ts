@@ -152,32 +152,117 @@ export interface ByteRange {
 }
 
 /** Writes an object (`s3.put.ok`, or an error). */
-export type S3Put = { readonly type: 's3.put'; readonly req?: ReqId; readonly key: string; readonly body: Uint8Array };
+export type S3Put = {
+  /** The message type. */
+  readonly type: 's3.put';
+  /** Correlation id, echoed on the reply. */
+  readonly req?: ReqId;
+  /** The object key. */
+  readonly key: string;
+  /** The object's bytes. */
+  readonly body: Uint8Array;
+};
 /** Reads an object or a byte range of it. */
-export type S3Get = { readonly type: 's3.get'; readonly req?: ReqId; readonly key: string; readonly range?: ByteRange };
+export type S3Get = {
+  /** The message type. */
+  readonly type: 's3.get';
+  /** Correlation id, echoed on the reply. */
+  readonly req?: ReqId;
+  /** The object key. */
+  readonly key: string;
+  /** Only these bytes (default: the whole object). */
+  readonly range?: ByteRange;
+};
 /** Reads an object's size. */
-export type S3Head = { readonly type: 's3.head'; readonly req?: ReqId; readonly key: string };
+export type S3Head = {
+  /** The message type. */
+  readonly type: 's3.head';
+  /** Correlation id, echoed on the reply. */
+  readonly req?: ReqId;
+  /** The object key. */
+  readonly key: string;
+};
 /** Deleting a missing key succeeds (as S3 does). */
-export type S3Delete = { readonly type: 's3.delete'; readonly req?: ReqId; readonly key: string };
+export type S3Delete = {
+  /** The message type. */
+  readonly type: 's3.delete';
+  /** Correlation id, echoed on the reply. */
+  readonly req?: ReqId;
+  /** The object key. */
+  readonly key: string;
+};
 /** Keys starting with `prefix` (`''` for all), sorted. */
-export type S3List = { readonly type: 's3.list'; readonly req?: ReqId; readonly prefix: string };
+export type S3List = {
+  /** The message type. */
+  readonly type: 's3.list';
+  /** Correlation id, echoed on the reply. */
+  readonly req?: ReqId;
+  /** The key prefix (`''`: every key). */
+  readonly prefix: string;
+};
 /** Every object store request. */
 export type S3Request = S3Put | S3Get | S3Head | S3Delete | S3List;
 
 /** The object was written (`bytes` long). */
-export type S3PutOk = { readonly type: 's3.put.ok'; readonly req?: ReqId; readonly key: string; readonly bytes: number };
+export type S3PutOk = {
+  /** The message type. */
+  readonly type: 's3.put.ok';
+  /** Correlation id, echoed on the reply. */
+  readonly req?: ReqId;
+  /** The object key. */
+  readonly key: string;
+  /** Bytes written. */
+  readonly bytes: number;
+};
 /** `body` is the stored bytes (shared, never copied) or a subarray view for a range; `size` is the whole object's size. */
-export type S3GetOk = { readonly type: 's3.get.ok'; readonly req?: ReqId; readonly key: string; readonly body: Uint8Array; readonly size: number };
+export type S3GetOk = {
+  /** The message type. */
+  readonly type: 's3.get.ok';
+  /** Correlation id, echoed on the reply. */
+  readonly req?: ReqId;
+  /** The object key. */
+  readonly key: string;
+  /** The bytes read: the stored bytes, or a view of the range (shared, never copied). */
+  readonly body: Uint8Array;
+  /** The whole object's size, in bytes. */
+  readonly size: number;
+};
 /** The object's size. */
-export type S3HeadOk = { readonly type: 's3.head.ok'; readonly req?: ReqId; readonly key: string; readonly size: number };
+export type S3HeadOk = {
+  /** The message type. */
+  readonly type: 's3.head.ok';
+  /** Correlation id, echoed on the reply. */
+  readonly req?: ReqId;
+  /** The object key. */
+  readonly key: string;
+  /** The whole object's size, in bytes. */
+  readonly size: number;
+};
 /** The key is gone (or never was). */
-export type S3DeleteOk = { readonly type: 's3.delete.ok'; readonly req?: ReqId; readonly key: string };
+export type S3DeleteOk = {
+  /** The message type. */
+  readonly type: 's3.delete.ok';
+  /** Correlation id, echoed on the reply. */
+  readonly req?: ReqId;
+  /** The object key. */
+  readonly key: string;
+};
 /** The keys under `prefix`, sorted. */
-export type S3ListOk = { readonly type: 's3.list.ok'; readonly req?: ReqId; readonly prefix: string; readonly keys: readonly string[] };
+export type S3ListOk = {
+  /** The message type. */
+  readonly type: 's3.list.ok';
+  /** Correlation id, echoed on the reply. */
+  readonly req?: ReqId;
+  /** The key prefix (`''`: every key). */
+  readonly prefix: string;
+  /** The keys, sorted. */
+  readonly keys: readonly string[];
+};
 /** The object store's operations (the middle of their message types). */
 export type S3Op = 'put' | 'get' | 'head' | 'delete' | 'list';
 /** An object store error reply. */
 export type S3Error = ErrorFields & {
+  /** `s3.<op>.error`. */
   readonly type: `s3.${S3Op}.error`;
   /** The key (or the prefix, for list). */
   readonly key: string;
@@ -197,23 +282,68 @@ export type DocSchema = unknown;
  * file of its generation is deleted from the object store) and the new empty table
  * gets generation + 1. The first generation of a uri is 1.
  */
-export type DocCreate = { readonly type: 'doc.create'; readonly req?: ReqId; readonly uri: string; readonly schema: DocSchema };
+export type DocCreate = {
+  /** The message type. */
+  readonly type: 'doc.create';
+  /** Correlation id, echoed on the reply. */
+  readonly req?: ReqId;
+  /** The document's URI. */
+  readonly uri: string;
+  /** The table's schema (opaque to the store). */
+  readonly schema: DocSchema;
+};
 /** Drops the table and deletes its data files (a missing table: ok, nothing happens). */
-export type DocDrop = { readonly type: 'doc.drop'; readonly req?: ReqId; readonly uri: string };
+export type DocDrop = {
+  /** The message type. */
+  readonly type: 'doc.drop';
+  /** Correlation id, echoed on the reply. */
+  readonly req?: ReqId;
+  /** The document's URI. */
+  readonly uri: string;
+};
 /** Loads the table's metadata; NoSuchTable when missing. */
-export type DocOpen = { readonly type: 'doc.open'; readonly req?: ReqId; readonly uri: string };
+export type DocOpen = {
+  /** The message type. */
+  readonly type: 'doc.open';
+  /** Correlation id, echoed on the reply. */
+  readonly req?: ReqId;
+  /** The document's URI. */
+  readonly uri: string;
+};
 /**
  * A writer's `close()`: commits one snapshot adding one data file (`data`, Arrow IPC
  * bytes, shared by reference) with `rows` rows. The writer buffers its appends
  * itself (see `docWriter` in documents.ts). With `generation`, the commit fails with
  * CommitFailed if the table was recreated since (Iceberg's table-uuid requirement).
  */
-export type DocCommit = { readonly type: 'doc.commit'; readonly req?: ReqId; readonly uri: string; readonly data: Uint8Array; readonly rows: number; readonly generation?: number };
+export type DocCommit = {
+  /** The message type. */
+  readonly type: 'doc.commit';
+  /** Correlation id, echoed on the reply. */
+  readonly req?: ReqId;
+  /** The document's URI. */
+  readonly uri: string;
+  /** The data file's bytes (Arrow IPC, shared by reference). */
+  readonly data: Uint8Array;
+  /** Rows in the data file. */
+  readonly rows: number;
+  /** Fence: the commit fails with CommitFailed unless the table is still at this generation. */
+  readonly generation?: number;
+};
 /**
  * Opens a lazy reader named `reader` (unique per sender). Nothing is pinned yet;
  * NoSuchTable when the table is missing.
  */
-export type DocReadOpen = { readonly type: 'doc.read.open'; readonly req?: ReqId; readonly uri: string; readonly reader: string };
+export type DocReadOpen = {
+  /** The message type. */
+  readonly type: 'doc.read.open';
+  /** Correlation id, echoed on the reply. */
+  readonly req?: ReqId;
+  /** The document's URI. */
+  readonly uri: string;
+  /** The reader's name (unique per sender). */
+  readonly reader: string;
+};
 /**
  * The reader's next data file. The first `next` pins the table's current snapshot
  * (its generation and its data files, in commit order); every `next` then fetches
@@ -221,45 +351,149 @@ export type DocReadOpen = { readonly type: 'doc.read.open'; readonly req?: ReqId
  * missing-key answer (403 by default, 404 NoSuchKey) and ends the reader. After the
  * last file, `next` answers `doc.read.next.done` and ends the reader.
  */
-export type DocReadNext = { readonly type: 'doc.read.next'; readonly req?: ReqId; readonly reader: string };
+export type DocReadNext = {
+  /** The message type. */
+  readonly type: 'doc.read.next';
+  /** Correlation id, echoed on the reply. */
+  readonly req?: ReqId;
+  /** The reader's name (unique per sender). */
+  readonly reader: string;
+};
 /** Abandons a reader (a no-op reply for an unknown one is NoSuchReader). */
-export type DocReadClose = { readonly type: 'doc.read.close'; readonly req?: ReqId; readonly reader: string };
+export type DocReadClose = {
+  /** The message type. */
+  readonly type: 'doc.read.close';
+  /** Correlation id, echoed on the reply. */
+  readonly req?: ReqId;
+  /** The reader's name (unique per sender). */
+  readonly reader: string;
+};
 /** Every document request. */
 export type DocRequest = DocCreate | DocDrop | DocOpen | DocCommit | DocReadOpen | DocReadNext | DocReadClose;
 
 /** The table was (re)created at `generation`; `dropped` data files of the old one were deleted. */
-export type DocCreateOk = { readonly type: 'doc.create.ok'; readonly req?: ReqId; readonly uri: string; readonly generation: number; readonly dropped: number };
+export type DocCreateOk = {
+  /** The message type. */
+  readonly type: 'doc.create.ok';
+  /** Correlation id, echoed on the reply. */
+  readonly req?: ReqId;
+  /** The document's URI. */
+  readonly uri: string;
+  /** The table's generation. */
+  readonly generation: number;
+  /** Data files deleted. */
+  readonly dropped: number;
+};
 /** The table is gone; `dropped` data files were deleted. */
-export type DocDropOk = { readonly type: 'doc.drop.ok'; readonly req?: ReqId; readonly uri: string; readonly dropped: number };
+export type DocDropOk = {
+  /** The message type. */
+  readonly type: 'doc.drop.ok';
+  /** Correlation id, echoed on the reply. */
+  readonly req?: ReqId;
+  /** The document's URI. */
+  readonly uri: string;
+  /** Data files deleted. */
+  readonly dropped: number;
+};
 /** The table's metadata: generation, schema, data files and rows. */
-export type DocOpenOk = { readonly type: 'doc.open.ok'; readonly req?: ReqId; readonly uri: string; readonly generation: number; readonly schema: DocSchema; readonly files: number; readonly rows: number };
+export type DocOpenOk = {
+  /** The message type. */
+  readonly type: 'doc.open.ok';
+  /** Correlation id, echoed on the reply. */
+  readonly req?: ReqId;
+  /** The document's URI. */
+  readonly uri: string;
+  /** The table's generation. */
+  readonly generation: number;
+  /** The schema given at create. */
+  readonly schema: DocSchema;
+  /** Data files in the current snapshot. */
+  readonly files: number;
+  /** Rows in the current snapshot. */
+  readonly rows: number;
+};
 /** The commit landed: the new snapshot number and the data file's key. */
-export type DocCommitOk = { readonly type: 'doc.commit.ok'; readonly req?: ReqId; readonly uri: string; readonly generation: number; readonly snapshot: number; readonly key: string };
+export type DocCommitOk = {
+  /** The message type. */
+  readonly type: 'doc.commit.ok';
+  /** Correlation id, echoed on the reply. */
+  readonly req?: ReqId;
+  /** The document's URI. */
+  readonly uri: string;
+  /** The table's generation. */
+  readonly generation: number;
+  /** The new snapshot's number. */
+  readonly snapshot: number;
+  /** The new data file's object key. */
+  readonly key: string;
+};
 /** The reader is open (nothing pinned yet). */
-export type DocReadOpenOk = { readonly type: 'doc.read.open.ok'; readonly req?: ReqId; readonly uri: string; readonly reader: string };
+export type DocReadOpenOk = {
+  /** The message type. */
+  readonly type: 'doc.read.open.ok';
+  /** Correlation id, echoed on the reply. */
+  readonly req?: ReqId;
+  /** The document's URI. */
+  readonly uri: string;
+  /** The reader's name (unique per sender). */
+  readonly reader: string;
+};
 /** One data file: `index` among the pinned `files`, `data` as committed (Arrow IPC). */
 export type DocReadNextOk = {
+  /** The message type. */
   readonly type: 'doc.read.next.ok';
+  /** Correlation id, echoed on the reply. */
   readonly req?: ReqId;
+  /** The reader's name (unique per sender). */
   readonly reader: string;
+  /** The document's URI. */
   readonly uri: string;
+  /** The pinned snapshot's generation. */
   readonly generation: number;
+  /** This file's index among the pinned files. */
   readonly index: number;
+  /** Data files in the pinned snapshot. */
   readonly files: number;
+  /** This data file's object key. */
   readonly key: string;
+  /** The data file's bytes, as committed (Arrow IPC). */
   readonly data: Uint8Array;
+  /** Rows in this data file. */
   readonly rows: number;
 };
 /** The pinned snapshot is exhausted (Python's StopIteration); the reader is gone. */
-export type DocReadNextDone = { readonly type: 'doc.read.next.done'; readonly req?: ReqId; readonly reader: string; readonly uri: string; readonly generation: number; readonly files: number };
+export type DocReadNextDone = {
+  /** The message type. */
+  readonly type: 'doc.read.next.done';
+  /** Correlation id, echoed on the reply. */
+  readonly req?: ReqId;
+  /** The reader's name (unique per sender). */
+  readonly reader: string;
+  /** The document's URI. */
+  readonly uri: string;
+  /** The table's generation. */
+  readonly generation: number;
+  /** Data files in the pinned snapshot. */
+  readonly files: number;
+};
 /** The reader is gone. */
-export type DocReadCloseOk = { readonly type: 'doc.read.close.ok'; readonly req?: ReqId; readonly reader: string };
+export type DocReadCloseOk = {
+  /** The message type. */
+  readonly type: 'doc.read.close.ok';
+  /** Correlation id, echoed on the reply. */
+  readonly req?: ReqId;
+  /** The reader's name (unique per sender). */
+  readonly reader: string;
+};
 /** The document operations (the middle of their message types). */
 export type DocOp = 'create' | 'drop' | 'open' | 'commit' | 'read.open' | 'read.next' | 'read.close';
 /** A document error reply. */
 export type DocError = ErrorFields & {
+  /** `doc.<op>.error`. */
   readonly type: `doc.${DocOp}.error`;
+  /** The document, when the request named one. */
   readonly uri?: string;
+  /** The reader, when the request named one. */
   readonly reader?: string;
   /** For a failed fetch: the data file key that was missing or denied. */
   readonly key?: string;
@@ -284,38 +518,134 @@ export type TaskScope = {
 };
 
 /** `value` is the serialized value (JSON text); its UTF-8 length is what the size checks measure. */
-export type TsSet = { readonly type: 'ts.set'; readonly req?: ReqId; readonly scope: TaskScope; readonly key: string; readonly value: string; readonly expiresAt: number | null };
+export type TsSet = {
+  /** The message type. */
+  readonly type: 'ts.set';
+  /** Correlation id, echoed on the reply. */
+  readonly req?: ReqId;
+  /** The task instance. */
+  readonly scope: TaskScope;
+  /** The task state key. */
+  readonly key: string;
+  /** The serialized value (JSON text). */
+  readonly value: string;
+  /** When the row may be cleaned up, ms since the epoch (null: never). */
+  readonly expiresAt: number | null;
+};
 /** A missing key reads as `value: null` (`found: false`), never as an error. */
-export type TsGet = { readonly type: 'ts.get'; readonly req?: ReqId; readonly scope: TaskScope; readonly key: string };
+export type TsGet = {
+  /** The message type. */
+  readonly type: 'ts.get';
+  /** Correlation id, echoed on the reply. */
+  readonly req?: ReqId;
+  /** The task instance. */
+  readonly scope: TaskScope;
+  /** The task state key. */
+  readonly key: string;
+};
 /** Removes one key (a missing key is no error). */
-export type TsDelete = { readonly type: 'ts.delete'; readonly req?: ReqId; readonly scope: TaskScope; readonly key: string };
+export type TsDelete = {
+  /** The message type. */
+  readonly type: 'ts.delete';
+  /** Correlation id, echoed on the reply. */
+  readonly req?: ReqId;
+  /** The task instance. */
+  readonly scope: TaskScope;
+  /** The task state key. */
+  readonly key: string;
+};
 /** Deletes every key of the scope. */
-export type TsClear = { readonly type: 'ts.clear'; readonly req?: ReqId; readonly scope: TaskScope };
+export type TsClear = {
+  /** The message type. */
+  readonly type: 'ts.clear';
+  /** Correlation id, echoed on the reply. */
+  readonly req?: ReqId;
+  /** The task instance. */
+  readonly scope: TaskScope;
+};
 /**
  * Retention cleanup from outside (`airflow state-store cleanup`, F10): deletes the
  * rows whose `expiresAt <= before` (database backend; the object-storage backend
  * does not apply `expiresAt`), plus the listed `keys` of `scope` in either backend
  * (a bucket lifecycle rule). Replies `ts.cleanup.ok` with the number removed.
  */
-export type TsCleanup = { readonly type: 'ts.cleanup'; readonly req?: ReqId; readonly before?: number; readonly scope?: TaskScope; readonly keys?: readonly string[] };
+export type TsCleanup = {
+  /** The message type. */
+  readonly type: 'ts.cleanup';
+  /** Correlation id, echoed on the reply. */
+  readonly req?: ReqId;
+  /** Remove the rows expiring at or before this time, ms since the epoch. */
+  readonly before?: number;
+  /** Only within this task instance. */
+  readonly scope?: TaskScope;
+  /** Also remove these keys of `scope` (a bucket lifecycle rule). */
+  readonly keys?: readonly string[];
+};
 /** Every task state request. */
 export type TsRequest = TsSet | TsGet | TsDelete | TsClear | TsCleanup;
 
 /** `warned`: the value was over `maxValueStorageBytes` (a `log` warning event was emitted; the write proceeded). */
-export type TsSetOk = { readonly type: 'ts.set.ok'; readonly req?: ReqId; readonly key: string; readonly bytes: number; readonly warned: boolean };
+export type TsSetOk = {
+  /** The message type. */
+  readonly type: 'ts.set.ok';
+  /** Correlation id, echoed on the reply. */
+  readonly req?: ReqId;
+  /** The task state key. */
+  readonly key: string;
+  /** The value's size, in bytes (UTF-8). */
+  readonly bytes: number;
+  /** True when the value was over `maxValueStorageBytes` (a warning was logged; the write proceeded). */
+  readonly warned: boolean;
+};
 /** The value (null and `found: false` when missing) and its expiry. */
-export type TsGetOk = { readonly type: 'ts.get.ok'; readonly req?: ReqId; readonly key: string; readonly found: boolean; readonly value: string | null; readonly expiresAt: number | null };
+export type TsGetOk = {
+  /** The message type. */
+  readonly type: 'ts.get.ok';
+  /** Correlation id, echoed on the reply. */
+  readonly req?: ReqId;
+  /** The task state key. */
+  readonly key: string;
+  /** False when the key is missing. */
+  readonly found: boolean;
+  /** The value, or null when missing. */
+  readonly value: string | null;
+  /** When the row may be cleaned up, ms since the epoch (null: never). */
+  readonly expiresAt: number | null;
+};
 /** The key is gone. */
-export type TsDeleteOk = { readonly type: 'ts.delete.ok'; readonly req?: ReqId; readonly key: string };
+export type TsDeleteOk = {
+  /** The message type. */
+  readonly type: 'ts.delete.ok';
+  /** Correlation id, echoed on the reply. */
+  readonly req?: ReqId;
+  /** The task state key. */
+  readonly key: string;
+};
 /** The scope's keys are gone (`deleted` of them). */
-export type TsClearOk = { readonly type: 'ts.clear.ok'; readonly req?: ReqId; readonly deleted: number };
+export type TsClearOk = {
+  /** The message type. */
+  readonly type: 'ts.clear.ok';
+  /** Correlation id, echoed on the reply. */
+  readonly req?: ReqId;
+  /** Rows or objects removed. */
+  readonly deleted: number;
+};
 /** `deleted` rows were removed. */
-export type TsCleanupOk = { readonly type: 'ts.cleanup.ok'; readonly req?: ReqId; readonly deleted: number };
+export type TsCleanupOk = {
+  /** The message type. */
+  readonly type: 'ts.cleanup.ok';
+  /** Correlation id, echoed on the reply. */
+  readonly req?: ReqId;
+  /** Rows or objects removed. */
+  readonly deleted: number;
+};
 /** The task state operations (the middle of their message types). */
 export type TsOp = 'set' | 'get' | 'delete' | 'clear' | 'cleanup';
 /** A task state error reply. */
 export type TsError = ErrorFields & {
+  /** `ts.<op>.error`. */
   readonly type: `ts.${TsOp}.error`;
+  /** The task state key, when the request named one. */
   readonly key?: string;
 };
 /** Every task state reply. */
@@ -335,21 +665,70 @@ export type TaskStateBackend = 'database' | 'object-storage';
  * the last step replies `stash.upload.ok`. A `fail` outcome on a step ends it with
  * `stash.upload.error` (UploadFailed); the parts written so far leak.
  */
-export type StashUpload = { readonly type: 'stash.upload'; readonly req?: ReqId; readonly uuid: string; readonly bytes: number; readonly rows: number };
+export type StashUpload = {
+  /** The message type. */
+  readonly type: 'stash.upload';
+  /** Correlation id, echoed on the reply. */
+  readonly req?: ReqId;
+  /** The peek's id (its shard is `s<uuid>`). */
+  readonly uuid: string;
+  /** The response's size, in bytes. */
+  readonly bytes: number;
+  /** The response's rows. */
+  readonly rows: number;
+};
 /** Cancels a running upload (its written parts leak, as in Materialize's TODO). */
-export type StashCancel = { readonly type: 'stash.cancel'; readonly req?: ReqId; readonly uuid: string };
+export type StashCancel = {
+  /** The message type. */
+  readonly type: 'stash.cancel';
+  /** Correlation id, echoed on the reply. */
+  readonly req?: ReqId;
+  /** The peek's id (its shard is `s<uuid>`). */
+  readonly uuid: string;
+};
 /** Internal: one upload step, sent by the stash to itself. */
-export type StashPump = { readonly type: 'stash.pump'; readonly uuid: string };
+export type StashPump = {
+  /** The message type. */
+  readonly type: 'stash.pump';
+  /** The peek's id (its shard is `s<uuid>`). */
+  readonly uuid: string;
+};
 /** Every stash request (the pump is the stash's own). */
 export type StashRequest = StashUpload | StashCancel | StashPump;
 
 /** The upload finished: its shard, size, rows and parts. */
-export type StashUploadOk = { readonly type: 'stash.upload.ok'; readonly req?: ReqId; readonly uuid: string; readonly shard: string; readonly bytes: number; readonly rows: number; readonly parts: number };
+export type StashUploadOk = {
+  /** The message type. */
+  readonly type: 'stash.upload.ok';
+  /** Correlation id, echoed on the reply. */
+  readonly req?: ReqId;
+  /** The peek's id (its shard is `s<uuid>`). */
+  readonly uuid: string;
+  /** The shard's name. */
+  readonly shard: string;
+  /** The shard's size, in bytes. */
+  readonly bytes: number;
+  /** The shard's rows. */
+  readonly rows: number;
+  /** Parts uploaded. */
+  readonly parts: number;
+};
 /** The upload was cancelled; `leakedParts` parts stay written. */
-export type StashCancelOk = { readonly type: 'stash.cancel.ok'; readonly req?: ReqId; readonly uuid: string; readonly leakedParts: number };
+export type StashCancelOk = {
+  /** The message type. */
+  readonly type: 'stash.cancel.ok';
+  /** Correlation id, echoed on the reply. */
+  readonly req?: ReqId;
+  /** The peek's id (its shard is `s<uuid>`). */
+  readonly uuid: string;
+  /** Parts written before the cancel (they stay, leaked). */
+  readonly leakedParts: number;
+};
 /** A stash error reply. */
 export type StashError = ErrorFields & {
+  /** `stash.upload.error` or `stash.cancel.error`. */
   readonly type: 'stash.upload.error' | 'stash.cancel.error';
+  /** The peek's id. */
   readonly uuid: string;
 };
 /** Every stash reply. */
@@ -371,7 +750,22 @@ export interface ObjectStoreOptions {
   /** Objects present at the start (key -> bytes). */
   readonly objects?: Readonly<Record<string, Uint8Array>>;
   /** Documents present at the start (uri -> schema and committed data files), at generation 1. */
-  readonly docs?: Readonly<Record<string, { readonly schema?: DocSchema; readonly files?: readonly { readonly data: Uint8Array; readonly rows: number }[] }>>;
+  readonly docs?: Readonly<
+    Record<
+      string,
+      {
+        /** The table's schema. */
+        readonly schema?: DocSchema;
+        /** Its committed data files, in order. */
+        readonly files?: readonly {
+          /** The file's bytes (Arrow IPC). */
+          readonly data: Uint8Array;
+          /** Rows in it. */
+          readonly rows: number;
+        }[];
+      }
+    >
+  >;
   /** Fault outcomes offered (default: 403, 503, ambiguous on every request). */
   readonly faults?: FaultOffer<StoreFault>;
 }

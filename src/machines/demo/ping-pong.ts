@@ -1,9 +1,10 @@
 // The smallest interesting system: two actors passing a ball `rounds` times.
-import { assign, setup } from 'xstate';
+import { assign, setup, type AnyStateMachine } from 'xstate';
 import { defineScenario, send, type Scenario } from '../../actors/index.ts';
 
 /** The ping-pong machine that serves: sends `ping` `rounds` times, tells `env` `finished` after the last `pong`. */
-export const pinger = setup({
+// Typed as AnyStateMachine: the inferred type spells out the whole config (the API docs would too).
+export const pinger: AnyStateMachine = setup({
   types: {} as { context: { rounds: number; sent: number }; input: { rounds: number }; events: { type: 'start' } | { type: 'pong'; n: number } },
 }).createMachine({
   id: 'pinger',
@@ -24,7 +25,7 @@ export const pinger = setup({
 });
 
 /** The ping-pong machine that answers every `ping` with a `pong`. */
-export const ponger = setup({
+export const ponger: AnyStateMachine = setup({
   types: {} as { context: { seen: number }; events: { type: 'ping'; n: number } },
 }).createMachine({
   id: 'ponger',
