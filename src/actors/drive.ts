@@ -166,7 +166,14 @@ export interface DeterminismReport {
   /** True when both runs produced the same trace. */
   readonly deterministic: boolean;
   /** Index of the first event that differs, and both versions, when not deterministic. */
-  readonly firstDifference?: { readonly index: number; readonly first: string; readonly second: string };
+  readonly firstDifference?: {
+    /** Index of the first event that differs. */
+    readonly index: number;
+    /** That event in the first run (canonical JSON). */
+    readonly first: string;
+    /** That event in the second run. */
+    readonly second: string;
+  };
   /** Events compared (in the first run). */
   readonly events: number;
 }

@@ -46,7 +46,12 @@ export interface ReducerResult<S> {
   /** The next state (return the same object when nothing changed). */
   readonly state: S;
   /** Messages to send, in order; `to: 'env'` records an `output` event. */
-  readonly send?: readonly { readonly to: ActorId; readonly msg: Message }[];
+  readonly send?: readonly {
+    /** The receiver (`env`: an output). */
+    readonly to: ActorId;
+    /** The message. */
+    readonly msg: Message;
+  }[];
   /** Extra trace events (kinds `io` and `log`), for example one per storage operation. */
   readonly events?: readonly TraceEvent[];
   /** True when the reducer has no case for this message (flagged like an unmatched xstate event). */
@@ -213,7 +218,14 @@ export interface ScenarioDef {
    */
   readonly actors: Readonly<Record<ActorId, ActorLogic | ActorSpec>>;
   /** Messages in flight at the start, sent from `from` (default `env`). */
-  readonly start?: readonly { readonly to: ActorId; readonly msg: Message; readonly from?: ActorId }[];
+  readonly start?: readonly {
+    /** The receiver. */
+    readonly to: ActorId;
+    /** The message. */
+    readonly msg: Message;
+    /** The sender (default `env`). */
+    readonly from?: ActorId;
+  }[];
   /** The faults a run may take; none by default. */
   readonly faults?: FaultSpec;
   /**

@@ -197,7 +197,18 @@ export interface FromTraceSearch {
   /** Works until the `performance.now()` deadline `until`; the result when done, else undefined. */
   run(until: number): FromTraceResult | undefined;
   /** Counts so far: states, distinct states, runs ended, current depth, milliseconds. */
-  stats(): { states: number; distinctStates: number; ends: number; depth: number; ms: number };
+  stats(): {
+    /** States generated. */
+    states: number;
+    /** Distinct worlds visited. */
+    distinctStates: number;
+    /** Runs that reached an end. */
+    ends: number;
+    /** Current depth. */
+    depth: number;
+    /** Wall time so far, milliseconds. */
+    ms: number;
+  };
   /** Ends the search at the next slice; its result is cut (not complete). */
   stop(): void;
 }

@@ -22,7 +22,18 @@ export interface LassoReplay {
   /** The violation confirmed by this replay (a safety property met on the way comes first). */
   readonly property?: PropertyRef;
   /** For a lasso: the fingerprints where the cycle starts and where it ends. */
-  readonly loop?: { readonly from: string; readonly to: string; readonly returns: boolean; readonly fair: boolean; readonly owed: boolean };
+  readonly loop?: {
+    /** Fingerprint of the world where the cycle starts. */
+    readonly from: string;
+    /** Fingerprint of the world the cycle ends in. */
+    readonly to: string;
+    /** True when the cycle returns to its start. */
+    readonly returns: boolean;
+    /** True when the cycle starves no weakly fair step class (every class enabled all along it is taken). */
+    readonly fair: boolean;
+    /** True when the property stays owed on every world of the cycle (never paid on it). */
+    readonly owed: boolean;
+  };
   /** Why the saved liveness violation did not replay as one. */
   readonly note?: string;
 }

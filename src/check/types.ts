@@ -350,9 +350,26 @@ export interface TraceFile {
   /** Marks the JSON as a trace file. */
   kind: 'interleave-trace';
   /** The tool and version that wrote it. */
-  tool: { name: 'interleave'; version: string };
-  /** The scenario's name and the parameters it was built with; `module`: where a scenario of your own comes from (`path` relative to the trace file), so `interleave replay` can rebuild it. */
-  scenario: { name: string; params: Record<string, unknown>; module?: { path: string; export: string } };
+  tool: {
+    /** Always `interleave`. */
+    name: 'interleave';
+    /** The package version that wrote it. */
+    version: string;
+  };
+  /** The scenario's name and the parameters it was built with. */
+  scenario: {
+    /** The scenario's name. */
+    name: string;
+    /** The parameters it was built with. */
+    params: Record<string, unknown>;
+    /** Where a scenario of your own comes from (`path` relative to the trace file), so `interleave replay` can rebuild it. */
+    module?: {
+      /** The module's path, relative to the trace file. */
+      path: string;
+      /** The export's name. */
+      export: string;
+    };
+  };
   /** The check options in effect. */
   options: Record<string, unknown>;
   /** The seed of the search (or of the failing run). */
@@ -364,11 +381,27 @@ export interface TraceFile {
   /** The schedule's length before shrinking. */
   originalLength: number;
   /** The payloads of `input:` steps by schedule position (live recordings). */
-  inputs?: { index: number; from: string; to: string; msg: unknown }[];
+  inputs?: {
+    /** The `input:` step's position in `schedule`. */
+    index: number;
+    /** The sender. */
+    from: string;
+    /** The receiver. */
+    to: string;
+    /** The message. */
+    msg: unknown;
+  }[];
   /** The trace events, serialized (see `toPlain`). */
   trace: unknown[];
   /** A nearby passing schedule, its trace and how it differs. */
-  passing?: { schedule: string[]; trace: unknown[]; note?: string };
+  passing?: {
+    /** Its step ids. */
+    schedule: string[];
+    /** Its trace events, serialized. */
+    trace: unknown[];
+    /** How it differs from the counterexample and how it was searched. */
+    note?: string;
+  };
   /** A liveness lasso: the schedule from this index on is a cycle back to the same world. */
   cycleStart?: number;
 }

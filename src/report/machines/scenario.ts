@@ -20,7 +20,12 @@ export interface ScenarioCharts {
   /** One per distinct statechart, in scenario order. */
   readonly charts: readonly ActorChart[];
   /** Actors with no statechart: reducers and external actors. */
-  readonly others: readonly { readonly actor: string; readonly kind: 'reducer' | 'external' }[];
+  readonly others: readonly {
+    /** The actor's id. */
+    readonly actor: string;
+    /** What it is instead of a machine. */
+    readonly kind: 'reducer' | 'external';
+  }[];
 }
 
 /** Groups the scenario's machine actors by the shape of their statechart. */
