@@ -151,7 +151,10 @@ export interface InputSpec {
 /** One event the environment may send, compiled: its step and its budget. */
 export interface CompiledInput {
   /** The `input` step that hands the event to its receiver. */
-  readonly step: Step & { readonly kind: 'input' };
+  readonly step: Step & {
+    /** Always an input step. */
+    readonly kind: 'input';
+  };
   /** Remaining-use counter slot in `world.inputs`, or -1 when unbounded. */
   readonly slot: number;
   /** How many times one run may take it (Infinity: no limit). */
@@ -170,7 +173,16 @@ export interface MonitorDef<S = any> {
   /** The monitor's state at the start of a run. */
   readonly init: S;
   /** Returns the next state, or `{ fail }` with a message to report a violation. */
-  observe(state: S, event: TraceEvent, q: WorldQuery): S | { readonly fail: string };
+  observe(
+    state: S,
+    event: TraceEvent,
+    q: WorldQuery,
+  ):
+    | S
+    | {
+        /** What the monitor saw, in words: the run fails here. */
+        readonly fail: string;
+      };
   /**
    * Optional: the events this monitor may react to. Events it returns false for must
    * leave its state unchanged and never fail it. Lets the checker's partial-order

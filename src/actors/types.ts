@@ -152,6 +152,7 @@ export type Step =
       readonly to: number;
     };
 
+/** The kinds of step: deliver, timer, crash, restart, drop, input, tick. */
 export type StepKind = Step['kind'];
 
 /** What a step did, in order. The driver numbers them (`step`) when it records a trace. */
@@ -330,4 +331,7 @@ export type TraceEvent =
 export type TraceEventKind = TraceEvent['kind'];
 
 /** A trace event with the index of the step that produced it. */
-export type RecordedEvent = TraceEvent & { readonly step: number };
+export type RecordedEvent = TraceEvent & {
+  /** The step that produced it: 0 for the initial world, k for the effect of `schedule[k-1]`. */
+  readonly step: number;
+};

@@ -120,7 +120,18 @@ export function replayTraceFile(
   sc: Scenario,
   file: Pick<TraceFile, 'options' | 'schedule' | 'inputs'>,
   opts: { readonly recorded?: boolean } = {},
-): { scenario: Scenario; schedule: string[]; trace: RecordedEvent[]; world: World; violation?: Violation } {
+): {
+  /** The scenario replayed (with externals swapped in when `recorded`). */
+  scenario: Scenario;
+  /** The schedule replayed. */
+  schedule: string[];
+  /** Its trace events. */
+  trace: RecordedEvent[];
+  /** The world at the end. */
+  world: World;
+  /** The property that failed on the way, if any. */
+  violation?: Violation;
+} {
   if (opts.recorded) {
     const s = scenarioForTrace(sc, file);
     return { scenario: s, schedule: [...file.schedule], ...replaySchedule(s, file.schedule, file.inputs as ScheduleInput[] | undefined) };
@@ -155,10 +166,24 @@ export interface FromTraceResult {
   readonly within: number;
   /** The recording, as explored (ticks dropped; replies of modelled externals dropped). */
   readonly seedLength: number;
-  /** States generated and distinct, runs that reached an end, wall time in milliseconds. */
-  readonly stats: { readonly states: number; readonly distinctStates: number; readonly ends: number; readonly ms: number };
+  /** Counts and time of the search. */
+  readonly stats: {
+    /** States generated. */
+    readonly states: number;
+    /** Distinct worlds visited. */
+    readonly distinctStates: number;
+    /** Runs that reached an end. */
+    readonly ends: number;
+    /** Wall time, milliseconds. */
+    readonly ms: number;
+  };
   /** The first violation found, with how many deviations from the recording it took and the payloads of its input steps. */
-  readonly violation?: Violation & { readonly deviations: number; readonly inputs?: readonly ScheduleInput[] };
+  readonly violation?: Violation & {
+    /** Deviations from the recorded schedule the violation took. */
+    readonly deviations: number;
+    /** The payloads of its input steps, by schedule position. */
+    readonly inputs?: readonly ScheduleInput[];
+  };
 }
 
 /** One recorded step to follow: its id, and the payload when it is an input. */

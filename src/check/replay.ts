@@ -94,7 +94,18 @@ export function runSchedule(
  * const { violation } = replaySchedule(scenario, result.violation!.schedule);
  * ```
  */
-export function replaySchedule(sc: Scenario, schedule: readonly string[], inputs?: readonly ScheduleInput[]): { trace: RecordedEvent[]; world: World; violation?: Violation } {
+export function replaySchedule(
+  sc: Scenario,
+  schedule: readonly string[],
+  inputs?: readonly ScheduleInput[],
+): {
+  /** The trace events along the schedule. */
+  trace: RecordedEvent[];
+  /** The world at the end. */
+  world: World;
+  /** The property that failed on the way, if any (the replay stops there). */
+  violation?: Violation;
+} {
   const out = runSchedule(sc, schedule, { detail: true, lenient: false, ...(inputs ? { inputs } : {}) });
   if (!out.property) return { trace: out.trace, world: out.world };
   return {

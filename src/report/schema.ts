@@ -131,7 +131,19 @@ function typeName(v: unknown): string {
 }
 
 /** The result of validating a trace file: the file, or an error naming what is wrong. */
-export type ReadResult = { readonly ok: true; readonly file: TraceFileData } | { readonly ok: false; readonly error: string };
+export type ReadResult =
+  | {
+      /** The file is valid. */
+      readonly ok: true;
+      /** The validated file. */
+      readonly file: TraceFileData;
+    }
+  | {
+      /** The file is not valid. */
+      readonly ok: false;
+      /** What is wrong: the field and what was expected. */
+      readonly error: string;
+    };
 
 /** Nesting no real trace reaches; deeper input would exhaust the stack of renderers. */
 export const MAX_NESTING = DEFAULT_TRACE_LIMITS.maxDepth;

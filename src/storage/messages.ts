@@ -851,7 +851,11 @@ export const stashUpload = (uuid: string, bytes: number, rows: number, req?: Req
 export const stashCancel = (uuid: string, req?: ReqId): StashCancel => withReq({ type: 'stash.cancel', uuid }, req);
 
 /** Builds an error reply. */
-export function errorReply<T extends string>(type: T, code: ErrorCode, message: string, req: ReqId | undefined, extra: Readonly<Record<string, unknown>> = {}): Message & ErrorFields & { type: T } {
+export function errorReply<T extends string>(type: T, code: ErrorCode, message: string, req: ReqId | undefined, extra: Readonly<Record<string, unknown>> = {}): Message &
+  ErrorFields & {
+    /** The reply's type (`<family>.<op>.error`). */
+    type: T;
+  } {
   const m = { type, ...extra, code, status: STATUS[code], message };
   return (req === undefined ? m : { ...m, req }) as Message & ErrorFields & { type: T };
 }

@@ -26,12 +26,34 @@ interface Base {
 
 /** An xstate-style inspection event of a live run: an actor appeared, an event was delivered, or a snapshot changed. */
 export type LiveInspectionEvent =
-  | (Base & { readonly type: '@xstate.actor' })
-  | (Base & { readonly type: '@xstate.event'; readonly sourceRef: InspectedActorRef | undefined; readonly event: Message })
-  | (Base & { readonly type: '@xstate.snapshot'; readonly event: Message; readonly snapshot: unknown });
+  | (Base & {
+      /** An actor appeared (at the start, or on a restart). */
+      readonly type: '@xstate.actor';
+    })
+  | (Base & {
+      /** An event was delivered. */
+      readonly type: '@xstate.event';
+      /** The sender (undefined for `env`). */
+      readonly sourceRef: InspectedActorRef | undefined;
+      /** The event. */
+      readonly event: Message;
+    })
+  | (Base & {
+      /** An actor's snapshot changed. */
+      readonly type: '@xstate.snapshot';
+      /** The event that changed it. */
+      readonly event: Message;
+      /** The new snapshot. */
+      readonly snapshot: unknown;
+    });
 
 /** An xstate-style `inspect` option: an observer or a plain callback. */
-export type InspectOption = ((e: LiveInspectionEvent) => void) | { next?: (e: LiveInspectionEvent) => void };
+export type InspectOption =
+  | ((e: LiveInspectionEvent) => void)
+  | {
+      /** Called with every inspection event. */
+      next?: (e: LiveInspectionEvent) => void;
+    };
 
 /** Reducers and external actors get a snapshot shaped like an xstate one. */
 function snapshotOf(sc: Scenario, i: number, w: World): unknown {

@@ -38,13 +38,13 @@ export class ObjectTaskStateStore implements TaskStateBackendApi {
     return p === undefined ? undefined : `object path for this scope and key: ${p}`;
   }
 
-  async set(scope: TaskScope, key: string, value: string) {
+  async set(scope: TaskScope, key: string, value: string): ReturnType<TaskStateBackendApi['set']> {
     const r = await this.objects.put(taskStateObjectKey(this.base, scope, key), enc.encode(value));
     if (r.type !== 's3.put.ok') throw new Error(r.message);
     return { key, bytes: valueBytes(value), warned: false };
   }
 
-  async get(scope: TaskScope, key: string) {
+  async get(scope: TaskScope, key: string): ReturnType<TaskStateBackendApi['get']> {
     const body = await this.objects.getBytes(taskStateObjectKey(this.base, scope, key));
     return { key, found: body !== undefined, value: body === undefined ? null : dec.decode(body), expiresAt: null };
   }

@@ -37,7 +37,13 @@ export interface SqliteDatabase {
    *
    * @typeParam F - the function run inside the transaction
    */
-  transaction<F extends (...args: any[]) => any>(fn: F): { (...args: any[]): ReturnType<F>; immediate(...args: any[]): ReturnType<F> };
+  transaction<F extends (...args: any[]) => any>(
+    fn: F,
+  ): {
+    (...args: any[]): ReturnType<F>;
+    /** Runs it under BEGIN IMMEDIATE. */
+    immediate(...args: any[]): ReturnType<F>;
+  };
   /** Closes the database. */
   close(): unknown;
 }
@@ -133,7 +139,7 @@ export class SqliteTaskStateStore implements TaskStateBackendApi {
     return undefined;
   }
 
-  async set(scope: TaskScope, key: string, value: string, expiresAt: number | null) {
+  async set(scope: TaskScope, key: string, value: string, expiresAt: number | null): ReturnType<TaskStateBackendApi['set']> {
     const bytes = valueBytes(value);
     if (bytes > this.rowCapBytes) return { tooLarge: `task state value for key '${key}' is ${bytes} bytes, over the row cap of ${this.rowCapBytes} bytes (MySQL MEDIUMTEXT)` };
     const warned = bytes > this.maxValueStorageBytes;
@@ -144,7 +150,7 @@ export class SqliteTaskStateStore implements TaskStateBackendApi {
     return { key, bytes, warned };
   }
 
-  async get(scope: TaskScope, key: string) {
+  async get(scope: TaskScope, key: string): ReturnType<TaskStateBackendApi['get']> {
     const r = this.st.get.get(scope.dagId, scope.runId, scope.taskId, scope.mapIndex, key) as Row | undefined;
     return { key, found: r !== undefined, value: r?.value ?? null, expiresAt: r?.expires_at ?? null };
   }

@@ -11,7 +11,18 @@ type Ok<T extends TsReply['type']> = Omit<Extract<TsReply, { type: T }>, 'type' 
 /** What a live backend implements. Throwing an `Error` becomes WriteFailed/ReadFailed. */
 export interface TaskStateBackendApi {
   /** Stores `value` under (scope, key), expiring at `expiresAt` (ms since the epoch; null: never); `{ tooLarge }` when over the row cap. */
-  set(scope: TaskScope, key: string, value: string, expiresAt: number | null): Promise<Ok<'ts.set.ok'> | { tooLarge: string }>;
+  set(
+    scope: TaskScope,
+    key: string,
+    value: string,
+    expiresAt: number | null,
+  ): Promise<
+    | Ok<'ts.set.ok'>
+    | {
+        /** Why the value was refused (over the row cap); nothing was written. */
+        tooLarge: string;
+      }
+  >;
   /** Reads (scope, key): its value, or null when missing. */
   get(scope: TaskScope, key: string): Promise<Ok<'ts.get.ok'>>;
   /** Removes (scope, key); a missing key is no error. */
