@@ -17,8 +17,11 @@ interface Entry {
 
 /**
  * Step results by (actor, state, message, ...) identity. Strong references, so it
- * is bounded: cleared whenever it holds `limit` states (results otherwise keep
- * every state they lead to alive).
+ * is bounded: cleared whenever it holds `limit` results (results otherwise keep
+ * every state they lead to alive). Results, not states: a state met in many
+ * interleavings receives many messages, and a bound of 16,384 states let the memo
+ * reach 60 MB on materialize-peeks (bfs, 800,000 states), while 16,384 results keep 97% of
+ * its lookups hits there (98.5% before).
  */
 export class StepMemo {
   private map = new Map<object, Entry[]>();
@@ -26,6 +29,8 @@ export class StepMemo {
   private hitCount = 0;
   /** Off once lookups show it rarely hits (see `find`): then it only costs time and keeps states alive. */
   private off = false;
+  /** Results held. */
+  private size = 0;
 
   constructor(private readonly limit = 1 << 14) {}
 
@@ -71,12 +76,13 @@ export class StepMemo {
 
   private add(e: Entry, key: object): void {
     if (this.off) return;
-    const es = this.map.get(key);
-    if (es !== undefined) {
-      es.push(e);
-      return;
+    if (this.size >= this.limit) {
+      this.map = new Map();
+      this.size = 0;
     }
-    if (this.map.size >= this.limit) this.map = new Map();
-    this.map.set(key, [e]);
+    this.size++;
+    const es = this.map.get(key);
+    if (es !== undefined) es.push(e);
+    else this.map.set(key, [e]);
   }
 }
