@@ -118,7 +118,10 @@ describe('a project config lists scenario modules by name', () => {
     const l = await run('list', '--config', cfg);
     expect(l.code).toBe(0);
     expect(l.stdout).toMatch(/^ping-pong /m);
-    expect(l.stdout).toContain(`from ${cfg}:`);
+    // Named as typed on a command line: relative to the current directory when that is shorter
+    // (a clone under /tmp is near the scratch directory), else absolute.
+    const rel = relative(process.cwd(), cfg);
+    expect(l.stdout).toContain(`from ${rel.length < cfg.length ? rel : cfg}:`);
     expect(l.stdout).toMatch(/^js-election +two peers claim leadership at once \(JavaScript module\)/m);
     const c = await run('check', 'js-election', '--config', cfg, '--out', join(dir, 'js.json'));
     expect(c.code).toBe(1);
