@@ -1,14 +1,14 @@
 // `npm run bench -- shard`: one exhaustive check in one process against the same check
 // split in 2 shards run as 2 processes side by side (`check --shard i/2 --result`, then
 // `interleave merge`), on airflow-checkpoints (taskConcurrency=2, faultBudget=2 as the
-// family's default, --items=N, default 6: 646,395 distinct states, about 80 s of CPU in one
+// family's default, --items=N, default 8: 605,668 distinct states, about 70 s of CPU in one
 // process on an idle machine). Prints wall time, CPU time (user + system of each process,
 // from its result file), distinct states per shard and their share of the single search
 // (balance), and the duplication factor: distinct states summed over the shards / distinct
 // states of the single process. Goal on an idle 2-core machine: 2 shards >= 1.7x faster in
 // wall time, duplication <= 1.3. On a loaded machine wall time means little: read the
 // shares and the duplication (counts, the same under any load) and the CPU columns.
-//   --items=N      input items (the size of the check: 5 is 250,283 states, a third of 6)
+//   --items=N      input items (the size of the check: 6 is 112,028 states, 8 is 605,668)
 //   --prefix=C     --shard-prefix (frontier worlds per shard, default the checker's)
 //   --strategy=S   dfs (default) or bfs
 import { spawn } from 'node:child_process';
@@ -42,7 +42,7 @@ interface Result {
 }
 
 export default async function shardBench(argv: readonly string[]): Promise<void> {
-  const items = Number(flag(argv, 'items') ?? 6);
+  const items = Number(flag(argv, 'items') ?? 8);
   const prefix = flag(argv, 'prefix');
   const strategy = flag(argv, 'strategy') ?? 'dfs';
   const dir = mkdtempSync(join(tmpdir(), 'interleave-bench-shard-'));
