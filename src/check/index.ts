@@ -10,7 +10,7 @@
 //   replaySchedule(sc, schedule)              exact replay, Divergence on mismatch
 import { Subject } from 'rxjs';
 import { assertScenario, type Scenario } from '../actors/index.ts';
-import { Bfs, Dfs } from './explore.ts';
+import { Bfs, Dfs, Search } from './explore.ts';
 import { CompactBfs } from './bfs-compact.ts';
 import { leanHeap } from './heap.ts';
 import { replayLasso } from './lasso.ts';
@@ -142,7 +142,8 @@ async function run(
   const s = new Session(sc, { ...opts, symmetry }, por.enabled, live);
   hooks.onSession(s);
   let graph: GraphSearch | undefined;
-  if (shard) s.shard = runPrefix(s, shard.index, shard.count, opts.shardPrefix ?? DEFAULT_SHARD_PREFIX);
+  const shardPrefix = shard ? () => void (s.shard = runPrefix(s, shard.index, shard.count, opts.shardPrefix ?? DEFAULT_SHARD_PREFIX)) : undefined;
+  shardPrefix?.();
 
   if (strategy === 'swarm') {
     const cfg = sampleConfig(sc, opts, 'swarm', seed, options);
@@ -154,7 +155,7 @@ async function run(
     Object.assign(options, info.options);
   } else {
     let explorer: Explorer;
-    const search = (p: PorContext): Dfs | Bfs | CompactBfs => (strategy === 'dfs' ? new Dfs(s, p) : frontier === 'compact' ? new CompactBfs(s, p) : new Bfs(s, p));
+    const search = (p: PorContext): Search => (strategy === 'dfs' ? new Dfs(s, p) : frontier === 'compact' ? new CompactBfs(s, p) : new Bfs(s, p));
     if (live) {
       explorer = graph = new GraphSearch(s);
       options.liveness = { algorithm: 'scc', order: 'bfs', fairness: graph.classes.describe(), properties: graph.specs.map((x) => x.name) };
@@ -180,14 +181,14 @@ async function run(
     };
     const prefixFound = s.found !== undefined;
     await drive(explorer);
-    if (explorer instanceof Bfs || explorer instanceof Dfs || explorer instanceof CompactBfs) {
+    if (explorer instanceof Search) {
       Object.assign(options, explorer.reductionInfo());
       // The reported violation is the one the unreduced search meets first (first-violation.ts).
       if (por.enabled && s.found && !prefixFound) {
         const first = await unreducedFirst(s, explorer.diverged, {
           explorer: () => search(porContext(sc, false)),
           drive,
-          ...(shard ? { prefix: () => void (s.shard = runPrefix(s, shard.index, shard.count, opts.shardPrefix ?? DEFAULT_SHARD_PREFIX)) } : {}),
+          ...(shardPrefix ? { prefix: shardPrefix } : {}),
         });
         options.firstViolation = first.info;
         if (first.note) options.firstViolationNote = first.note;

@@ -1,5 +1,5 @@
 // The counterexample file: versioned JSON the CLI reads back (and validates with zod).
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -77,8 +77,19 @@ export function modulePathFrom(tracePath: string, module: string | URL): string 
  */
 export function saveTraceFile(path: string, file: TraceFile, source?: { readonly module: string | URL; readonly export: string }): TraceFile {
   const scenario = source ? { ...file.scenario, module: { path: modulePathFrom(path, source.module), export: source.export } } : file.scenario;
-  const out = JSON.parse(JSON.stringify({ ...file, scenario })) as TraceFile;
-  mkdirSync(dirname(resolve(path)), { recursive: true });
-  writeFileSync(path, `${JSON.stringify(out, null, 2)}\n`);
-  return out;
+  const text = `${JSON.stringify({ ...file, scenario }, null, 2)}\n`;
+  writeAtomically(path, text);
+  return JSON.parse(text) as TraceFile;
+}
+
+/**
+ * Writes `text` to `path` through a temporary file in the same directory and a rename,
+ * creating the directory: a killed process leaves the old file or none, never half of one.
+ */
+export function writeAtomically(path: string, text: string): void {
+  const abs = resolve(path);
+  mkdirSync(dirname(abs), { recursive: true });
+  const tmp = `${abs}.${process.pid}.tmp`;
+  writeFileSync(tmp, text);
+  renameSync(tmp, abs);
 }

@@ -1,8 +1,7 @@
 // The result file of one shard (`interleave check --result FILE`), read back by
 // `interleave merge`. Written atomically (a temporary file renamed over the target), so
 // a killed shard leaves the old file or none, never half of one. Fields: docs/sharding.md.
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
 import type { TraceFileData } from '../report/index.ts';
 import type { CheckResult, PropertyRef } from './check-api.ts';
 import { UsageError } from './errors.ts';
@@ -34,15 +33,6 @@ export interface ShardResultFile {
   /** `reachable` properties no world of this shard satisfied. */
   unreached: string[];
   violation: null | { property: PropertyRef; steps: number; trace: TraceFileData };
-}
-
-/** Writes `text` to `path` through a temporary file in the same directory and a rename. */
-export function writeAtomically(path: string, text: string): void {
-  const abs = resolve(path);
-  mkdirSync(dirname(abs), { recursive: true });
-  const tmp = `${abs}.${process.pid}.tmp`;
-  writeFileSync(tmp, text);
-  renameSync(tmp, abs);
 }
 
 /** The fingerprints as 16 hex digits a line (sorted), for comparing shards with one search. */

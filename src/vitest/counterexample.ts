@@ -1,10 +1,9 @@
 // Writes a matcher's counterexample where `interleave check` would (trace JSON and HTML
 // viewer) and says how to replay it.
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
+import { isAbsolute, join, relative, resolve } from 'node:path';
 import type { Scenario } from '../actors/index.ts';
 import { formatViolation, toTraceFile, type CheckResult, type ScenarioSource } from '../check/index.ts';
-import { modulePathFrom } from '../check/trace-file.ts';
+import { modulePathFrom, writeAtomically } from '../check/trace-file.ts';
 import { formatHtml, reportContext, validateTraceFile } from '../report/index.ts';
 
 export interface Written {
@@ -51,9 +50,8 @@ export function writeCounterexample(sc: Scenario, r: CheckResult, out: string | 
   const ok = validateTraceFile(file, 'the trace the checker produced');
   if (!ok.ok) return { text, error: ok.error };
   try {
-    mkdirSync(dirname(resolve(jsonPath)), { recursive: true });
-    writeFileSync(jsonPath, `${JSON.stringify(ok.file, null, 2)}\n`);
-    writeFileSync(htmlPathOf(jsonPath), formatHtml(ok.file, reportContext(sc)));
+    writeAtomically(jsonPath, `${JSON.stringify(ok.file, null, 2)}\n`);
+    writeAtomically(htmlPathOf(jsonPath), formatHtml(ok.file, reportContext(sc)));
   } catch (e) {
     return { text, error: `cannot write ${jsonPath}: ${e instanceof Error ? e.message : String(e)}; pass another { out } path` };
   }

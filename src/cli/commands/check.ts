@@ -1,6 +1,6 @@
 // `interleave check <scenario>`: explore a scenario's schedules and report the verdict.
-import { mkdirSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
+import { statSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
 import { ScenarioError, type Divergence, type ParamValues, type Scenario, type ScenarioFamily } from '../../actors/index.ts';
 import { busyActors, formatHtml, formatSteps, lassoEnd, legendLines, reportContext, traceView, validateTraceFile, type TraceFileData } from '../../report/index.ts';
 import { loadChecker, type CheckOptions, type CheckResult, type CheckerApi, type Violation } from '../check-api.ts';
@@ -10,9 +10,9 @@ import { paramFlags, resolveParams, shellWord } from '../options.ts';
 import { showProgress } from '../progress.ts';
 import { refText, resolveTarget, type Target } from '../scenario-ref.ts';
 import { resolveShard, type ShardChoice } from '../shard-env.ts';
-import { RESULT_KIND, RESULT_SCHEMA_VERSION, fingerprintLines, writeAtomically, type ShardResultFile } from '../shard-result.ts';
+import { RESULT_KIND, RESULT_SCHEMA_VERSION, fingerprintLines, type ShardResultFile } from '../shard-result.ts';
 import { VERSION } from '../version.ts';
-import { modulePathFrom } from '../../check/trace-file.ts';
+import { modulePathFrom, writeAtomically } from '../../check/trace-file.ts';
 
 export interface CheckFlags {
   param: string[];
@@ -224,9 +224,8 @@ export async function runCheck(io: Io, name: string, flags: CheckFlags): Promise
     const htmlPath = htmlPathFor(jsonPath);
     let writeError: string | undefined;
     try {
-      mkdirSync(dirname(resolve(jsonPath)), { recursive: true });
-      writeFileSync(jsonPath, `${JSON.stringify(file, null, 2)}\n`);
-      writeFileSync(htmlPath, formatHtml(file, reportContext(sc, f.params)));
+      writeAtomically(jsonPath, `${JSON.stringify(file, null, 2)}\n`);
+      writeAtomically(htmlPath, formatHtml(file, reportContext(sc, f.params)));
     } catch (e) {
       // The violation is still the result; say why the files are missing.
       writeError = `cannot write the trace to ${jsonPath}: ${e instanceof Error ? e.message : String(e)}; choose another place with --out FILE`;

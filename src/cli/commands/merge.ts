@@ -8,8 +8,8 @@ import { formatHtml, formatSteps, traceView } from '../../report/index.ts';
 import { EXIT, UsageError } from '../errors.ts';
 import { printJson, type Io } from '../io.ts';
 import { shellWord } from '../options.ts';
-import { readResult, writeAtomically, type ShardResultFile } from '../shard-result.ts';
-import { modulePathFrom } from '../../check/trace-file.ts';
+import { readResult, type ShardResultFile } from '../shard-result.ts';
+import { modulePathFrom, writeAtomically } from '../../check/trace-file.ts';
 
 /** What shards of one check share; a difference is a mismatch. */
 function identity(r: ShardResultFile): Record<string, string> {
