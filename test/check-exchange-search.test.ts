@@ -1,0 +1,114 @@
+// The exchange search (src/check/exchange-search.ts) with shards in this process that
+// share only a run directory (in memory, read late): the shards' owned fingerprints are
+// disjoint and together exactly one unreduced search's; a violation is found and its
+// schedule replays from the initial world; budgets and a silent shard stop every shard.
+import { describe, expect, it } from 'vitest';
+import { rng, type Scenario } from '../src/actors/index.ts';
+import { check, replaySchedule, type CheckOptions } from '../src/check/index.ts';
+import { joinRun } from '../src/check/exchange-dir.ts';
+import { ExchangeSearch, type WorldCodecLike } from '../src/check/exchange-search.ts';
+import { Session } from '../src/check/session.ts';
+import { shardFingerprints } from '../src/check/shard.ts';
+import { randomSystem } from './fixtures-check/models.ts';
+import { DelayedStore, jsonCodec } from './fixtures-check/exchange-harness.ts';
+
+interface ShardRun {
+  s: Session;
+  e: ExchangeSearch;
+  fps: BigUint64Array;
+}
+
+/** Runs `count` shards to the end, interleaving their slices in a seeded order. */
+export function runShards(sc: Scenario, count: number, opts: { seed?: number; order?: 'bfs' | 'dfs'; maxLag?: number; check?: CheckOptions; codec?: WorldCodecLike; dead?: number; silentMs?: number } = {}): ShardRun[] {
+  const store = new DelayedStore(opts.seed ?? 1, opts.maxLag ?? 5);
+  const r = rng((opts.seed ?? 1) + 99);
+  const shards = Array.from({ length: count }, (_, index) => {
+    const io = store.view();
+    const runId = joinRun(io, '/shared/run', index, count, { scenario: sc.name, count });
+    const s = new Session(sc, { strategy: opts.order ?? 'bfs', por: false, determinism: false, ...opts.check }, false);
+    const e = new ExchangeSearch(s, { io, where: '/shared/run', runId, index, count, codec: opts.codec ?? jsonCodec, timing: { now: () => store.clock, waveGapMs: opts.maxLag ?? 5, silentMs: opts.silentMs ?? 1e9, beatMs: 20 }, batchBytes: 2000, order: opts.order ?? 'bfs', idleMs: 0 });
+    return { s, e, done: index === opts.dead };
+  });
+  while (shards.some((x) => !x.done)) {
+    store.clock++;
+    if (store.clock > 5_000_000) throw new Error('shards did not end');
+    const live = shards.filter((x) => !x.done);
+    const x = live[r.int(live.length)]!;
+    // A slice of 16 expansions (an `until` in the past).
+    if (x.e.step(-Infinity)) x.done = true;
+  }
+  return shards.map(({ s, e }) => ({ s, e, fps: shardFingerprints(s, undefined) }));
+}
+
+async function fullSearch(sc: Scenario): Promise<{ fps: bigint[]; complete: boolean; ok: boolean }> {
+  let fps: bigint[] = [];
+  const r = await check(sc, { strategy: 'bfs', por: false, shrink: false, inspect: { fingerprints: (f) => void (fps = [...f]) } });
+  return { fps, complete: r.complete, ok: r.ok };
+}
+
+const union = (rs: ShardRun[]) => rs.flatMap((x) => [...x.fps]).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+
+describe('exchange search, shards in one process sharing only a directory', () => {
+  it('random reducer systems without violations: owned sets are disjoint and their union is the full search (2-3 shards, bfs and dfs, delays)', async () => {
+    let compared = 0;
+    for (let seed = 1; compared < 12 && seed < 200; seed++) {
+      const sc = randomSystem(seed, seed % 2 === 0);
+      const full = await fullSearch(sc);
+      if (!full.ok || !full.complete) continue;
+      const count = 2 + (seed % 2);
+      const shards = runShards(sc, count, { seed, order: seed % 3 === 0 ? 'dfs' : 'bfs', maxLag: seed % 7 });
+      const all = union(shards);
+      expect(new Set(all).size, `seed ${seed}: owned sets overlap`).toBe(all.length);
+      expect(all, `seed ${seed}`).toEqual(full.fps);
+      for (const x of shards) {
+        expect(x.e.outcome?.kind).toBe('complete');
+        expect(x.s.found).toBeUndefined();
+        expect(x.s.cutBy).toBeUndefined();
+      }
+      // Worlds really crossed between shards.
+      expect(shards.reduce((a, x) => a + x.e.counts().worldsReceivedNew, 0)).toBeGreaterThan(0);
+      compared++;
+    }
+    expect(compared).toBe(12);
+  });
+
+  it('a violation: one shard finds it, every shard stops, and its schedule replays from the initial world', async () => {
+    let tried = 0;
+    for (let seed = 1; tried < 4 && seed < 200; seed++) {
+      const sc = randomSystem(seed, true);
+      const single = await check(sc, { strategy: 'bfs', por: false, shrink: false });
+      if (single.ok) continue;
+      tried++;
+      const shards = runShards(sc, 2, { seed, maxLag: 3 });
+      const finders = shards.filter((x) => x.s.found);
+      expect(finders.length, `seed ${seed}`).toBeGreaterThanOrEqual(1);
+      for (const x of shards) expect(x.e.outcome?.kind).toBe('stopped');
+      const f = finders[0]!.s.found!;
+      const out = replaySchedule(sc, f.schedule);
+      expect(out.violation?.property.name, `seed ${seed}`).toBe(f.property.name);
+      for (const x of shards.filter((y) => !y.s.found)) expect(x.s.cutBy).toBe('stopped');
+    }
+    expect(tried).toBe(4);
+  });
+
+  it('a shard that never starts: the others stop, naming it, instead of waiting forever', () => {
+    const sc = randomSystem(3);
+    const shards = runShards(sc, 3, { dead: 2, silentMs: 2000 });
+    for (const x of shards.slice(0, 2)) {
+      expect(x.e.outcome?.kind).toBe('stopped');
+      expect(x.s.cutBy).toBe('stopped');
+    }
+    const note = shards.map((x) => x.e.outcome).find((o) => o?.kind === 'stopped' && o.note.reason === 'silent');
+    expect(note?.kind === 'stopped' && note.note.message).toContain('shard 3/3 has not started');
+  });
+
+  it('a state budget on one shard stops every shard, incomplete', () => {
+    const sc = randomSystem(5, true);
+    const shards = runShards(sc, 2, { check: { maxStates: 4 } });
+    expect(shards.some((x) => x.s.cutBy === 'maxStates')).toBe(true);
+    for (const x of shards) {
+      expect(x.e.outcome?.kind).toBe('stopped');
+      expect(x.s.cutBy).toBeDefined();
+    }
+  });
+});
