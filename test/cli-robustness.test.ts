@@ -2,7 +2,7 @@
 // at a place that cannot hold the file, a hand-edited trace, and the root --help
 // examples, which must name files that `check` really writes.
 import { spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, linkSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -36,6 +36,24 @@ describe('output piped into a reader that stops early', () => {
     expect(r.stderr).not.toMatch(/EPIPE|internal/);
     expect(r.code).toBe(1);
     expect(existsSync(join(dir, '.interleave/lost-update-seed0.json'))).toBe(true);
+  });
+});
+
+describe('show --out replaces its file atomically', () => {
+  it('writes a new file and renames it over the old one (a killed show leaves the old file whole)', async () => {
+    const dir = scratchDir();
+    const trace = join(dir, 'e.json');
+    expect((await run('check', `${TS}#electionFamily`, '--out', trace)).code).toBe(1);
+    const out = join(dir, 'charts', 'e.mmd');
+    mkdirSync(join(dir, 'charts'));
+    writeFileSync(out, 'old drawing\n');
+    // A second name for the old file: an in-place write would change it too, a rename does not.
+    linkSync(out, join(dir, 'old.mmd'));
+    const r = await run('show', trace, '--out', out);
+    expect(r.code).toBe(0);
+    expect(readFileSync(out, 'utf8')).toMatch(/^sequenceDiagram/m);
+    expect(readFileSync(join(dir, 'old.mmd'), 'utf8')).toBe('old drawing\n');
+    expect(readdirSync(join(dir, 'charts'))).toEqual(['e.mmd']);
   });
 });
 

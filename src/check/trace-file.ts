@@ -1,5 +1,5 @@
 // The counterexample file: versioned JSON the CLI reads back (and validates with zod).
-import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -90,6 +90,12 @@ export function writeAtomically(path: string, text: string): void {
   const abs = resolve(path);
   mkdirSync(dirname(abs), { recursive: true });
   const tmp = `${abs}.${process.pid}.tmp`;
-  writeFileSync(tmp, text);
-  renameSync(tmp, abs);
+  try {
+    writeFileSync(tmp, text);
+    renameSync(tmp, abs);
+  } catch (e) {
+    // A full disk or a directory in the way: leave no half-written temporary file behind.
+    rmSync(tmp, { force: true });
+    throw e;
+  }
 }

@@ -1,8 +1,8 @@
 // `interleave show <trace.json>`: a saved trace as text, Mermaid, HTML or JSON. The
 // file's schedule is re-run first, so an edited schedule next to a stale trace is
 // refused rather than drawn.
-import { mkdirSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { statSync } from 'node:fs';
+import { writeAtomically } from '../../check/trace-file.ts';
 import { FORMATS, RenderTooLargeError, formatText, render, reportContext, type Format, type ReportContext, type TraceFileData } from '../../report/index.ts';
 import type { Scenario, ScenarioFamily } from '../../actors/index.ts';
 import { EXIT, UsageError } from '../errors.ts';
@@ -84,14 +84,16 @@ async function verify(io: Io, file: TraceFileData, path: string, config?: string
   return { sc, family: target.family };
 }
 
-/** Writes the rendering; a place that cannot hold it is bad input (exit 2), not a crash. */
+/**
+ * Writes the rendering through a temporary file and a rename (a killed process leaves the
+ * old file or none, never half of one); a place that cannot hold it is bad input (exit 2), not a crash.
+ */
 export function writeOut(out: string, text: string): void {
   try {
     if (/[/\\]$/.test(out) || statSync(out, { throwIfNoEntry: false })?.isDirectory()) {
       throw new UsageError(`--out ${out} is a directory; give a file name, e.g. --out ${out.replace(/[/\\]$/, '')}/trace.html`);
     }
-    mkdirSync(dirname(resolve(out)), { recursive: true });
-    writeFileSync(out, text);
+    writeAtomically(out, text);
   } catch (e) {
     if (e instanceof UsageError) throw e;
     const code = (e as { code?: string }).code;
