@@ -1,12 +1,12 @@
 // The CLI on live recordings: `interleave replay` re-runs a live Amber run on the
 // model (the modelled store answering for itself) and finds no violation.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import type { ReducerLogic } from '../src/actors/index.ts';
 import { runLive } from '../src/actors/live.ts';
-import { liveTraceFile } from '../src/check/from-trace.ts';
+import { liveTraceFile, replayTraceFile } from '../src/check/from-trace.ts';
 import { amberScenario } from '../src/machines/amber/scenario.ts';
 import type { StoreState } from '../src/machines/amber/store.ts';
 import { main } from '../src/cli/main.ts';
@@ -53,6 +53,19 @@ describe('interleave on live recordings', () => {
     const doc = JSON.parse(out.join(''));
     expect(doc.ok).toBe(true);
     expect(doc.scenario.name).toBe('amber-loop');
+    // Both counts, and the API's: the recorded steps, and the fewer the model took (it gave the store's replies itself).
+    const file = JSON.parse(readFileSync(path, 'utf8'));
+    const api = replayTraceFile(amberScenario({ topology: 'single', rows: 2, design: 'read-at-endchannel', overlapFault: false }), file);
+    expect(doc.steps).toBe(file.schedule.length);
+    expect(api.recordedSteps).toBe(doc.steps);
+    expect(doc.answeredByModel).toBeGreaterThan(0);
+    expect(api.answeredByModel).toBe(doc.answeredByModel);
+    expect(doc.modelSteps).toBe(api.schedule.length);
+    expect(doc.modelSteps).toBe(doc.steps - doc.answeredByModel);
+    const text = await cli(['replay', path]);
+    expect(text.code).toBe(0);
+    expect(text.out).toContain(`✓ the recorded live run (${doc.steps} steps) replays on the model and no property is violated`);
+    expect(text.out).toContain(`${doc.modelSteps} of them on the model: it gave the ${doc.answeredByModel} recorded replies of 'store' itself`);
   });
 
   it('check --from --within explores around a live run: the 403 hang one fault away, a replayable counterexample', async () => {

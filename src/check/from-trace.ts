@@ -115,6 +115,10 @@ export function modelledExternals(sc: Scenario, file: Pick<TraceFile, 'options'>
  * (so every property, including those reading a store's state, is checked), and a
  * live reply the model would not give shows up as a `Divergence`. With `recorded`,
  * they are swapped for externals fed by the recorded replies instead.
+ *
+ * Two lengths: `recordedSteps` is the file's schedule, the run as recorded (what
+ * `interleave replay` reports); `schedule` is what was replayed, which for a live
+ * recording on the model lacks the `answeredByModel` replies the model gave itself.
  */
 export function replayTraceFile(
   sc: Scenario,
@@ -123,8 +127,16 @@ export function replayTraceFile(
 ): {
   /** The scenario replayed (with externals swapped in when `recorded`). */
   scenario: Scenario;
-  /** The schedule replayed. */
+  /**
+   * The schedule replayed: the file's, except that a live recording replayed on the model
+   * leaves out the recorded replies of the actors the scenario models, which the model
+   * gives itself at their delivery. So `schedule.length` is `recordedSteps - answeredByModel`.
+   */
   schedule: string[];
+  /** Steps in the file's schedule (`file.schedule.length`): the run as recorded. */
+  recordedSteps: number;
+  /** Recorded replies left out of `schedule` because the scenario models their sender (0 for a checked trace or with `recorded`). */
+  answeredByModel: number;
   /** Its trace events. */
   trace: RecordedEvent[];
   /** The world at the end. */
@@ -132,12 +144,13 @@ export function replayTraceFile(
   /** The property that failed on the way, if any. */
   violation?: Violation;
 } {
+  const recordedSteps = file.schedule.length;
   if (opts.recorded) {
     const s = scenarioForTrace(sc, file);
-    return { scenario: s, schedule: [...file.schedule], ...replaySchedule(s, file.schedule, file.inputs as ScheduleInput[] | undefined) };
+    return { scenario: s, schedule: [...file.schedule], recordedSteps, answeredByModel: 0, ...replaySchedule(s, file.schedule, file.inputs as ScheduleInput[] | undefined) };
   }
   const m = modelSchedule(sc, file);
-  return { scenario: sc, schedule: m.schedule, ...replaySchedule(sc, m.schedule, m.inputs.length ? m.inputs : undefined) };
+  return { scenario: sc, schedule: m.schedule, recordedSteps, answeredByModel: m.dropped.length, ...replaySchedule(sc, m.schedule, m.inputs.length ? m.inputs : undefined) };
 }
 
 /** Options of `fromTrace`: how far from the recording to search, and the budgets. */

@@ -25,11 +25,16 @@ export class LiveDivergence extends Error {
   }
 }
 
-/** Replays a live recording on the model (every property checked); throws `LiveDivergence` when it stops fitting. */
+/**
+ * Replays a live recording on the model (every property checked); throws `LiveDivergence`
+ * when it stops fitting. `steps` counts the schedule replayed on the model: the
+ * recording's, without the `answered` recorded replies of the actors in `answeredBy`,
+ * which the model gives itself.
+ */
 export function replayOnModel(sc: Scenario, file: LiveFile) {
   const m = modelSchedule(sc, file);
   try {
-    return replaySchedule(sc, m.schedule, m.inputs.length ? m.inputs : undefined);
+    return { ...replaySchedule(sc, m.schedule, m.inputs.length ? m.inputs : undefined), steps: m.schedule.length, answered: m.dropped.length, answeredBy: [...new Set(m.dropped.map((x) => x.from))] };
   } catch (e) {
     if (!(e instanceof Divergence)) throw e;
     throw new LiveDivergence(m.origin[e.index] ?? file.schedule.length, e, inputMismatch(sc, file, m, e.index));

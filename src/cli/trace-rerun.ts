@@ -25,6 +25,11 @@ export async function scenarioOfTrace(file: TraceFileData, path: string, config?
 export interface Rerun {
   readonly trace: RecordedEvent[];
   readonly violation?: Violation;
+  /** Steps replayed: the file's, less the recorded replies the model gave itself (live recordings). */
+  readonly steps: number;
+  /** Recorded replies left out because the scenario models their sender, and those senders. */
+  readonly answered: number;
+  readonly answeredBy: readonly string[];
 }
 
 /**

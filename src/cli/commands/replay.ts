@@ -4,7 +4,7 @@ import { loadChecker, type CheckerApi } from '../check-api.ts';
 import { EXIT, UsageError } from '../errors.ts';
 import { printJson, type Io } from '../io.ts';
 import { formatSteps, toPlainTrace, traceView } from '../replay-view.ts';
-import { rerunTrace, scenarioOfTrace } from '../trace-rerun.ts';
+import { rerunTrace, scenarioOfTrace, type Rerun } from '../trace-rerun.ts';
 import { readTrace, traceLimits } from './trace-file.ts';
 
 export async function runReplay(io: Io, path: string, flags: { json?: boolean; config?: string; traceLimit?: string[] }): Promise<number> {
@@ -20,6 +20,8 @@ export async function runReplay(io: Io, path: string, flags: { json?: boolean; c
       ok: !v,
       scenario: file.scenario,
       steps: file.schedule.length,
+      // A live recording on the model: the steps replayed, without the replies the model gave itself.
+      ...(out.answered ? { modelSteps: out.steps, answeredByModel: out.answered } : {}),
       saved: saved ?? null,
       ...(v ? { violation: { property: v.property, schedule: v.schedule } } : { verdict: saved ? 'fixed, or the model changed' : 'no property is violated' }),
     });
@@ -29,13 +31,21 @@ export async function runReplay(io: Io, path: string, flags: { json?: boolean; c
     io.out(saved
       ? o.green(`✓ the schedule (${file.schedule.length} steps) no longer violates ${saved.kind} '${saved.name}': fixed, or the model changed`)
       : o.green(`✓ the ${file.options.mode === 'live' ? 'recorded live run' : 'schedule'} (${file.schedule.length} steps) replays on the model and no property is violated`));
+    if (out.answered) io.out(modelledReplies(out));
     return EXIT.ok;
   }
   const same = saved && saved.name === v.property.name && saved.kind === v.property.kind;
   io.out(o.red(`✗ still fails: ${v.property.kind} '${v.property.name}' violated: ${v.property.message}`));
   if (saved && !same) io.out(o.yellow(`(the trace was saved for ${saved.kind} '${saved.name}'; this run fails a different property first)`));
+  if (out.answered) io.out(modelledReplies(out).replace('of them', `of its ${file.schedule.length} recorded steps`));
   io.out(formatSteps(traceView(v.schedule, toPlainTrace(v.trace)), o, { failStep: v.schedule.length }).join('\n'));
   return EXIT.violation;
+}
+
+/** Why a live recording took fewer steps on the model than it recorded. */
+function modelledReplies(out: Rerun): string {
+  const who = out.answeredBy.map((a) => `'${a}'`).join(', ');
+  return `  ${out.steps} of them on the model: it gave the ${out.answered} recorded ${out.answered === 1 ? 'reply' : 'replies'} of ${who} itself`;
 }
 
 /** A liveness counterexample: run the prefix, then the cycle once, and confirm it is still a violation. */
