@@ -8,7 +8,7 @@
 export { families, findFamily } from './catalog.ts';
 export { pingPongFamily } from './demo/family.ts';
 export { lostUpdateFamily } from './demo/lost-update-family.ts';
-export { pingPong, pinger, ponger } from './demo/ping-pong.ts';
+export { pingPong, pinger, ponger, type PingerMachine, type PongerMachine, type PingerContext, type PingerInput, type PingerEvent, type PongerContext, type PongerEvent, type StartEvent, type BallEvent, type DemoMachine } from './demo/ping-pong.ts';
 export { lostUpdate, type LostUpdateDesign } from './demo/lost-update.ts';
 export { rallyFamily, retryFamily } from './demo/liveness-families.ts';
 export { rally, retry, type RallyEnd, type FairnessChoice } from './demo/rally.ts';

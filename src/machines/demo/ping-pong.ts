@@ -1,11 +1,63 @@
 // The smallest interesting system: two actors passing a ball `rounds` times.
-import { assign, setup, type AnyStateMachine } from 'xstate';
+import { assign, setup, type EventObject, type MachineContext, type StateMachine } from 'xstate';
 import { defineScenario, send, type Scenario } from '../../actors/index.ts';
 
+/** The pinger's context: how many pings to send, and how many it has sent. */
+export interface PingerContext {
+  /** Pings to send before finishing. */
+  rounds: number;
+  /** Pings sent so far. */
+  sent: number;
+}
+
+/** The pinger's input (`input: { rounds }` in a scenario's actor entry). */
+export interface PingerInput {
+  /** Pings to send (default 3). */
+  rounds: number;
+}
+
+/** The pinger's `start`: serve the first ping. */
+export interface StartEvent {
+  /** The event's name. */
+  type: 'start';
+}
+
+/** A ball, as a `ping` (pinger to ponger) or a `pong` (back). */
+export interface BallEvent<T extends 'ping' | 'pong'> {
+  /** The event's name. */
+  type: T;
+  /** The ball's number, from 1. */
+  n: number;
+}
+
+/** The events the pinger accepts: `start` serves the first ping, `pong` answers one. */
+export type PingerEvent = StartEvent | BallEvent<'pong'>;
+
+/** The ponger's context: pings seen. */
+export interface PongerContext {
+  /** Pings answered so far. */
+  seen: number;
+}
+
+/** The event the ponger accepts. */
+export type PongerEvent = BallEvent<'ping'>;
+
+/**
+ * A demo machine typed by its context, events and input; the other parameters are left
+ * open, so the type (and the API docs) do not spell out the whole config.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type DemoMachine<C extends MachineContext, E extends EventObject, I = unknown> = StateMachine<C, E, any, any, any, any, any, any, any, I, any, any, any, any>;
+
+/** The type of {@link pinger}. */
+export type PingerMachine = DemoMachine<PingerContext, PingerEvent, PingerInput>;
+
+/** The type of {@link ponger}. */
+export type PongerMachine = DemoMachine<PongerContext, PongerEvent>;
+
 /** The ping-pong machine that serves: sends `ping` `rounds` times, tells `env` `finished` after the last `pong`. */
-// Typed as AnyStateMachine: the inferred type spells out the whole config (the API docs would too).
-export const pinger: AnyStateMachine = setup({
-  types: {} as { context: { rounds: number; sent: number }; input: { rounds: number }; events: { type: 'start' } | { type: 'pong'; n: number } },
+export const pinger: PingerMachine = setup({
+  types: {} as { context: PingerContext; input: PingerInput; events: PingerEvent },
 }).createMachine({
   id: 'pinger',
   context: ({ input }) => ({ rounds: input?.rounds ?? 3, sent: 0 }),
@@ -25,8 +77,8 @@ export const pinger: AnyStateMachine = setup({
 });
 
 /** The ping-pong machine that answers every `ping` with a `pong`. */
-export const ponger: AnyStateMachine = setup({
-  types: {} as { context: { seen: number }; events: { type: 'ping'; n: number } },
+export const ponger: PongerMachine = setup({
+  types: {} as { context: PongerContext; events: PongerEvent },
 }).createMachine({
   id: 'ponger',
   context: { seen: 0 },
