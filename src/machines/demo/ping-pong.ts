@@ -46,7 +46,6 @@ export type PongerEvent = BallEvent<'ping'>;
  * A demo machine typed by its context, events and input; the other parameters are left
  * open, so the type (and the API docs) do not spell out the whole config.
  */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type DemoMachine<C extends MachineContext, E extends EventObject, I = unknown> = StateMachine<C, E, any, any, any, any, any, any, any, I, any, any, any, any>;
 
 /** The type of {@link pinger}. */
