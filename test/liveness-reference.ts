@@ -82,7 +82,7 @@ export function referenceLiveness(sc: Scenario, name: string): boolean {
     if (fairChannels.includes(`${from}->${to}`)) out.push(`on ${from}->${to}`);
     return out;
   };
-  const key = (w: World) => canonicalJson(toPlain({ snaps: w.snaps, status: w.status, inbox: w.inbox, timers: w.timers, now: w.now, faults: w.faults }));
+  const key = (w: World) => canonicalJson(toPlain({ snaps: w.snaps, status: w.status, inbox: w.inbox, timers: w.timers, now: w.now, faults: w.faults, monitors: w.monitors, failure: w.failure ?? null, inputs: w.inputs ?? null }));
   const index = new Map<string, number>();
   const nodes: Node[] = [];
   const add = (w: World): number => {

@@ -213,6 +213,9 @@ export class CompactBfs extends Search {
   }
 
   protected override scheduleOf(n: Node | undefined, last?: string): string[] {
+    // A shard's root arriving (its parent is the prefix chain, not an entry): an end
+    // violation at a frontier world is reported before the root becomes an entry.
+    if (n && n.index < 0) return super.scheduleOf(n, last);
     let out: string[] = [];
     if (n) {
       // `n` is the entry being expanded: the path cache holds its ancestors, up to a root.

@@ -239,7 +239,8 @@ function finish(sc: Scenario, s: Session, opts: CheckOptions, strategy: string, 
   if (s.found?.property.kind === 'liveness') {
     // A lasso: no shrinking (the prefix is a shortest one, the cycle is built inside one component).
     const f = s.found;
-    const out = replayLasso(sc, f.schedule, f.cycleStart, f.property.name);
+    // With an inspector that went on past safety violations, the lasso may pass through one.
+    const out = replayLasso(sc, f.schedule, f.cycleStart, f.property.name, opts.inspect?.violation !== undefined);
     if (!out.property || out.property.kind !== 'liveness') throw new Error(`internal: the liveness counterexample for '${f.property.name}' does not replay (${out.note ?? out.property?.message ?? '?'})`);
     violation = { property: f.property, schedule: out.schedule, originalLength: f.schedule.length, trace: out.trace, world: out.world };
     if (f.cycleStart !== undefined) violation.cycleStart = f.cycleStart;

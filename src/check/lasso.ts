@@ -42,15 +42,20 @@ function record(out: RecordedEvent[], evs: readonly TraceEvent[], step: number):
   for (const e of evs) out.push({ ...e, step } as RecordedEvent);
 }
 
-/** Replays `schedule` strictly (throws `Divergence`) and re-decides liveness property `name` on it. */
-export function replayLasso(sc: Scenario, schedule: readonly string[], cycleStart: number | undefined, name: string): LassoReplay {
+/**
+ * Replays `schedule` strictly (throws `Divergence`) and re-decides liveness property `name` on it.
+ * A safety violation on the way ends the replay (it comes first) unless `pastSafety` (the
+ * search went on past safety violations because `inspect.violation` asked it to, so its
+ * lasso may pass through one).
+ */
+export function replayLasso(sc: Scenario, schedule: readonly string[], cycleStart: number | undefined, name: string, pastSafety = false): LassoReplay {
   const trace: RecordedEvent[] = [];
   const taken: string[] = [];
   const init = initialWorld(sc, { detail: true });
   let w = init.world;
   record(trace, init.events, 0);
   const v0 = stepViolation(sc, w, init.events);
-  if (v0) return { schedule: taken, trace, world: w, property: v0 };
+  if (v0 && !pastSafety) return { schedule: taken, trace, world: w, property: v0 };
   const spec = livenessSpecs(sc).specs.find((s) => s.name === name);
   const classes = new FairClasses(sc);
   const hasher = new WorldHasher(sc, false);
@@ -99,7 +104,7 @@ export function replayLasso(sc: Scenario, schedule: readonly string[], cycleStar
     taken.push(step.id);
     record(trace, r.events, taken.length);
     const v = stepViolation(sc, w, r.events);
-    if (v) return { schedule: taken, trace, world: w, property: v };
+    if (v && !pastSafety) return { schedule: taken, trace, world: w, property: v };
     if (A) {
       const next = A.next(owed as 0 | 1, holds(w));
       if (next === 1 && owed === 0) owedFrom = i + 1;

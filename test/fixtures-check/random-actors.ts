@@ -17,11 +17,37 @@
 //   actors (`reads`, or `readsView`: only steps that change the view are visible),
 //   sometimes undeclared (state reduction then turns itself off);
 // - `eventually` at quiescence and deadlock by the default rule.
+//
+// `randomActors(seed, { extended: true })` (the differential fuzzer,
+// test/check-differential.test.ts) draws more from a third stream, leaving the
+// systems above unchanged: reducers whose state is an object (so the step memo, keyed
+// by state identity, hits), environment `inputs` with budgets and guards, liveness
+// properties under several fairness settings, `acceptEnd`, and declared `reachable`
+// properties.
 import { assign, setup } from 'xstate';
-import { defineScenario, rng, send, type MonitorDef, type Predicate, type ReducerLogic, type Scenario, type TraceEvent } from '../../src/actors/index.ts';
+import { defineScenario, eventually, leadsTo, nonProgressCycles, rng, send, type Fairness, type InputSpec, type LivenessProperty, type MonitorDef, type Predicate, type ReducerLogic, type Scenario, type TraceEvent, type WorldQuery } from '../../src/actors/index.ts';
 import { reads, readsEach, readsView } from '../../src/check/index.ts';
 
 type Msg = { type: string; v?: number; hops?: number };
+
+/** A reducer's state as a number, whether it is kept as a number or boxed (`{ n }`). */
+const val = (q: WorldQuery, id: string): number => {
+  const c = q.context(id) as number | { n: number };
+  return typeof c === 'number' ? c : c.n;
+};
+
+/** The same reducer with its state boxed in an object: the step memo keys reducer steps by state identity. */
+function boxed(inner: ReducerLogic<number>): ReducerLogic<{ n: number }> {
+  return {
+    kind: 'reducer',
+    init: (input) => ({ n: inner.init(input) }),
+    ...(inner.faultOutcomes ? { faultOutcomes: (s: { n: number }, msg, from) => inner.faultOutcomes!(s.n, msg, from) } : {}),
+    receive(s, msg, ctx) {
+      const r = inner.receive(s.n, msg, ctx);
+      return { ...r, state: r.state === s.n ? s : { n: r.state } };
+    },
+  };
+}
 
 function reducer(r: ReturnType<typeof rng>, ids: readonly string[], self: number, faulty: boolean): ReducerLogic<number> {
   const n = ids.length;
@@ -123,11 +149,21 @@ export interface RandomActorsInfo {
   readonly undeclared: boolean;
   /** Monitors local to one actor, stateless, or over two actors' deliveries; a view invariant. */
   readonly extra: number;
+  /** Extended draws only (`{ extended: true }`). */
+  readonly boxed?: boolean;
+  readonly inputs?: boolean;
+  readonly liveness?: boolean;
+  readonly acceptEnd?: boolean;
+  readonly reachable?: boolean;
 }
 
 /** A random actor system, and which features it drew. */
-export function randomActors(seed: number): { sc: Scenario; info: RandomActorsInfo } {
+export function randomActors(seed: number, opts: { extended?: boolean } = {}): { sc: Scenario; info: RandomActorsInfo } {
   const r = rng(seed);
+  // The extended draws come from a third stream, drawn up front (the first two are unchanged).
+  const r3 = rng(seed ^ 0x27d4eb2f);
+  const ext = opts.extended === true;
+  const box = ext && r3.int(2) === 0;
   const nr = 2 + r.int(2);
   const rids = Array.from({ length: nr }, (_, i) => `p${i}`);
   const symmetric = r.int(3) === 0;
@@ -140,7 +176,10 @@ export function randomActors(seed: number): { sc: Scenario; info: RandomActorsIn
   if (hasAsker) ids.push('ask');
   if (hasTicker) ids.push('tick');
   const actors: Record<string, any> = {};
-  rids.forEach((id, i) => (actors[id] = reducer(r, ids, i, faults && r.int(2) === 0)));
+  rids.forEach((id, i) => {
+    const logic = reducer(r, ids, i, faults && r.int(2) === 0);
+    actors[id] = box ? boxed(logic) : logic;
+  });
   const start: { to: string; msg: Msg }[] = [];
   const starts = 1 + r.int(2);
   for (let k = 0; k < starts; k++) start.push({ to: rids[r.int(nr)]!, msg: { type: 'm', v: r.int(3), hops: 1 + r.int(2) } });
@@ -168,9 +207,9 @@ export function randomActors(seed: number): { sc: Scenario; info: RandomActorsIn
   const all = Object.keys(actors).filter((id) => !group.includes(id));
   const a = rids[r.int(nr)]!,
     b = rids[r.int(nr)]!;
-  const local: Predicate = (q) => q.context(a) !== 4 || `${a} reached 4`;
-  const pair: Predicate = (q) => !(q.context(a) === 3 && q.context(b) === 1 && a !== b) || `${a} = 3 while ${b} = 1`;
-  const each: Predicate = (q) => rids.every((id) => q.context(id) !== 4) || 'some reducer reached 4';
+  const local: Predicate = (q) => val(q, a) !== 4 || `${a} reached 4`;
+  const pair: Predicate = (q) => !(val(q, a) === 3 && val(q, b) === 1 && a !== b) || `${a} = 3 while ${b} = 1`;
+  const each: Predicate = (q) => rids.every((id) => val(q, id) !== 4) || 'some reducer reached 4';
   const invariants: Record<string, Predicate> = {
     local: undeclared ? local : reads([a], local),
     pair: reads([a, b], pair),
@@ -186,7 +225,7 @@ export function randomActors(seed: number): { sc: Scenario; info: RandomActorsIn
       observe(s, e, q) {
         if (!watched(e)) return s;
         // Reads another actor's state: steps it watches commute with nothing.
-        if (s >= 1 && q.context(a) === 1) return { fail: `second answer while ${a} = 1` };
+        if (s >= 1 && val(q, a) === 1) return { fail: `second answer while ${a} = 1` };
         return s + 1;
       },
     };
@@ -203,7 +242,7 @@ export function randomActors(seed: number): { sc: Scenario; info: RandomActorsIn
       init: 0,
       reads: [a],
       watches: to,
-      observe: (s: number, e, q) => (!to(e) ? s : s >= 2 && q.context(a) === 2 ? { fail: `${a} reached 2 after two deliveries` } : Math.min(s + 1, 3)),
+      observe: (s: number, e, q) => (!to(e) ? s : s >= 2 && val(q, a) === 2 ? { fail: `${a} reached 2 after two deliveries` } : Math.min(s + 1, 3)),
     } as MonitorDef<number>;
   }
   if (r2.int(3) === 0) {
@@ -232,7 +271,7 @@ export function randomActors(seed: number): { sc: Scenario; info: RandomActorsIn
     extra++;
     invariants.pairView = readsView(
       [a, b],
-      (q) => [q.context(a) as number, q.context(b) as number],
+      (q) => [val(q, a), val(q, b)],
       ([x, y]) => !(x === 2 && y === 4 && a !== b) || `${a} = 2 while ${b} = 4`,
     );
   }
@@ -244,17 +283,62 @@ export function randomActors(seed: number): { sc: Scenario; info: RandomActorsIn
         drop: [[all[r.int(all.length)]!, all[r.int(all.length)]!]] as [string, string][],
       }
     : undefined;
+  const timers = r.int(2) === 0 ? 'any' : 'quiescent';
+  const more = ext ? extendedDraws(r3, rids, all, a, b) : undefined;
   const sc = defineScenario({
     name: `random-actors-${seed}`,
     actors,
     start,
     ...(faultSpec ? { faults: faultSpec } : {}),
-    timers: r.int(2) === 0 ? 'any' : 'quiescent',
+    timers,
     invariants,
     ...(Object.keys(monitors).length > 0 ? { monitors } : {}),
-    eventually: { someZero: (q) => rids.some((id) => q.context(id) === 0) || 'no reducer rests in 0' },
+    eventually: { someZero: (q) => rids.some((id) => val(q, id) === 0) || 'no reducer rests in 0' },
     ...(symmetric ? { symmetry: [group] } : {}),
+    ...(more?.def ?? {}),
   });
-  return { sc, info: { symmetric, timers: hasTicker, faults, monitor, undeclared, extra } };
+  return { sc, info: { symmetric, timers: hasTicker, faults, monitor, undeclared, extra, ...(ext ? { boxed: box, ...more!.info } : {}) } };
+}
+
+/** The extended draws: environment inputs, liveness with fairness, acceptEnd, reachable properties. */
+function extendedDraws(r: ReturnType<typeof rng>, rids: readonly string[], all: readonly string[], a: string, b: string) {
+  const pick = <T>(xs: readonly T[]): T => xs[r.int(xs.length)]!;
+  const def: { inputs?: InputSpec[]; liveness?: Record<string, LivenessProperty>; fairness?: Fairness; acceptEnd?: Predicate; reachable?: Record<string, Predicate> } = {};
+  if (r.int(2) === 0) {
+    // Budgeted, so the state space stays finite; sometimes guarded by the receiver's state.
+    const inputs: InputSpec[] = [];
+    // One spec per receiver (an event is listed once per actor).
+    const targets = [...new Set([pick(all), ...(r.int(2) === 0 ? [pick(all)] : [])])];
+    for (const to of targets) {
+      const events = to === 'ask' ? ['m'] : to === 'tick' ? ['m', 'ans'] : [{ type: 'm', v: r.int(3), hops: r.int(2) }, ...(r.int(2) === 0 ? ['ask'] : [])];
+      const guard = rids.includes(to) && r.int(2) === 0 ? r.int(5) : -1;
+      inputs.push({ to, events, budget: 1 + r.int(2), ...(guard >= 0 ? { when: (q: WorldQuery) => val(q, to) !== guard } : {}) });
+    }
+    def.inputs = inputs;
+  }
+  if (r.int(3) === 0) {
+    const x = pick(rids);
+    const y = pick(rids);
+    const z = r.int(5);
+    const kinds: Record<string, LivenessProperty> = {
+      reachZero: eventually((q) => rids.some((id) => val(q, id) === 0)),
+      oneThenTwo: leadsTo((q) => val(q, x) === 1, (q) => val(q, y) === 2),
+      progress: nonProgressCycles((q) => val(q, x) === z),
+    };
+    const names = Object.keys(kinds).filter(() => r.int(2) === 0);
+    def.liveness = Object.fromEntries((names.length > 0 ? names : ['oneThenTwo']).map((n) => [n, kinds[n]!]));
+    const f = r.int(3);
+    if (f === 1) def.fairness = 'none';
+    if (f === 2) def.fairness = { actors: [a, b] };
+  }
+  if (r.int(4) === 0) {
+    const c = r.int(5);
+    def.acceptEnd = (q) => val(q, a) !== c || `${a} ended in ${c}`;
+  }
+  if (r.int(2) === 0) {
+    const c = r.int(5);
+    def.reachable = { aIsC: reads([a], (q) => val(q, a) === c), bothEqual: reads([a, b], (q) => val(q, a) === val(q, b) && a !== b) };
+  }
+  return { def, info: { inputs: def.inputs !== undefined, liveness: def.liveness !== undefined, acceptEnd: def.acceptEnd !== undefined, reachable: def.reachable !== undefined } };
 }
 
