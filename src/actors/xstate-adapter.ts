@@ -167,6 +167,90 @@ export class MachineStepper {
     }
     return { snapshot: next, actions, unhandled: false };
   }
+  /**
+   * A snapshot of this actor's machine rebuilt from its parts (see `snapshotParts`) through
+   * xstate's own persistence API (`machine.restoreSnapshot`), so stepping it behaves as
+   * stepping the original. The active state nodes keep the original's order: xstate visits
+   * them in that order when it selects transitions, which orders the actions of parallel regions.
+   */
+  restore(parts: SnapshotParts): AnyMachineSnapshot {
+    const { list } = stateNodeIndex(this.machine);
+    const historyValue: Record<string, { id: string }[]> = {};
+    for (const [key, ids] of parts.history) historyValue[key] = ids.map((id) => ({ id }));
+    const persisted = { status: parts.status, output: parts.output, error: parts.error, context: parts.context, value: parts.value, historyValue, children: {} };
+    const restored = this.machine.restoreSnapshot(persisted as never, this.scope) as AnyMachineSnapshot & { _nodes: readonly unknown[] };
+    const nodes = parts.nodes.map((k) => list[k]);
+    let same = nodes.length === restored._nodes.length;
+    for (let k = 0; same && k < nodes.length; k++) same = nodes[k] === restored._nodes[k];
+    if (same) return restored;
+    const want = new Set(nodes);
+    if (want.size !== restored._nodes.length || restored._nodes.some((n) => !want.has(n))) {
+      throw new Error(`actor '${this.actorId}': the state value does not give the snapshot's active state nodes (corrupt snapshot parts)`);
+    }
+    return { ...restored, _nodes: nodes, tags: new Set(nodes.flatMap((n) => (n as { tags: string[] }).tags)) } as AnyMachineSnapshot;
+  }
+}
+
+/** The parts of an xstate snapshot that decide its future, as data (to move it between processes). */
+export interface SnapshotParts {
+  readonly status: string;
+  readonly value: unknown;
+  readonly context: unknown;
+  readonly output: unknown;
+  readonly error: unknown;
+  /** `historyValue` as (history node id, remembered state node ids), in its key order. */
+  readonly history: readonly (readonly [string, readonly string[]])[];
+  /** The active state nodes (`_nodes`) in their order, as positions in the machine's node list. */
+  readonly nodes: readonly number[];
+}
+
+const SNAPSHOT_KEYS = 'status,output,error,machine,context,_nodes,value,tags,children,historyValue,matches,hasTag,can,getMeta,toJSON';
+
+interface NodeIndex {
+  readonly list: readonly unknown[];
+  readonly index: ReadonlyMap<unknown, number>;
+}
+const nodeIndexes = new WeakMap<AnyStateMachine, NodeIndex>();
+
+/** Every state node of a machine, in document order (a stable numbering per machine). */
+function stateNodeIndex(machine: AnyStateMachine): NodeIndex {
+  let ni = nodeIndexes.get(machine);
+  if (!ni) {
+    const list: unknown[] = [];
+    const visit = (node: any): void => {
+      list.push(node);
+      for (const child of Object.values(node.states as Record<string, unknown>)) visit(child);
+    };
+    visit(machine.root);
+    ni = { list, index: new Map(list.map((n, k) => [n, k])) };
+    nodeIndexes.set(machine, ni);
+  }
+  return ni;
+}
+
+/**
+ * The parts of `snapshot` (a snapshot of `machine`) that `MachineStepper.restore` rebuilds it
+ * from. Throws when the snapshot holds something the parts cannot carry: children (the
+ * kernel forbids spawn), another machine's snapshot, or fields this xstate version does not have.
+ */
+export function snapshotParts(snapshot: AnyMachineSnapshot, machine: AnyStateMachine): SnapshotParts {
+  const s = snapshot as AnyMachineSnapshot & { _nodes: readonly unknown[] };
+  if (s.machine !== machine) throw new Error("it is a snapshot of another machine than the actor's");
+  const keys = Object.keys(s).join(',');
+  if (keys !== SNAPSHOT_KEYS) throw new Error(`its fields (${keys}) are not those of an xstate ~5.33 machine snapshot (${SNAPSHOT_KEYS})`);
+  if (Object.keys(s.children).length > 0) throw new Error(`it has child actors (${Object.keys(s.children).join(', ')}); the kernel keeps every actor flat in the world`);
+  const { index } = stateNodeIndex(machine);
+  const history: [string, string[]][] = [];
+  for (const key of Object.keys(s.historyValue ?? {})) {
+    const nodes = (s.historyValue as Record<string, readonly { id: string }[]>)[key]!;
+    history.push([key, nodes.map((n) => n.id)]);
+  }
+  const nodes = s._nodes.map((n) => {
+    const k = index.get(n);
+    if (k === undefined) throw new Error("an active state node is not one of the machine's");
+    return k;
+  });
+  return { status: s.status, value: s.value, context: s.context, output: s.output, error: s.error, history, nodes };
 }
 
 /**

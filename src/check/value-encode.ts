@@ -1,0 +1,357 @@
+// Exact binary form of the values a world holds (contexts, reducer states, messages,
+// monitor states), for moving worlds between processes (world-codec.ts). Exact means
+// the decoded value is indistinguishable to a pure machine: same types, same key
+// order, -0, NaN bits, holes, undefined entries, frozen/sealed objects, shared
+// sub-objects and cycles (back-references), typed arrays over shared buffers, the
+// kernel's address stubs by identity. What cannot be carried exactly (functions,
+// symbols, accessors, class instances the codec does not know) is refused with the
+// path to the value, never dropped or approximated.
+import { isAddressStub } from '../actors/xstate-adapter.ts';
+import type { ArrowSupport } from './world-codec-arrow.ts';
+import { ByteWriter } from './byte-io.ts';
+import {
+  DATAVIEW_KIND, EXTENSIBLE, FROZEN, NON_EXTENSIBLE, T_ARRAY, T_ARROW, T_ASCII, T_BIGINT, T_BUFFER, T_DATE, T_ERROR, T_F64, T_FALSE, T_HOLE, T_INT, T_KNOWN, T_MAP,
+  T_NULL, T_NULLPROTO, T_OBJECT, T_REF, T_SET, T_STRREF, T_STUB, T_TRUE, T_TYPED, T_U16, T_UNDEF, errorKind, integrity, typedKind,
+} from './value-tags.ts';
+
+/** A value the codec cannot carry exactly; `path` is filled in as the error unwinds. */
+export class Refusal extends Error {
+  override name = 'Refusal';
+  readonly path: string[] = [];
+}
+
+function refuse(what: string): never {
+  throw new Refusal(what);
+}
+
+/** Prefixes the path of a refusal thrown below `seg`. */
+function under(e: unknown, seg: string): unknown {
+  if (e instanceof Refusal) e.path.unshift(seg);
+  return e;
+}
+
+function keySeg(k: string): string {
+  return /^[A-Za-z_$][\w$]*$/.test(k) ? `.${k}` : `[${JSON.stringify(k)}]`;
+}
+
+function isXstateSnapshot(o: object): boolean {
+  const r = o as Record<string, unknown>;
+  return 'machine' in r && 'context' in r && 'value' in r && typeof r.matches === 'function';
+}
+
+const PLAIN_DATA = 'the codec carries plain data only (primitives, plain objects, arrays, Map, Set, Date, Error, typed arrays, ArrayBuffer, Arrow tables and address stubs)';
+
+/** Why an object of this prototype cannot move, in words. */
+function classRefusal(o: object): string {
+  const name = (o as { constructor?: { name?: string } }).constructor?.name ?? 'unknown';
+  if (o instanceof WeakMap || o instanceof WeakSet || (typeof WeakRef === 'function' && o instanceof WeakRef)) {
+    return `a ${name} cannot move between shards (its entries cannot be read); keep state in a Map or a plain object`;
+  }
+  if (o instanceof Promise) return 'a Promise cannot move between shards; model the pending work as a message whose reply is a step';
+  if (typeof SharedArrayBuffer === 'function' && o instanceof SharedArrayBuffer) return 'a SharedArrayBuffer cannot move between shards; use an ArrayBuffer';
+  return `an instance of class ${name} cannot move between shards: ${PLAIN_DATA}; store its data instead`;
+}
+
+
+/**
+ * Encodes values. `reset` starts a new unit (a segment of a world): strings and objects
+ * met again inside one unit are written as back-references, so shared sub-objects and
+ * cycles come back shared. `checked` remembers objects whose shape was validated
+ * (world values are immutable, as the fingerprint caches already assume).
+ */
+export class ValueWriter extends ByteWriter {
+  private strings = new Map<string, number>();
+  private objects = new Map<object, number>();
+  private readonly checked = new WeakMap<object, number>();
+  /** Objects both ends hold (the initial world's, see world-codec.ts): carried by number, so they keep their identity. */
+  known: ReadonlyMap<object, number> | undefined;
+
+  constructor(private readonly arrow: ArrowSupport | undefined) {
+    super();
+  }
+
+  reset(): void {
+    this.pos = 0;
+    if (this.strings.size > 0) this.strings.clear();
+    if (this.objects.size > 0) this.objects.clear();
+  }
+
+  str(s: string): void {
+    const ref = this.strings.get(s);
+    if (ref !== undefined) {
+      this.u8(T_STRREF);
+      this.uint(ref);
+      return;
+    }
+    if (s.length > 1) this.strings.set(s, this.strings.size);
+    const n = s.length;
+    let ascii = true;
+    for (let i = 0; i < n; i++) {
+      if (s.charCodeAt(i) > 0x7f) {
+        ascii = false;
+        break;
+      }
+    }
+    this.u8(ascii ? T_ASCII : T_U16);
+    this.uint(n);
+    if (ascii) {
+      this.ensure(n);
+      const buf = this.buf;
+      let p = this.pos;
+      for (let i = 0; i < n; i++) buf[p++] = s.charCodeAt(i);
+      this.pos = p;
+    } else {
+      // UTF-16 code units as they are: lone surrogates survive (UTF-8 would replace them).
+      this.ensure(2 * n);
+      for (let i = 0; i < n; i++) {
+        const c = s.charCodeAt(i);
+        this.buf[this.pos++] = c & 0xff;
+        this.buf[this.pos++] = c >>> 8;
+      }
+    }
+  }
+
+  value(v: unknown): void {
+    switch (typeof v) {
+      case 'undefined':
+        this.u8(T_UNDEF);
+        return;
+      case 'boolean':
+        this.u8(v ? T_TRUE : T_FALSE);
+        return;
+      case 'number':
+        if ((v | 0) === v && !(v === 0 && 1 / v < 0)) {
+          this.u8(T_INT);
+          this.uint(v >= 0 ? v * 2 : -v * 2 - 1);
+        } else {
+          this.u8(T_F64);
+          this.f64(v);
+        }
+        return;
+      case 'string':
+        this.str(v);
+        return;
+      case 'bigint':
+        this.u8(T_BIGINT);
+        this.str(v.toString(16));
+        return;
+      case 'function':
+        refuse(`a function${(v as { name?: string }).name ? ` ('${(v as { name?: string }).name}')` : ''} cannot move between shards: keep behaviour in the machine and only data in its context, messages and reducer states`);
+      // eslint-disable-next-line no-fallthrough
+      case 'symbol':
+        refuse(`a symbol (${String(v)}) cannot move between shards: it has no identity outside its process; use a string`);
+    }
+    if (v === null) {
+      this.u8(T_NULL);
+      return;
+    }
+    this.object(v as object);
+  }
+
+  private object(o: object): void {
+    const known = this.known?.get(o);
+    if (known !== undefined) {
+      this.u8(T_KNOWN);
+      this.uint(known);
+      return;
+    }
+    const ref = this.objects.get(o);
+    if (ref !== undefined) {
+      this.u8(T_REF);
+      this.uint(ref);
+      return;
+    }
+    if (isAddressStub(o)) {
+      // Stubs are process-wide singletons (one per id): carried by name, restored by identity.
+      this.u8(T_STUB);
+      this.str(o.id);
+      this.value(o._parent?.id);
+      return;
+    }
+    this.objects.set(o, this.objects.size);
+    let flags = this.checked.get(o);
+    if (Array.isArray(o)) {
+      if (flags === undefined) this.checked.set(o, (flags = checkArray(o)));
+      this.u8(T_ARRAY);
+      this.u8(flags);
+      const n = o.length;
+      this.uint(n);
+      for (let i = 0; i < n; i++) {
+        if (!(i in o)) {
+          this.u8(T_HOLE);
+          continue;
+        }
+        try {
+          this.value(o[i]);
+        } catch (e) {
+          throw under(e, `[${i}]`);
+        }
+      }
+      return;
+    }
+    const proto = Object.getPrototypeOf(o);
+    if (proto === Object.prototype || proto === null) {
+      if (flags === undefined) this.checked.set(o, (flags = checkRecord(o)));
+      this.u8(proto === null ? T_NULLPROTO : T_OBJECT);
+      this.u8(flags);
+      const r = o as Record<string, unknown>;
+      const keys = Object.keys(r);
+      this.uint(keys.length);
+      for (const k of keys) {
+        this.str(k);
+        try {
+          this.value(r[k]);
+        } catch (e) {
+          throw under(e, keySeg(k));
+        }
+      }
+      return;
+    }
+    if (flags === undefined) this.checked.set(o, (flags = this.checkOther(o, proto)));
+    if (proto === Map.prototype) {
+      const m = o as Map<unknown, unknown>;
+      this.u8(T_MAP);
+      this.u8(flags);
+      this.uint(m.size);
+      let i = 0;
+      for (const [k, x] of m) {
+        try {
+          this.value(k);
+          this.value(x);
+        } catch (e) {
+          throw under(e, `<Map entry ${i}>`);
+        }
+        i++;
+      }
+      return;
+    }
+    if (proto === Set.prototype) {
+      const s = o as Set<unknown>;
+      this.u8(T_SET);
+      this.u8(flags);
+      this.uint(s.size);
+      let i = 0;
+      for (const x of s) {
+        try {
+          this.value(x);
+        } catch (e) {
+          throw under(e, `<Set element ${i}>`);
+        }
+        i++;
+      }
+      return;
+    }
+    if (proto === Date.prototype) {
+      this.u8(T_DATE);
+      this.u8(flags);
+      this.f64((o as Date).getTime());
+      return;
+    }
+    if (proto === ArrayBuffer.prototype) {
+      const b = new Uint8Array(o as ArrayBuffer);
+      this.u8(T_BUFFER);
+      this.u8(flags);
+      this.uint(b.length);
+      this.bytes(b);
+      return;
+    }
+    const kind = typedKind.get(proto);
+    if (kind !== undefined) {
+      const view = o as ArrayBufferView;
+      this.u8(T_TYPED);
+      this.u8(kind);
+      this.u8(flags);
+      // The whole buffer, so views sharing one (and code reading `.buffer`) see the same bytes.
+      this.value(view.buffer);
+      this.uint(view.byteOffset);
+      this.uint(kind === DATAVIEW_KIND ? view.byteLength : (view as Uint8Array).length);
+      return;
+    }
+    const ek = errorKind.get(proto);
+    if (ek !== undefined) {
+      this.u8(T_ERROR);
+      this.u8(ek);
+      this.u8(flags);
+      const names = Object.getOwnPropertyNames(o);
+      this.uint(names.length);
+      for (const k of names) {
+        const d = Object.getOwnPropertyDescriptor(o, k)!;
+        this.str(k);
+        this.u8((d.enumerable ? 1 : 0) | (d.writable ? 2 : 0) | (d.configurable ? 4 : 0));
+        try {
+          this.value(d.value);
+        } catch (e) {
+          throw under(e, keySeg(k));
+        }
+      }
+      return;
+    }
+    const arrowKind = this.arrow?.kindOf(o);
+    if (arrowKind !== undefined) {
+      this.u8(T_ARROW);
+      this.u8(arrowKind);
+      this.u8(flags);
+      const b = this.arrow!.encode(o, arrowKind);
+      this.uint(b.length);
+      this.bytes(b);
+      return;
+    }
+    refuse(classRefusal(o));
+  }
+
+  /** Validates a built-in object (Map, Set, Date, buffers, typed arrays, errors, Arrow). */
+  private checkOther(o: object, proto: object): number {
+    const known = proto === Map.prototype || proto === Set.prototype || proto === Date.prototype || proto === ArrayBuffer.prototype;
+    const typed = typedKind.has(proto);
+    if (!known && !typed && !errorKind.has(proto) && this.arrow?.kindOf(o) === undefined) refuse(classRefusal(o));
+    if (proto === ArrayBuffer.prototype && (o as { resizable?: boolean }).resizable) refuse('a resizable ArrayBuffer cannot move between shards exactly; use a fixed-length one');
+    if (known) {
+      const extra = Reflect.ownKeys(o);
+      if (extra.length > 0) refuse(`a ${(o as object).constructor.name} with own property '${String(extra[0])}' cannot move between shards: only its entries are carried; keep extra data beside it`);
+    }
+    if (errorKind.has(proto)) {
+      for (const k of Reflect.ownKeys(o)) {
+        if (typeof k === 'symbol') refuse(`an Error with a symbol-keyed property (${String(k)}) cannot move between shards`);
+        if (Object.getOwnPropertyDescriptor(o, k)!.get !== undefined || Object.getOwnPropertyDescriptor(o, k)!.set !== undefined) {
+          refuse(`an Error with an accessor property '${k}' cannot move between shards`);
+        }
+      }
+    }
+    return integrity(o);
+  }
+}
+
+/** Data properties only, enumerable, string-keyed, attributes as the integrity flag says. */
+function checkRecord(o: object): number {
+  const keys = Reflect.ownKeys(o);
+  const flags = integrity(o);
+  for (const k of keys) {
+    if (typeof k === 'symbol') refuse(`a symbol-keyed property (${String(k)}) cannot move between shards; use a string key`);
+    const d = Object.getOwnPropertyDescriptor(o, k)!;
+    checkDescriptor(d, k, flags);
+  }
+  if (isXstateSnapshot(o)) refuse('an xstate snapshot inside a value cannot move between shards: only an actor\'s own snapshot is carried (the kernel keeps every actor flat in the world)');
+  return flags;
+}
+
+function checkArray(a: unknown[]): number {
+  const flags = integrity(a);
+  for (const k of Reflect.ownKeys(a)) {
+    if (k === 'length') continue;
+    if (typeof k === 'symbol') refuse(`an array with a symbol-keyed property (${String(k)}) cannot move between shards`);
+    const index = Number(k);
+    if (!(Number.isInteger(index) && index >= 0 && String(index) === k)) refuse(`an array with a named property '${k}' cannot move between shards: only its elements are carried; use an object`);
+    checkDescriptor(Object.getOwnPropertyDescriptor(a, k)!, `[${k}]`, flags);
+  }
+  return flags;
+}
+
+function checkDescriptor(d: PropertyDescriptor, k: string, flags: number): void {
+  if (d.get !== undefined || d.set !== undefined) refuse(`an accessor property '${k}' (getter/setter) cannot move between shards: store the value instead`);
+  if (!d.enumerable) refuse(`a non-enumerable property '${k}' cannot move between shards: the codec carries enumerable data properties`);
+  const wantWritable = flags !== FROZEN;
+  const wantConfigurable = flags === EXTENSIBLE || flags === NON_EXTENSIBLE;
+  if (d.writable !== wantWritable || d.configurable !== wantConfigurable) {
+    refuse(`property '${k}' is ${d.writable ? '' : 'read-only '}${d.configurable ? '' : 'non-configurable '}on an object that is not frozen or sealed as a whole; the codec carries integrity per object (freeze or seal the whole object)`);
+  }
+}
