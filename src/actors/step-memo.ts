@@ -35,7 +35,12 @@ export class StepMemo {
   constructor(private readonly limit = 1 << 14) {}
 
   /** Lookups so far and how many found a result (for benchmarks: the hit rate). */
-  get counts(): { readonly lookups: number; readonly hits: number } {
+  get counts(): {
+    /** Lookups so far. */
+    readonly lookups: number;
+    /** Lookups that found a result. */
+    readonly hits: number;
+  } {
     return { lookups: this.lookupCount, hits: this.hitCount };
   }
 
