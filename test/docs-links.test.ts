@@ -1,4 +1,4 @@
-// Links in README.md, docs/*.md and examples/README.md point at files that exist, and
+// Links in README.md, docs/*.md, examples/README.md and CONTRIBUTING.md point at files that exist, and
 // `#anchors` at headings that exist (GitHub's slugs); nothing points outside the repository.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { userDocs } from './doc-blocks.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const docs = [...userDocs(root), 'examples/README.md'];
+const docs = [...userDocs(root), 'examples/README.md', 'CONTRIBUTING.md'];
 
 /** GitHub's heading anchor: lower case, punctuation dropped, spaces to hyphens. */
 function slug(heading: string): string {

@@ -1,4 +1,4 @@
-// The shell commands of README.md, docs/*.md and examples/README.md are not run (some
+// The shell commands of README.md, docs/*.md, examples/README.md and CONTRIBUTING.md are not run (some
 // take minutes), but they must be real: every `interleave` subcommand and flag exists,
 // every `--param key=value` names a parameter of the scenario with an allowed value,
 // every `npm run` script and benchmark exists, every `node <file>` exists.
@@ -121,7 +121,7 @@ async function problem(cmd: string): Promise<string | undefined> {
 
 describe('shell commands in the docs are real', () => {
   it('finds commands in the docs', () => {
-    const all = [...userDocs(root), 'examples/README.md'].flatMap((d) => commandsOf(readFileSync(join(root, d), 'utf8')));
+    const all = [...userDocs(root), 'examples/README.md', 'CONTRIBUTING.md'].flatMap((d) => commandsOf(readFileSync(join(root, d), 'utf8')));
     expect(all.filter((c) => /^npx interleave check /.test(c.cmd)).length).toBeGreaterThan(5);
   });
   it('flags a command that does not exist', async () => {
@@ -131,7 +131,7 @@ describe('shell commands in the docs are real', () => {
     expect(await problem('npm run bench -- nosuchbench')).toMatch(/no benchmark/);
     expect(await problem('npx interleave check lost-update --param design=compare-and-set')).toBeUndefined();
   });
-  for (const doc of [...userDocs(root), 'examples/README.md']) {
+  for (const doc of [...userDocs(root), 'examples/README.md', 'CONTRIBUTING.md']) {
     const cmds = commandsOf(readFileSync(join(root, doc), 'utf8'));
     if (cmds.length === 0) continue;
     it(doc, async () => {
