@@ -1,5 +1,5 @@
 // The docs a user gets with the package (README.md and docs/*.md, as `npm pack` lists
-// them) stand alone: they name no file of the repository that the package does not ship
+// them, and the TSDoc comments the .d.ts files carry) stand alone: they name no file of the repository that the package does not ship
 // (tests, examples, sources, benchmarks, build files), and every relative link resolves to
 // a file the package ships, so it works where the docs are read, in node_modules/interleave.
 // The file list is npm's own (`npm pack --dry-run --json`, without the build: dist/ is
@@ -94,6 +94,21 @@ describe('the packed docs stand alone', () => {
           if (!inRepo) continue;
           if (!shipped.some((s) => covers(path, s))) bad.push(`${doc}:${line}: ${word}`);
           break;
+        }
+      }
+    }
+    expect(bad, `not in the package:\n${bad.join('\n')}`).toEqual([]);
+  });
+
+  it('no TSDoc comment (shipped in the .d.ts files, shown by editors) names a file the package does not ship', () => {
+    const bad: string[] = [];
+    for (const file of repo.filter((f) => f.startsWith('src/') && f.endsWith('.ts'))) {
+      const text = readFileSync(join(root, file), 'utf8');
+      for (const m of text.matchAll(/\/\*\*[\s\S]*?\*\//g)) {
+        const at = text.slice(0, m.index).split('\n').length;
+        for (const { word, line } of pathWords(m[0])) {
+          const path = posix.normalize(word).replace(/^\.\//, '');
+          if (repo.some((r) => covers(path, r)) && !shipped.some((s) => covers(path, s))) bad.push(`${file}:${at + line - 1}: ${word}`);
         }
       }
     }

@@ -255,7 +255,7 @@ export interface ScenarioDef {
   readonly monitors?: Readonly<Record<string, MonitorDef>>;
   /** Checked when the world is quiescent: nothing but faults is enabled (the end of a run; for runs that never end see `liveness`). */
   readonly eventually?: Readonly<Record<string, Predicate>>;
-  /** Properties of whole runs, cycles included: `eventually(p)`, `leadsTo(p, q)`, `nonProgressCycles(p)` (src/actors/liveness.ts). */
+  /** Properties of whole runs, cycles included: `eventually(p)`, `leadsTo(p, q)`, `nonProgressCycles(p)` (docs/liveness.md). */
   readonly liveness?: Readonly<Record<string, LivenessProperty>>;
   /** Which step classes runs must not starve (default: weak fairness on each actor's deliveries). */
   readonly fairness?: Fairness;

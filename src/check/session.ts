@@ -54,7 +54,7 @@ export class Session {
     readonly sc: Scenario,
     readonly opts: CheckOptions,
     private readonly withMarks: boolean,
-    /** Liveness keeps a node number per state (src/check/liveness-graph.ts). */
+    /** Liveness keeps a node number per state (its state graph). */
     private readonly withIds = false,
   ) {
     this.visited = this.newVisited();

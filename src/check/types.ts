@@ -56,7 +56,7 @@ export interface CheckOptions {
    * dfs / bfs: size V8's heap for memory rather than throughput while the search runs
    * (default true): the young generation keeps its initial size and, for a compact
    * bfs frontier or dfs, the old generation grows by 10% between collections
-   * (src/check/heap.ts). On the protocol models this halves the resident memory a
+   * (the lean heap). On the protocol models this halves the resident memory a
    * search adds at no measured CPU cost (docs/checker.md, "Fingerprints and memory").
    * `false` keeps V8's defaults, as do node options that size the heap.
    */

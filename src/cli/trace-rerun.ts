@@ -34,7 +34,7 @@ export interface Rerun {
 
 /**
  * Replays the file's schedule (a live recording's store replies are dropped where the
- * scenario models the store, src/check/replay-live.ts). A step the scenario cannot take
+ * scenario models the store: replayOnModel). A step the scenario cannot take
  * is bad input naming the file's step: exit 2; for a live recording, the first
  * recorded reply the model answered differently is named (what differed, field by field).
  */

@@ -60,7 +60,7 @@ export const ErrorCode = {
   ValueTooLarge: 'ValueTooLarge',
   /** 500: a task state write failed (it may have persisted: the ambiguous outcome looks the same). */
   WriteFailed: 'WriteFailed',
-  /** 409: a write fenced off: another process took over the task's lease (src/storage/live/sqlite-lease.ts). Nothing was written. */
+  /** 409: a write fenced off: another process took over the task's lease (`SqliteTaskLease`). Nothing was written. */
   LeaseLost: 'LeaseLost',
   /** 500: a task state read failed (not "missing": missing reads as `value: null`). */
   ReadFailed: 'ReadFailed',

@@ -107,7 +107,7 @@ export async function toHoldUnder(received: unknown, options: HoldOptions = {}):
   return { pass: true, message: () => `expected scenario '${sc.name}' to be violated, but every property holds (${verdict(r)}; ${stats(r)})` };
 }
 
-/** When a budget cut the unreduced re-run, the violation shown is the reduced search's: say so (src/check/first-violation.ts). */
+/** When a budget cut the unreduced re-run, the violation shown is the reduced search's: say so (the checker's first-violation re-run). */
 function firstNote(r: CheckResult): string {
   return typeof r.options.firstViolationNote === 'string' ? `\nnote: ${r.options.firstViolationNote}` : '';
 }

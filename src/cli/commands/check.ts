@@ -25,7 +25,7 @@ export interface CheckFlags {
   timeLimit?: number;
   workers?: number;
   shard?: { index: number; count: number };
-  /** With JOB_COMPLETION_INDEX or a Slurm array: how many shards (src/cli/shard-env.ts). */
+  /** With JOB_COMPLETION_INDEX or a Slurm array: how many shards (shard-env.ts). */
   shardCount?: number;
   /** Sharded dfs/bfs: frontier worlds per shard the shared prefix waits for. */
   shardPrefix?: number;
@@ -38,7 +38,7 @@ export interface CheckFlags {
   determinismCheck?: boolean;
   /** bfs: how the frontier is held (CheckOptions.frontier). */
   frontier?: 'compact' | 'worlds';
-  /** Explore within `within` deviations of this recorded trace (src/check/from-trace.ts). */
+  /** Explore within `within` deviations of this recorded trace (fromTraceRun). */
   from?: string;
   within?: number;
   /** With `from`: trace file limits (`name=value`, see trace-file.ts). */
@@ -140,7 +140,7 @@ function stats(r: CheckResult): string {
   return `${n(s.states)} states, ${n(s.distinctStates)} distinct, ${n(s.transitions)} transitions, max depth ${s.maxDepth}${runs}, ${(s.ms / 1000).toFixed(2)}s (${n(s.statesPerSecond)} states/s)${live}${collision}${mem}`;
 }
 
-/** Which search's first violation is shown, when the reduction made that a question (src/check/first-violation.ts). */
+/** Which search's first violation is shown, when the reduction made that a question (first-violation.ts in the checker). */
 function firstViolationLine(r: CheckResult): string | undefined {
   const fv = r.options.firstViolation as { search: string; reduced: string; reducedDistinctStates: number } | undefined;
   if (typeof r.options.firstViolationNote === 'string') return r.options.firstViolationNote;

@@ -90,7 +90,7 @@ export function emptyStore(): StoreState {
   return { ...emptyStorage(), mainReads: {}, forced: [] };
 }
 
-/** One request to src/storage's document handler; its own io event is replaced by the loop's. */
+/** One request to the storage layer's document handler (handleDoc); its own io event is replaced by the loop's. */
 function doc(sc: StorageConfig, s: StoreState, msg: Record<string, unknown> & { type: string }, ctx: ReducerContext): { state: StoreState; ok: boolean; reply: Record<string, unknown> } {
   const h = handleDoc(sc, s, msg, { ...ctx, outcome: undefined });
   const next = h.state === s ? s : { ...s, ...h.state, mainReads: s.mainReads, forced: s.forced };
