@@ -124,7 +124,7 @@ Examples:
     .action(async (name: string, o: { param: string[]; seed?: number; json?: boolean; config?: string }) => setCode(await (await import('./commands/simulate.ts')).runSimulate(io, name, o)));
 
   p.command('bench')
-    .description('run the benchmarks (bench/<name>.bench.ts), all of them without a name')
+    .description('run the benchmarks, all of them without a name (in a clone of the repository: the package does not ship them)')
     .argument('[name...]', 'benchmarks to run')
     .allowUnknownOption(true)
     .helpOption('-h, --help', 'show help for a command')
