@@ -4,7 +4,9 @@
 // client groups, timers, faults with crash/restart/drop/fault outcomes, budgeted and
 // guarded environment inputs, monitors of every POR class, view/pair/local
 // invariants, reachable properties, acceptEnd, deadlocks, liveness under several
-// fairness settings, reducer states kept as objects so the step memo hits) are
+// fairness settings, reducer states kept as objects so the step memo hits; every
+// fourth seed xstate machines with hierarchy, parallel regions, shallow and deep
+// history and `after` timers, test/fixtures-check/random-machines.ts) are
 // checked under random combinations of strategy (dfs, bfs, random, pct),
 // partial-order reduction, symmetry, bfs frontier storage, lean heap, step memo,
 // determinism re-steps, liveness on/off, sharding (2-3 shards, small prefixes),
@@ -37,6 +39,7 @@ import { describe, expect, it } from 'vitest';
 import { rng, type Scenario } from '../src/actors/index.ts';
 import { PLAIN, budgeted, counterexampleProblem, describeCombo, drawCombo, observe, verdict, type Combo, type Observed } from './fixtures-check/differential.ts';
 import { randomActors } from './fixtures-check/random-actors.ts';
+import { randomMachineSystem } from './fixtures-check/random-machines.ts';
 import { referenceLiveness } from './liveness-reference.ts';
 
 const SEEDS = Number(process.env.FUZZ_SEEDS ?? 120);
@@ -59,7 +62,7 @@ interface Plain {
 }
 
 /** Every shard's exploring run merged (or the one run). */
-async function observeAll(sc: Scenario, c: Combo): Promise<Observed & { complete: boolean; cut: boolean }> {
+async function observeAll(sc: Scenario, c: Combo): Promise<Observed & { complete: boolean; cut: boolean; unreached: Set<string> }> {
   const count = c.shard?.count ?? 1;
   const parts: Observed[] = [];
   for (let i = 0; i < count; i++) parts.push(await observe(sc, c, { shard: i }));
@@ -71,6 +74,8 @@ async function observeAll(sc: Scenario, c: Combo): Promise<Observed & { complete
     violated: new Set(parts.flatMap((p) => [...p.violated, ...(p.r.violation ? [`${p.r.violation.property.kind}:${p.r.violation.property.name}`] : [])])),
     complete: parts.every((p) => p.r.complete || p.r.violation?.property.kind === 'liveness'),
     cut: parts.some((p) => p.r.cutBy !== undefined),
+    // A `reachable` property is reached when some shard reaches it.
+    unreached: new Set(parts[0]!.r.unreached.filter((u) => parts.every((p) => p.r.unreached.includes(u)))),
   };
 }
 
@@ -104,8 +109,8 @@ async function compare(sc: Scenario, plain: Plain, c: Combo, live: boolean): Pro
         if (!subset(o.fps, want)) bad.push(`visited a world the plain search never reached (${o.fps.size} vs ${want.size})`);
       } else if (!same(o.fps, want)) bad.push(`visited set differs: ${o.fps.size} vs ${want.size} fingerprints`);
     }
-    if (!cut && !c.shard && o.r.ok && JSON.stringify(sorted(o.r.unreached)) !== JSON.stringify(sorted(plain.o.r.unreached))) {
-      bad.push(`unreached ${JSON.stringify(o.r.unreached)}, plain ${JSON.stringify(plain.o.r.unreached)}`);
+    if (!cut && o.complete && o.r.ok && !same(o.unreached, new Set(plain.o.r.unreached))) {
+      bad.push(`unreached ${JSON.stringify(sorted(o.unreached))}, plain ${JSON.stringify(plain.o.r.unreached)}`);
     }
   }
   // Normal runs: the verdict, completeness, the counterexample.
@@ -149,8 +154,9 @@ describe('differential fuzzing: every option combination against the plain searc
     let compared = 0;
     let violating = 0;
     for (let seed = FROM; seed < FROM + SEEDS; seed++) {
-      const { sc, info } = randomActors(seed, { extended: true });
-      const live = info.liveness === true;
+      // Every fourth system: xstate machines with hierarchy, parallel regions, history and `after`.
+      const { sc, info } = seed % 4 === 0 ? { sc: randomMachineSystem(seed), info: { machines: true } as Record<string, boolean | number> } : randomActors(seed, { extended: true });
+      const live = 'liveness' in info && info.liveness === true;
       const o = await observe(sc, { ...PLAIN, maxStates: MAX_STATES }, { fresh: true });
       if (!o.r.complete) {
         skipped++;
@@ -164,14 +170,14 @@ describe('differential fuzzing: every option combination against the plain searc
       for (const [k, v] of Object.entries(info)) if (v) count(k);
       const r = rng(seed * 31 + 5);
       for (let k = 0; k < COMBOS; k++) {
-        const c = drawCombo(r, { symmetric: info.symmetric, live, states: o.r.stats.distinctStates, depth: o.r.stats.maxDepth });
+        const c = drawCombo(r, { symmetric: info.symmetric === true, live, states: o.r.stats.distinctStates, depth: o.r.stats.maxDepth });
         compared++;
         for (const [key, v] of Object.entries(c)) if (v === true || (typeof v === 'string' && key !== 'frontier') || (key === 'frontier' && c.strategy === 'bfs')) count(`${key}=${String(v)}`);
         if (c.shard) count('shard');
         if (budgeted(c)) count('budget');
         if (c.por && c.symmetry) count('por+symmetry');
         if (c.por && c.shard) count('por+shard');
-        if (c.por && info.inputs) count('por+inputs');
+        if (c.por && info.inputs === true) count('por+inputs');
         if (c.liveness && live) count('liveness checked');
         try {
           for (const b of await compare(sc, plain, c, live)) problems.push(`${at} [${describeCombo(c)}]: ${b}`);
@@ -186,7 +192,7 @@ describe('differential fuzzing: every option combination against the plain searc
     if (SEEDS >= 40) {
       expect(SEEDS - skipped).toBeGreaterThanOrEqual(SEEDS * 0.6);
       expect(violating).toBeGreaterThan(SEEDS / 4);
-      for (const k of ['symmetric', 'timers', 'faults', 'inputs', 'liveness', 'boxed', 'shard', 'budget', 'por+symmetry', 'por+shard', 'liveness checked']) expect(covered[k] ?? 0, k).toBeGreaterThan(2);
+      for (const k of ['machines', 'symmetric', 'timers', 'faults', 'inputs', 'liveness', 'boxed', 'shard', 'budget', 'por+symmetry', 'por+shard', 'liveness checked']) expect(covered[k] ?? 0, k).toBeGreaterThan(2);
     }
   }, 600_000);
 });
