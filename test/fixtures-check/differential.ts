@@ -4,8 +4,9 @@
 // of a combination: what it visited, the quiescent worlds, every violated property,
 // and the verdict of a normal run.
 import { vi } from 'vitest';
-import { StepMemo, rng, type Scenario, type World } from '../../src/actors/index.ts';
-import { WorldHasher, check, fpHex, replayLasso, runSchedule, type CheckOptions, type CheckResult } from '../../src/check/index.ts';
+import { StepMemo, defineScenario, rng, type Scenario, type World } from '../../src/actors/index.ts';
+import { WorldHasher, check, fpHex, reads, replayLasso, runSchedule, type CheckOptions, type CheckResult } from '../../src/check/index.ts';
+import { randomCyclicSystem } from '../liveness-reference.ts';
 
 /** One point of the option grid. */
 export interface Combo {
@@ -178,4 +179,36 @@ export function counterexampleProblem(sc: Scenario, r: CheckResult): string | un
     return `replay threw: ${(e as Error).message}`;
   }
   return undefined;
+}
+
+/**
+ * A cyclic system (messages circulate forever, test/liveness-reference.ts) with safety
+ * properties declared for the reduction: the partial-order reduction's cycle proviso
+ * (a step postponed around a cycle forever) only matters where the state graph has
+ * cycles, which the hop-bounded random systems never do. A third of them keep their
+ * liveness properties.
+ */
+export function cyclicSystem(seed: number): { sc: Scenario; info: Record<string, boolean> } {
+  const r = rng(seed * 13 + 1);
+  const fairness = (['none', 'actors', 'channels'] as const)[r.int(3)]!;
+  const { sc: base, props } = randomCyclicSystem(seed, fairness);
+  const ids = ['p0', 'p1', 'sleeper'];
+  const x = ids[r.int(3)]!;
+  const y = ids[r.int(3)]!;
+  const cx = x === 'sleeper' ? 1 : r.int(3);
+  const cy = r.int(3);
+  const live = r.int(3) === 0;
+  const sc = defineScenario({
+    name: `cyclic-safety-${seed}`,
+    actors: base.actors as never,
+    start: base.start ?? [],
+    ...(base.fairness ? { fairness: base.fairness } : {}),
+    invariants: {
+      local: reads([x], (q) => q.context(x) !== cx || `${x} reached ${cx}`),
+      pair: reads([x, y], (q) => !(x !== y && q.context(x) === cy && q.context(y) === cx) || `${x} = ${cy} while ${y} = ${cx}`),
+    },
+    reachable: { yIs: reads([y], (q) => q.context(y) === cy) },
+    ...(live ? { liveness: props } : {}),
+  });
+  return { sc, info: { cyclic: true, liveness: live } };
 }
