@@ -4,15 +4,15 @@ import type { ArrowSupport } from './world-codec-arrow.ts';
 import { ByteReader } from './byte-io.ts';
 import {
   BUFFER_KIND, ERROR_KINDS, EXTENSIBLE, T_ARRAY, T_ARROW, T_ASCII, T_BIGINT, T_BUFFER, T_DATE, T_ERROR, T_F64, T_FALSE, T_HOLE, T_INT, T_KNOWN, T_MAP, T_NULL,
-  T_NULLPROTO, T_OBJECT, T_REF, T_SET, T_STRREF, T_STUB, T_TRUE, T_TYPED, T_U16, T_UNDEF, TYPED_KINDS, seal,
+  T_DICT, T_NULLPROTO, T_OBJECT, T_SET, T_STUB, T_TRUE, T_TYPED, T_U16, T_UNDEF, TYPED_KINDS, seal,
 } from './value-tags.ts';
 
 /** Decodes what `ValueWriter` wrote. */
 export class ValueReader extends ByteReader {
-  private strings: string[] = [];
-  private objects: unknown[] = [];
   /** The objects `ValueWriter.known` numbers, in its order. */
   known: readonly object[] = [];
+  /** The strings `ValueWriter.dict` numbers, in its order. */
+  dict: readonly string[] = [];
 
   constructor(
     buf: Uint8Array,
@@ -21,15 +21,13 @@ export class ValueReader extends ByteReader {
     super(buf);
   }
 
-  /** Starts a unit at `pos` (back-references are per unit). */
+  /** Reads from `buf` at `pos`. */
   reset(buf: Uint8Array, pos = 0): void {
     if (buf !== this.buf) {
       this.buf = buf;
       this.view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
     }
     this.pos = pos;
-    if (this.strings.length > 0) this.strings = [];
-    if (this.objects.length > 0) this.objects = [];
   }
 
   str(): string {
@@ -38,9 +36,9 @@ export class ValueReader extends ByteReader {
   }
 
   private strTagged(tag: number): string {
-    if (tag === T_STRREF) {
-      const s = this.strings[this.uint()];
-      if (s === undefined) throw new Error('bad string reference');
+    if (tag === T_DICT) {
+      const s = this.dict[this.uint()];
+      if (s === undefined) throw new Error('bad dictionary string');
       return s;
     }
     const n = this.uint();
@@ -55,7 +53,6 @@ export class ValueReader extends ByteReader {
       s = '';
       for (let i = 0; i < n; i += 4096) s += String.fromCharCode.apply(null, units.slice(i, i + 4096));
     } else throw new Error(`expected a string, found tag ${tag}`);
-    if (n > 1) this.strings.push(s);
     return s;
   }
 
@@ -78,16 +75,11 @@ export class ValueReader extends ByteReader {
         return this.f64();
       case T_ASCII:
       case T_U16:
-      case T_STRREF:
+      case T_DICT:
         return this.strTagged(tag);
       case T_BIGINT: {
         const h = this.str();
         return h.startsWith('-') ? -BigInt(`0x${h.slice(1)}`) : BigInt(`0x${h}`);
-      }
-      case T_REF: {
-        const i = this.uint();
-        if (i >= this.objects.length) throw new Error('bad object reference');
-        return this.objects[i];
       }
       case T_KNOWN: {
         const x = this.known[this.uint()];
@@ -103,7 +95,6 @@ export class ValueReader extends ByteReader {
         const flags = this.u8();
         const n = this.uint();
         const a: unknown[] = new Array(n);
-        this.objects.push(a);
         for (let i = 0; i < n; i++) {
           if (this.buf[this.pos] === T_HOLE) {
             this.pos++;
@@ -119,7 +110,6 @@ export class ValueReader extends ByteReader {
         const flags = this.u8();
         const n = this.uint();
         const o: Record<string, unknown> = tag === T_OBJECT ? {} : Object.create(null);
-        this.objects.push(o);
         for (let i = 0; i < n; i++) {
           const k = this.str();
           const x = this.value();
@@ -133,7 +123,6 @@ export class ValueReader extends ByteReader {
         const flags = this.u8();
         const n = this.uint();
         const m = new Map<unknown, unknown>();
-        this.objects.push(m);
         for (let i = 0; i < n; i++) {
           const k = this.value();
           m.set(k, this.value());
@@ -145,7 +134,6 @@ export class ValueReader extends ByteReader {
         const flags = this.u8();
         const n = this.uint();
         const s = new Set<unknown>();
-        this.objects.push(s);
         for (let i = 0; i < n; i++) s.add(this.value());
         seal(s, flags);
         return s;
@@ -153,7 +141,6 @@ export class ValueReader extends ByteReader {
       case T_DATE: {
         const flags = this.u8();
         const d = new Date(this.f64());
-        this.objects.push(d);
         seal(d, flags);
         return d;
       }
@@ -161,20 +148,16 @@ export class ValueReader extends ByteReader {
         const flags = this.u8();
         const n = this.uint();
         const b = this.bytes(n).slice().buffer;
-        this.objects.push(b);
         seal(b, flags);
         return b;
       }
       case T_TYPED: {
         const kind = this.u8();
         const flags = this.u8();
-        const slot = this.objects.length;
-        this.objects.push(undefined);
         const buffer = this.value() as ArrayBuffer;
         const off = this.uint();
         const len = this.uint();
         const view = kind === BUFFER_KIND ? Buffer.from(buffer, off, len) : new TYPED_KINDS[kind]!(buffer, off, len);
-        this.objects[slot] = view;
         seal(view, flags);
         return view;
       }
@@ -182,7 +165,6 @@ export class ValueReader extends ByteReader {
         const kind = this.u8();
         const flags = this.u8();
         const e = Object.create(ERROR_KINDS[kind]!.prototype) as Error;
-        this.objects.push(e);
         const n = this.uint();
         for (let i = 0; i < n; i++) {
           const k = this.str();
@@ -197,7 +179,6 @@ export class ValueReader extends ByteReader {
         const flags = this.u8();
         if (!this.arrow) throw new Error('an Arrow value, but Arrow support is not loaded');
         const x = this.arrow.decode(this.bytes(this.uint()), kind);
-        this.objects.push(x);
         if (flags !== EXTENSIBLE && Object.isExtensible(x)) seal(x, flags);
         return x;
       }

@@ -1,17 +1,22 @@
 // Exact binary form of the values a world holds (contexts, reducer states, messages,
 // monitor states), for moving worlds between processes (world-codec.ts). Exact means
 // the decoded value is indistinguishable to a pure machine: same types, same key
-// order, -0, NaN bits, holes, undefined entries, frozen/sealed objects, shared
-// sub-objects and cycles (back-references), typed arrays over shared buffers, the
-// kernel's address stubs by identity. What cannot be carried exactly (functions,
-// symbols, accessors, class instances the codec does not know) is refused with the
-// path to the value, never dropped or approximated.
+// order, -0, NaN bits, holes, undefined entries, frozen/sealed objects, typed arrays
+// with their whole buffer and window, the kernel's address stubs and the objects both
+// ends hold by identity. What cannot be carried exactly (functions, symbols, accessors,
+// class instances the codec does not know, cycles) is refused with the path to the
+// value, never dropped or approximated.
+//
+// The bytes of a value depend only on its content (no back-references), so the bytes
+// of every object are cached by identity and a new context costs only its changed
+// parts. The price: an object reachable twice inside one value decodes as two equal
+// objects (a DAG becomes a tree); see src/check/README.md.
 import { isAddressStub } from '../actors/xstate-adapter.ts';
 import type { ArrowSupport } from './world-codec-arrow.ts';
 import { ByteWriter } from './byte-io.ts';
 import {
   DATAVIEW_KIND, EXTENSIBLE, FROZEN, NON_EXTENSIBLE, T_ARRAY, T_ARROW, T_ASCII, T_BIGINT, T_BUFFER, T_DATE, T_ERROR, T_F64, T_FALSE, T_HOLE, T_INT, T_KNOWN, T_MAP,
-  T_NULL, T_NULLPROTO, T_OBJECT, T_REF, T_SET, T_STRREF, T_STUB, T_TRUE, T_TYPED, T_U16, T_UNDEF, errorKind, integrity, typedKind,
+  T_DICT, T_NULL, T_NULLPROTO, T_OBJECT, T_SET, T_STUB, T_TRUE, T_TYPED, T_U16, T_UNDEF, errorKind, integrity, typedKind,
 } from './value-tags.ts';
 
 /** A value the codec cannot carry exactly; `path` is filled in as the error unwinds. */
@@ -53,18 +58,28 @@ function classRefusal(o: object): string {
 }
 
 
+/** Below this depth no cycle check is made (a cycle shows up as depth; checking is O(depth)). */
+const CYCLE_CHECK_DEPTH = 64;
+/** Deeper nesting is refused before the stack runs out. */
+const MAX_DEPTH = 1000;
+/** Objects whose bytes are at least this long keep them in the identity cache. */
+const BLOCK_MIN = 24;
+const NOT_ASCII = /[\u0080-\uffff]/;
+
 /**
- * Encodes values. `reset` starts a new unit (a segment of a world): strings and objects
- * met again inside one unit are written as back-references, so shared sub-objects and
- * cycles come back shared. `checked` remembers objects whose shape was validated
- * (world values are immutable, as the fingerprint caches already assume).
+ * Encodes values. `checked` remembers objects whose shape was validated and `blocks` their
+ * bytes (world values are immutable, as the fingerprint caches already assume).
  */
 export class ValueWriter extends ByteWriter {
-  private strings = new Map<string, number>();
-  private objects = new Map<object, number>();
   private readonly checked = new WeakMap<object, number>();
-  /** Objects both ends hold (the initial world's, see world-codec.ts): carried by number, so they keep their identity. */
+  private readonly blocks = new WeakMap<object, string>();
+  private depth = 0;
+  /** The objects being encoded, outermost first (for the cycle check). */
+  private readonly path: object[] = [];
+  /** Objects both ends hold (see world-codec.ts): carried by number, so they keep their identity. */
   known: ReadonlyMap<object, number> | undefined;
+  /** Strings both ends hold (keys and strings of the initial world): carried by number. */
+  dict: ReadonlyMap<string, number> | undefined;
 
   constructor(private readonly arrow: ArrowSupport | undefined) {
     super();
@@ -72,33 +87,27 @@ export class ValueWriter extends ByteWriter {
 
   reset(): void {
     this.pos = 0;
-    if (this.strings.size > 0) this.strings.clear();
-    if (this.objects.size > 0) this.objects.clear();
+    this.depth = 0;
+    this.path.length = 0;
   }
 
   str(s: string): void {
-    const ref = this.strings.get(s);
-    if (ref !== undefined) {
-      this.u8(T_STRREF);
-      this.uint(ref);
+    const d = this.dict?.get(s);
+    if (d !== undefined) {
+      this.u8(T_DICT);
+      this.uint(d);
       return;
     }
-    if (s.length > 1) this.strings.set(s, this.strings.size);
     const n = s.length;
-    let ascii = true;
-    for (let i = 0; i < n; i++) {
-      if (s.charCodeAt(i) > 0x7f) {
-        ascii = false;
-        break;
-      }
-    }
+    const ascii = n < 32 ? isAscii(s) : !NOT_ASCII.test(s);
     this.u8(ascii ? T_ASCII : T_U16);
     this.uint(n);
     if (ascii) {
       this.ensure(n);
       const buf = this.buf;
       let p = this.pos;
-      for (let i = 0; i < n; i++) buf[p++] = s.charCodeAt(i);
+      if (n < 32) for (let i = 0; i < n; i++) buf[p++] = s.charCodeAt(i);
+      else p += buf.latin1Write(s, p);
       this.pos = p;
     } else {
       // UTF-16 code units as they are: lone surrogates survive (UTF-8 would replace them).
@@ -109,6 +118,12 @@ export class ValueWriter extends ByteWriter {
         this.buf[this.pos++] = c >>> 8;
       }
     }
+  }
+
+  /** Encodes `v` without keeping its own bytes in the identity cache (the caller keeps them). */
+  root(v: unknown): void {
+    if (typeof v === 'object' && v !== null && this.known?.get(v) === undefined && !isAddressStub(v)) this.fresh(v);
+    else this.value(v);
   }
 
   value(v: unknown): void {
@@ -155,10 +170,9 @@ export class ValueWriter extends ByteWriter {
       this.uint(known);
       return;
     }
-    const ref = this.objects.get(o);
-    if (ref !== undefined) {
-      this.u8(T_REF);
-      this.uint(ref);
+    const block = this.blocks.get(o);
+    if (block !== undefined) {
+      this.latin1(block);
       return;
     }
     if (isAddressStub(o)) {
@@ -168,10 +182,28 @@ export class ValueWriter extends ByteWriter {
       this.value(o._parent?.id);
       return;
     }
-    this.objects.set(o, this.objects.size);
-    let flags = this.checked.get(o);
+    const start = this.pos;
+    this.fresh(o);
+    if (this.pos - start >= BLOCK_MIN) this.blocks.set(o, this.text(start));
+  }
+
+  private fresh(o: object): void {
+    if (++this.depth > CYCLE_CHECK_DEPTH) {
+      if (this.path.includes(o)) refuse('a cycle (an object inside itself) cannot move between shards, nor be fingerprinted; refer to the outer object by an id');
+      if (this.depth > MAX_DEPTH) refuse(`nesting deeper than ${MAX_DEPTH} levels cannot move between shards; flatten the structure`);
+    }
+    this.path.push(o);
+    this.contents(o);
+    this.path.pop();
+    this.depth--;
+  }
+
+  private contents(o: object): void {
+    // Records and arrays are validated at each fresh encode (cheaper than remembering them:
+    // a WeakMap entry costs more than the checks); other objects once.
+    let flags: number | undefined;
     if (Array.isArray(o)) {
-      if (flags === undefined) this.checked.set(o, (flags = checkArray(o)));
+      flags = checkArray(o);
       this.u8(T_ARRAY);
       this.u8(flags);
       const n = o.length;
@@ -191,11 +223,11 @@ export class ValueWriter extends ByteWriter {
     }
     const proto = Object.getPrototypeOf(o);
     if (proto === Object.prototype || proto === null) {
-      if (flags === undefined) this.checked.set(o, (flags = checkRecord(o)));
-      this.u8(proto === null ? T_NULLPROTO : T_OBJECT);
-      this.u8(flags);
       const r = o as Record<string, unknown>;
       const keys = Object.keys(r);
+      flags = checkRecord(r, keys);
+      this.u8(proto === null ? T_NULLPROTO : T_OBJECT);
+      this.u8(flags);
       this.uint(keys.length);
       for (const k of keys) {
         this.str(k);
@@ -207,6 +239,7 @@ export class ValueWriter extends ByteWriter {
       }
       return;
     }
+    flags = this.checked.get(o);
     if (flags === undefined) this.checked.set(o, (flags = this.checkOther(o, proto)));
     if (proto === Map.prototype) {
       const m = o as Map<unknown, unknown>;
@@ -322,31 +355,39 @@ export class ValueWriter extends ByteWriter {
 }
 
 /** Data properties only, enumerable, string-keyed, attributes as the integrity flag says. */
-function checkRecord(o: object): number {
-  const keys = Reflect.ownKeys(o);
+function checkRecord(o: Record<string, unknown>, keys: readonly string[]): number {
   const flags = integrity(o);
-  for (const k of keys) {
-    if (typeof k === 'symbol') refuse(`a symbol-keyed property (${String(k)}) cannot move between shards; use a string key`);
-    const d = Object.getOwnPropertyDescriptor(o, k)!;
-    checkDescriptor(d, k, flags);
+  if (Object.getOwnPropertyNames(o).length !== keys.length) {
+    const hidden = Object.getOwnPropertyNames(o).find((k) => !keys.includes(k))!;
+    refuse(`a non-enumerable property '${hidden}' cannot move between shards: the codec carries enumerable data properties`);
   }
-  if (isXstateSnapshot(o)) refuse('an xstate snapshot inside a value cannot move between shards: only an actor\'s own snapshot is carried (the kernel keeps every actor flat in the world)');
+  const symbols = Object.getOwnPropertySymbols(o);
+  if (symbols.length > 0) refuse(`a symbol-keyed property (${String(symbols[0])}) cannot move between shards; use a string key`);
+  for (const k of keys) checkDescriptor(Object.getOwnPropertyDescriptor(o, k)!, k, flags);
+  if ('machine' in o && isXstateSnapshot(o)) refuse('an xstate snapshot inside a value cannot move between shards: only an actor\'s own snapshot is carried (the kernel keeps every actor flat in the world)');
   return flags;
 }
 
 function checkArray(a: unknown[]): number {
   const flags = integrity(a);
-  for (const k of Reflect.ownKeys(a)) {
-    if (k === 'length') continue;
-    if (typeof k === 'symbol') refuse(`an array with a symbol-keyed property (${String(k)}) cannot move between shards`);
-    const index = Number(k);
-    if (!(Number.isInteger(index) && index >= 0 && String(index) === k)) refuse(`an array with a named property '${k}' cannot move between shards: only its elements are carried; use an object`);
-    checkDescriptor(Object.getOwnPropertyDescriptor(a, k)!, `[${k}]`, flags);
+  const names = Object.getOwnPropertyNames(a);
+  let present = 0;
+  for (let i = 0; i < a.length; i++) {
+    if (!(i in a)) continue;
+    present++;
+    checkDescriptor(Object.getOwnPropertyDescriptor(a, i)!, `[${i}]`, flags);
   }
+  // Own names are the present indices and 'length'; anything else is a named property.
+  if (names.length !== present + 1) {
+    const named = names.find((k) => k !== 'length' && !(String(Number(k)) === k && Number(k) >= 0))!;
+    refuse(`an array with a named property '${named}' cannot move between shards: only its elements are carried; use an object`);
+  }
+  const symbols = Object.getOwnPropertySymbols(a);
+  if (symbols.length > 0) refuse(`an array with a symbol-keyed property (${String(symbols[0])}) cannot move between shards`);
   return flags;
 }
 
-function checkDescriptor(d: PropertyDescriptor, k: string, flags: number): void {
+function checkDescriptor(d: PropertyDescriptor, k: string | number, flags: number): void {
   if (d.get !== undefined || d.set !== undefined) refuse(`an accessor property '${k}' (getter/setter) cannot move between shards: store the value instead`);
   if (!d.enumerable) refuse(`a non-enumerable property '${k}' cannot move between shards: the codec carries enumerable data properties`);
   const wantWritable = flags !== FROZEN;
@@ -354,4 +395,9 @@ function checkDescriptor(d: PropertyDescriptor, k: string, flags: number): void 
   if (d.writable !== wantWritable || d.configurable !== wantConfigurable) {
     refuse(`property '${k}' is ${d.writable ? '' : 'read-only '}${d.configurable ? '' : 'non-configurable '}on an object that is not frozen or sealed as a whole; the codec carries integrity per object (freeze or seal the whole object)`);
   }
+}
+
+function isAscii(s: string): boolean {
+  for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) > 0x7f) return false;
+  return true;
 }

@@ -15,7 +15,7 @@ import type { ActorStatus, Channel, Message, Timer, World } from '../actors/type
 import { EMPTY } from '../actors/draft.ts';
 import { isAddressStub, snapshotParts, type MachineStepper, type SnapshotParts } from '../actors/xstate-adapter.ts';
 import { initialWorld } from '../actors/kernel.ts';
-import { ByteReader, ByteWriter } from './byte-io.ts';
+import { ByteReader, ByteWriter, latin1View } from './byte-io.ts';
 import { Refusal, ValueWriter } from './value-encode.ts';
 import { ValueReader } from './value-decode.ts';
 import { FIRST_OBJECT_TAG } from './value-tags.ts';
@@ -64,7 +64,24 @@ const SEG_VALUE = 0,
   SEG_SNAPSHOT = 1;
 const STATUS: readonly ActorStatus[] = ['up', 'crashed', 'error'];
 const WORLD_KEYS = 'snaps,status,inbox,now,timers,faults,monitors,failure,anon';
+const WORLD_KEY_SET = new Set(WORLD_KEYS.split(','));
 const TIMER_KEYS = 'owner,to,id,due,event';
+const AT_STATE = 0,
+  AT_MESSAGE = 1,
+  AT_TIMER = 2,
+  AT_MONITOR = 3;
+
+/** The kernel's world fields (order aside: decode writes them in the kernel's order), without allocating. */
+function isKernelWorld(w: World): boolean {
+  let n = 0;
+  for (const k in w) {
+    if (!Object.prototype.hasOwnProperty.call(w, k)) return false;
+    n++;
+    if (k === 'inputs') continue;
+    if (!WORLD_KEY_SET.has(k)) return false;
+  }
+  return n === WORLD_KEY_SET.size || (n === WORLD_KEY_SET.size + 1 && 'inputs' in w);
+}
 
 /**
  * A codec for worlds of `sc`, the compiled scenario the search steps with `enabled`/`apply`.
@@ -93,8 +110,9 @@ function mixBytes(h: number, b: Uint8Array): number {
  * keys in order), and a digest of what the walk met (keys, primitives, shapes), so two
  * ends can tell that their numberings agree. Cycle-safe; functions count by name.
  */
-function worldObjects(sc: Scenario, w: World, roots: unknown): { objects: object[]; digest: number } {
+function worldObjects(sc: Scenario, w: World, roots: unknown): { objects: object[]; strings: string[]; digest: number } {
   const out: object[] = [];
+  const strings = new Set<string>();
   const seen = new Map<object, number>();
   let h = 0x811c9dc5;
   const mix = (text: string): void => {
@@ -103,6 +121,7 @@ function worldObjects(sc: Scenario, w: World, roots: unknown): { objects: object
   };
   const visit = (v: unknown): void => {
     if (typeof v !== 'object' || v === null) {
+      if (typeof v === 'string' && v.length <= 256) strings.add(v);
       mix(`${typeof v}:${typeof v === 'function' ? (v as { name: string }).name : String(v)}`);
       return;
     }
@@ -123,6 +142,7 @@ function worldObjects(sc: Scenario, w: World, roots: unknown): { objects: object
     else if (v instanceof Set) for (const x of v) visit(x);
     else if (proto === Object.prototype || proto === null) {
       for (const k of Object.keys(v)) {
+        strings.add(k);
         mix(k);
         visit((v as Record<string, unknown>)[k]);
       }
@@ -140,7 +160,7 @@ function worldObjects(sc: Scenario, w: World, roots: unknown): { objects: object
   for (const t of w.timers) visit(t.event);
   for (const m of w.monitors) visit(m);
   visit(roots);
-  return { objects: out, digest: h >>> 0 };
+  return { objects: out, strings: [...strings], digest: h >>> 0 };
 }
 
 function digestOf(sc: Scenario): number {
@@ -154,10 +174,15 @@ class Codec implements WorldCodec {
   readonly stats: WorldCodecStats = { encoded: 0, decoded: 0, segmentsEncoded: 0, internHits: 0, internMisses: 0 };
   private digest: number;
   private readonly out = new ByteWriter();
+  private readonly timersSeen = new WeakSet<object>();
+  private readonly rawStrings = new Map<string, string>();
   private readonly vw: ValueWriter;
   private readonly vr: ValueReader;
-  private cache = new WeakMap<object, Uint8Array>();
+  /** Encoded segments by object, as one-byte strings (see byte-io.ts). */
+  private cache = new WeakMap<object, string>();
   private readonly intern: InternTable;
+  /** The bytes being decoded, for the intern keys. */
+  private input: ReturnType<typeof latin1View> | undefined;
   /** Distinct machines of the scenario's actors, and one stepper of each (it restores snapshots). */
   private readonly machines = new Map<unknown, number>();
   private readonly steppers: MachineStepper[] = [];
@@ -186,23 +211,24 @@ class Codec implements WorldCodec {
     const initBytes = this.encode(init);
     this.stats.encoded = 0;
     const roots = [sc.actorList.map((a) => (a.kind === 'external' ? undefined : a.input)), (sc.start ?? []).map((x) => x.msg), sc.inputList.map((x) => x.step.msg)];
-    const { objects: known, digest } = worldObjects(sc, init, roots);
+    const { objects: known, strings, digest } = worldObjects(sc, init, roots);
     this.digest = mixBytes(this.digest ^ digest, initBytes);
     this.vw.known = new Map(known.map((x, k) => [x, k]));
     this.vr.known = known;
+    this.vw.dict = new Map(strings.map((x, k) => [x, k]));
+    this.vr.dict = strings;
     this.cache = new WeakMap();
   }
 
   encode(w: World): Uint8Array {
     const sc = this.sc;
     const n = sc.ids.length;
-    const keys = Object.keys(w).join(',');
-    if (keys !== WORLD_KEYS && keys !== `${WORLD_KEYS},inputs`) throw new WorldCodecError(`not a world of the kernel: its fields are ${keys}, expected ${WORLD_KEYS}[,inputs]`);
+    if (!isKernelWorld(w)) throw new WorldCodecError(`not a world of the kernel: its fields are ${Object.keys(w).join(',')}, expected ${WORLD_KEYS}[,inputs]`);
     if (w.snaps.length !== n || w.status.length !== n || w.inbox.length !== n || w.monitors.length !== sc.monitorDefs.length) {
       throw new WorldCodecError(`the world does not fit scenario '${sc.name}' (${n} actors, ${sc.monitorDefs.length} monitors)`);
     }
     const o = this.out;
-    o.pos = 0;
+    o.begin();
     o.u8(MAGIC);
     o.u8(VERSION);
     o.ensure(4);
@@ -215,7 +241,10 @@ class Codec implements WorldCodec {
       const actor = sc.actorList[i]!;
       const s = w.snaps[i];
       if (actor.kind === 'machine' && typeof s === 'object' && s !== null && 'machine' in s) this.snapshotSegment(s as AnyMachineSnapshot, actor.id);
-      else this.segment(s, () => `actor '${actor.id}' state`);
+      else {
+        this.at(AT_STATE, i, 0);
+        this.segment(s);
+      }
     }
     for (let i = 0; i < n; i++) {
       const chs = w.inbox[i]!;
@@ -223,7 +252,10 @@ class Codec implements WorldCodec {
       for (const ch of chs) {
         o.uint(ch.from);
         o.uint(ch.queue.length);
-        for (let k = 0; k < ch.queue.length; k++) this.segment(ch.queue[k], () => `message #${k} ('${String(ch.queue[k]?.type)}') on channel '${sc.ids[ch.from] ?? ch.from}' -> '${sc.ids[i]}', msg`);
+        for (let k = 0; k < ch.queue.length; k++) {
+          this.at(AT_MESSAGE, i, ch.from, k, ch.queue[k]);
+          this.segment(ch.queue[k]);
+        }
       }
     }
     o.f64(w.now);
@@ -231,14 +263,21 @@ class Codec implements WorldCodec {
     this.count(w.anon, 'anon');
     o.uint(w.timers.length);
     for (const t of w.timers) {
-      if (Object.keys(t).join(',') !== TIMER_KEYS) throw new WorldCodecError(`timer '${t.id}' has fields ${Object.keys(t).join(',')}, expected ${TIMER_KEYS}`);
+      if (!this.timersSeen.has(t)) {
+        if (Object.keys(t).join(',') !== TIMER_KEYS) throw new WorldCodecError(`timer '${t.id}' has fields ${Object.keys(t).join(',')}, expected ${TIMER_KEYS}`);
+        this.timersSeen.add(t);
+      }
       o.uint(t.owner);
       o.uint(t.to);
       this.rawString(t.id);
       o.f64(t.due);
-      this.segment(t.event, () => `timer '${t.id}' of actor '${sc.ids[t.owner]}' event`);
+      this.at(AT_TIMER, t.owner, 0, 0, t.id);
+      this.segment(t.event);
     }
-    for (let m = 0; m < w.monitors.length; m++) this.segment(w.monitors[m], () => `monitor '${sc.monitorNames[m]}' state`);
+    for (let m = 0; m < w.monitors.length; m++) {
+      this.at(AT_MONITOR, m, 0);
+      this.segment(w.monitors[m]);
+    }
     if (w.failure === undefined) o.u8(0);
     else {
       if (Object.keys(w.failure).join(',') !== 'monitor,message') throw new WorldCodecError(`world.failure has fields ${Object.keys(w.failure).join(',')}, expected monitor,message`);
@@ -253,7 +292,7 @@ class Codec implements WorldCodec {
       for (const c of w.inputs) this.count(c, 'inputs');
     }
     this.stats.encoded++;
-    return o.take();
+    return o.finish();
   }
 
   private count(x: number, what: string): void {
@@ -262,14 +301,47 @@ class Codec implements WorldCodec {
   }
 
   private rawString(s: string): void {
-    this.vw.reset();
-    this.vw.str(s);
-    this.out.uint(this.vw.pos);
-    this.out.bytes(this.vw.buf.subarray(0, this.vw.pos));
+    let t = this.rawStrings.get(s);
+    if (t === undefined) {
+      this.vw.reset();
+      this.vw.str(s);
+      t = this.vw.text();
+      if (this.rawStrings.size < 1 << 12) this.rawStrings.set(s, t);
+    }
+    this.out.uint(t.length);
+    this.out.latin1(t);
+  }
+
+  // Where the segment being encoded sits, for a refusal's message (set before each segment: no closure per call).
+  private atKind = 0;
+  private atA = 0;
+  private atB = 0;
+  private atK = 0;
+  private atX: unknown = undefined;
+  private at(kind: number, a: number, b: number, k = 0, x: unknown = undefined): void {
+    this.atKind = kind;
+    this.atA = a;
+    this.atB = b;
+    this.atK = k;
+    this.atX = x;
+  }
+
+  private where(): string {
+    const ids = this.sc.ids;
+    switch (this.atKind) {
+      case AT_STATE:
+        return `actor '${ids[this.atA]}' state`;
+      case AT_MESSAGE:
+        return `message #${this.atK} ('${String((this.atX as Message | undefined)?.type)}') on channel '${ids[this.atB] ?? this.atB}' -> '${ids[this.atA]}', msg`;
+      case AT_TIMER:
+        return `timer '${String(this.atX)}' of actor '${ids[this.atA]}' event`;
+      default:
+        return `monitor '${this.sc.monitorNames[this.atA]}' state`;
+    }
   }
 
   /** Writes a value's segment (length-prefixed), from the identity cache when it was encoded before. */
-  private segment(v: unknown, where: () => string): void {
+  private segment(v: unknown): void {
     const cacheable = typeof v === 'object' && v !== null;
     let bytes = cacheable ? this.cache.get(v) : undefined;
     if (bytes === undefined) {
@@ -277,18 +349,18 @@ class Codec implements WorldCodec {
       vw.reset();
       vw.u8(SEG_VALUE);
       try {
-        vw.value(v);
+        vw.root(v);
       } catch (e) {
-        throw this.refused(e, where());
+        throw this.refused(e, this.where());
       }
-      bytes = vw.take();
+      bytes = vw.text();
       if (cacheable) {
         this.cache.set(v, bytes);
         this.stats.segmentsEncoded++;
       }
     }
     this.out.uint(bytes.length);
-    this.out.bytes(bytes);
+    this.out.latin1(bytes);
   }
 
   private snapshotSegment(s: AnyMachineSnapshot, actorId: string): void {
@@ -327,12 +399,12 @@ class Codec implements WorldCodec {
       }
       vw.uint(parts.nodes.length);
       for (const k of parts.nodes) vw.uint(k);
-      bytes = vw.take();
+      bytes = vw.text();
       this.cache.set(s, bytes);
       this.stats.segmentsEncoded++;
     }
     this.out.uint(bytes.length);
-    this.out.bytes(bytes);
+    this.out.latin1(bytes);
   }
 
   private refused(e: unknown, where: string): unknown {
@@ -352,6 +424,7 @@ class Codec implements WorldCodec {
   private decodeWorld(bytes: Uint8Array): World {
     const sc = this.sc;
     const r = new ByteReader(bytes);
+    this.input = latin1View(bytes);
     if (r.u8() !== MAGIC || r.u8() !== VERSION) throw new WorldCodecError('these bytes are not an encoded world (bad magic or version)');
     const digest = r.view.getUint32(r.pos, true);
     r.pos += 4;
@@ -416,16 +489,18 @@ class Codec implements WorldCodec {
   /** The value of the segment at the reader's position: interned unless it is a primitive. */
   private segmentAt(r: ByteReader): unknown {
     const len = r.uint();
+    const start = r.pos;
     const seg = r.bytes(len);
     if (seg[0] === SEG_VALUE && seg[1]! < FIRST_OBJECT_TAG) return this.read(seg);
-    const hit = this.intern.get(seg);
+    const key = this.input!.latin1Slice(start, start + len);
+    const hit = this.intern.get(key);
     if (hit !== undefined) {
       this.stats.internHits++;
-      return hit.value;
+      return hit;
     }
     this.stats.internMisses++;
     const v = this.read(seg);
-    this.intern.add(seg, v);
+    this.intern.add(key, v);
     return v;
   }
 
