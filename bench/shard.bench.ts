@@ -11,6 +11,11 @@
 //   --items=N      input items (the size of the check: 6 is 112,028 states, 8 is 605,668)
 //   --prefix=C     --shard-prefix (frontier worlds per shard, default the checker's)
 //   --strategy=S   dfs (default) or bfs
+//   --mode=M       prefix (the no-communication split), exchange (shards exchange worlds
+//                  through a shared directory, --exchange DIR) or both (default)
+// Exchange rows compare with a --no-por single run too (exchange mode runs without POR;
+// on airflow POR removes no states, so both single runs count the same states) and
+// add the worlds each shard sent to the other, and their bytes on disk.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
@@ -38,13 +43,15 @@ interface Result {
   complete: boolean;
   cpuMs: number;
   stats: { distinctStates: number; states: number; ms: number };
-  shard: { prefixStates?: number; frontier?: number; roots?: number };
+  shard: { prefixStates?: number; frontier?: number; roots?: number; exchange?: { worldsSent: number; bytesSent: number; worldsReceivedNew: number } };
 }
 
 export default async function shardBench(argv: readonly string[]): Promise<void> {
   const items = Number(flag(argv, 'items') ?? 8);
   const prefix = flag(argv, 'prefix');
   const strategy = flag(argv, 'strategy') ?? 'dfs';
+  const mode = flag(argv, 'mode') ?? 'both';
+  if (!['both', 'prefix', 'exchange'].includes(mode)) throw new Error(`--mode takes prefix, exchange or both; got '${mode}'`);
   const dir = mkdtempSync(join(tmpdir(), 'interleave-bench-shard-'));
   const check = ['check', 'airflow-checkpoints', '--param', `items=${items}`, '--param', 'taskConcurrency=2', '--strategy', strategy, '--max-states', '100000000', '--no-determinism-check'];
   const read = (f: string): Result => JSON.parse(readFileSync(join(dir, f), 'utf8'));
@@ -53,6 +60,12 @@ export default async function shardBench(argv: readonly string[]): Promise<void>
   let t0 = performance.now();
   const code1 = await run([...check, '--result', 'single.json'], dir);
   const wall1 = (performance.now() - t0) / 1000;
+  if (code1 !== 0) throw new Error(`the 1-process check failed: exit ${code1} (files in ${dir})`);
+  if (mode !== 'prefix') await exchangeRows(dir, check, read, read('single.json'), wall1, items, strategy);
+  if (mode === 'exchange') {
+    rmSync(dir, { recursive: true, force: true });
+    return;
+  }
   t0 = performance.now();
   const shardArgs = prefix ? ['--shard-prefix', prefix] : [];
   const codes = await Promise.all([1, 2].map((i) => run([...check, ...shardArgs, '--shard', `${i}/2`, '--result', `s${i}.json`], dir)));
@@ -82,4 +95,39 @@ export default async function shardBench(argv: readonly string[]): Promise<void>
       'CPU speed-up = 1-process CPU / slowest shard CPU: the wall speed-up an idle machine with a core per shard would give. Goal: wall >= 1.7x.',
   );
   rmSync(dir, { recursive: true, force: true });
+}
+
+/** 2 shards in exchange mode, against the single run and a --no-por single run. */
+async function exchangeRows(dir: string, check: string[], read: (f: string) => Result, one: Result, wall1: number, items: number, strategy: string): Promise<void> {
+  const load0 = loadavg()[0]!;
+  let t0 = performance.now();
+  const codeN = await run([...check, '--no-por', '--result', 'nopor.json'], dir);
+  const wallN = (performance.now() - t0) / 1000;
+  t0 = performance.now();
+  const codes = await Promise.all([1, 2].map((i) => run([...check, '--shard', `${i}/2`, '--exchange', 'xdir', '--result', `x${i}.json`], dir)));
+  const wall2 = (performance.now() - t0) / 1000;
+  const merged = await run(['merge', 'x1.json', 'x2.json'], dir);
+  if (codeN !== 0 || codes.some((c) => c !== 0) || merged !== 0) throw new Error(`a check failed: --no-por single exit ${codeN}, exchange shards ${codes.join(', ')}, merge ${merged} (files in ${dir})`);
+  const nopor = read('nopor.json');
+  const s = [read('x1.json'), read('x2.json')];
+  const base = nopor.stats.distinctStates;
+  const sum = s[0]!.stats.distinctStates + s[1]!.stats.distinctStates;
+  const cpuMax = Math.max(s[0]!.cpuMs, s[1]!.cpuMs) / 1000;
+  const x = (r: Result) => r.shard.exchange!;
+  const mb = (b: number) => b / 1048576;
+  const rows = [
+    ['1 process (POR on, the default)', wall1, one.cpuMs / 1000, one.stats.distinctStates, one.stats.distinctStates / base, '', '', 1, 1],
+    ['1 process, --no-por', wallN, nopor.cpuMs / 1000, base, 1, '', '', wall1 / wallN, one.cpuMs / nopor.cpuMs],
+    ['2 shards, exchange', wall2, (s[0]!.cpuMs + s[1]!.cpuMs) / 1000, sum, sum / base, x(s[0]!).worldsSent + x(s[1]!).worldsSent, mb(x(s[0]!).bytesSent + x(s[1]!).bytesSent), wall1 / wall2, one.cpuMs / 1000 / cpuMax],
+    ...s.map((r, k) => [`  shard ${k + 1}/2`, r.stats.ms / 1000, r.cpuMs / 1000, r.stats.distinctStates, r.stats.distinctStates / base, x(r).worldsSent, mb(x(r).bytesSent), '', '']),
+  ];
+  printTable(
+    `airflow-checkpoints items=${items} W=2, ${strategy}: 1 process vs 2 shards exchanging worlds (--exchange DIR), 2 processes`,
+    ['run', 'wall s', 'CPU s', 'distinct states', 'share of 1 process (no POR)', 'worlds sent', 'MB sent', 'wall speed-up', 'CPU speed-up (slowest shard)'],
+    rows,
+    `duplication ${(sum / base).toFixed(3)} (distinct states summed over the shards / the --no-por single run; goal <= 1.3); ` +
+      `the larger shard holds ${((100 * Math.max(s[0]!.stats.distinctStates, s[1]!.stats.distinctStates)) / base).toFixed(1)}% of the states. ` +
+      `Speed-ups are against the default 1-process run (POR on). Load average ${load0.toFixed(1)} at the start, ${loadavg()[0]!.toFixed(1)} at the end, ${availableParallelism()} cores; ` +
+      'shard rows: wall = exploration time from the result file. CPU speed-up = 1-process CPU / slowest shard CPU. Goal: wall >= 1.7x with duplication <= 1.3.',
+  );
 }

@@ -60,13 +60,19 @@ interface Item {
 
 /** Counts of one shard's traffic (`result.exchange`). */
 export interface ExchangeCounts {
+  /** Worlds written for other shards (each world at most once by this shard). */
   worldsSent: number;
+  /** Batch files written. */
   batchesSent: number;
+  /** Bytes of those batch files. */
   bytesSent: number;
+  /** Worlds read from other shards' batches. */
   worldsReceived: number;
   /** Received worlds this shard had not visited yet. */
   worldsReceivedNew: number;
+  /** Batch files read. */
   batchesReceived: number;
+  /** Bytes of those batch files. */
   bytesReceived: number;
   /** Termination detection waves read. */
   waves: number;
@@ -102,6 +108,10 @@ export class ExchangeSearch implements Explorer {
     this.inbox = new Inbox(link.io, tag, link.index, link.count);
     this.term = new Termination(link.io, link.runId, link.index, link.count, link.timing);
     this.checkRevisits = s.hasher.symmetric || s.opts.inspect?.violation !== undefined;
+  }
+
+  get runId(): string {
+    return this.link.runId;
   }
 
   counts(): ExchangeCounts {

@@ -98,7 +98,6 @@ export class Outbox {
     o.varint(path.length);
     o.bytes(path);
     this.counts[to]!++;
-    this.records++;
     if (o.length >= this.batchBytes) this.flush(to);
   }
 
@@ -114,6 +113,7 @@ export class Outbox {
     o.view.setUint32(8, n, true);
     this.io.write(batchName(this.index, to, this.seq[to]!++), o.buf.subarray(0, o.length));
     this.bytes += o.length;
+    this.records += n;
     this.sent++;
     this.counts[to] = 0;
     o.reset();

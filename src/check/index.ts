@@ -25,6 +25,8 @@ import { SLICE_MS, Session, yieldToLoop, type Explorer } from './session.ts';
 import { nearestPassing, shrinkSchedule } from './shrink.ts';
 import { DEFAULT_SHARD_PREFIX, assertShard, fingerprintDigest, runPrefix, shardFingerprints, type ShardInfo } from './shard.ts';
 import { runSwarm, type SwarmHandle } from './swarm.ts';
+import { exchangeInfo, openExchange } from './exchange.ts';
+import type { ExchangeSearch } from './exchange-search.ts';
 import type { CheckOptions, CheckResult, CheckRun, Progress, Violation } from './types.ts';
 
 export type * from './types.ts';
@@ -40,6 +42,8 @@ export { resolveSource } from './swarm.ts';
 export { replayLasso, type LassoReplay } from './lasso.ts';
 export { hasLiveness } from './liveness.ts';
 export { DEFAULT_SHARD_PREFIX, fingerprintDigest, type ShardInfo } from './shard.ts';
+export { EXCHANGE_DEFAULTS, ExchangeDirError, type ExchangeInfo, type ExchangeOptions } from './exchange.ts';
+export type { ExchangeCounts } from './exchange-search.ts';
 export type { LivenessStats } from './liveness-graph.ts';
 export { NondeterminismError, DETERMINISM_DEFAULTS } from './purity.ts';
 
@@ -115,17 +119,20 @@ async function run(
   const seed = (opts.seed ?? (exhaustive ? 0 : defaultSeed())) >>> 0;
   // Liveness keeps the whole state graph: no sleep sets, no symmetry (liveness-graph.ts).
   const live = exhaustive && opts.liveness !== false && hasLiveness(sc);
-  const por = porContext(sc, exhaustive && opts.por !== false && !live);
+  // Exchange mode: the cycle proviso of the reduction cannot see cycles through other shards.
+  const exchange = exhaustive && opts.exchange !== undefined;
+  const por = porContext(sc, exhaustive && opts.por !== false && !live && !exchange);
   const symmetry = !live && (opts.symmetry ?? (sc.symmetry?.length ?? 0) > 0);
   const options: Record<string, unknown> = { strategy, seed, por: por.enabled, symmetry, shrink: opts.shrink !== false };
   if (por.reason && opts.por !== false) options.porNote = `POR off: ${por.reason}`;
   if (live && opts.por !== false) options.porNote = 'POR off: liveness properties are decided on the full state graph';
+  if (exchange && opts.por !== false) options.porNote = 'POR off: exchange mode (the reduction\'s cycle proviso does not hold across shards)';
   if (hasLiveness(sc) && !live) options.livenessNote = exhaustive ? 'liveness properties not checked (liveness: false)' : `liveness properties are checked by dfs and bfs only; ${strategy} checked the other properties`;
   if (exhaustive) options.determinism = opts.determinism ?? true;
   // A sharded bfs starts from many roots (its frontier worlds): the compact frontier keeps each root's world and prefix.
   const frontier = opts.frontier ?? 'compact';
   if (frontier !== 'compact' && frontier !== 'worlds') throw new Error(`unknown frontier '${String(frontier)}'; use compact or worlds`);
-  if (strategy === 'bfs' && !live) options.frontier = frontier;
+  if (strategy === 'bfs' && !live && !exchange) options.frontier = frontier;
   for (const k of ['maxStates', 'maxDepth', 'timeLimitMs'] as const) if (opts[k] !== undefined) options[k] = opts[k];
 
   const shard = exhaustive ? opts.shard : undefined;
@@ -133,8 +140,9 @@ async function run(
     assertShard(shard);
     if (live) throw new Error(`scenario '${sc.name}' declares liveness properties, which a sharded search cannot decide (a cycle may cross shards); check it in one process, or pass liveness: false to check the other properties sharded`);
     options.shard = `${shard.index}/${shard.count}`;
-    options.shardPrefix = opts.shardPrefix ?? DEFAULT_SHARD_PREFIX;
-  }
+    if (exchange) options.exchange = opts.exchange!.dir;
+    else options.shardPrefix = opts.shardPrefix ?? DEFAULT_SHARD_PREFIX;
+  } else if (exchange) throw new Error('exchange mode needs a shard: pass shard: { index, count } with exchange');
 
   // Let the caller subscribe to progress$ before any work.
   await yieldToLoop();
@@ -142,7 +150,8 @@ async function run(
   const s = new Session(sc, { ...opts, symmetry }, por.enabled, live);
   hooks.onSession(s);
   let graph: GraphSearch | undefined;
-  const shardPrefix = shard ? () => void (s.shard = runPrefix(s, shard.index, shard.count, opts.shardPrefix ?? DEFAULT_SHARD_PREFIX)) : undefined;
+  let xs: ExchangeSearch | undefined;
+  const shardPrefix = shard && !exchange ? () => void (s.shard = runPrefix(s, shard.index, shard.count, opts.shardPrefix ?? DEFAULT_SHARD_PREFIX)) : undefined;
   shardPrefix?.();
 
   if (strategy === 'swarm') {
@@ -159,6 +168,8 @@ async function run(
     if (live) {
       explorer = graph = new GraphSearch(s);
       options.liveness = { algorithm: 'scc', order: 'bfs', fairness: graph.classes.describe(), properties: graph.specs.map((x) => x.name) };
+    } else if (exchange) {
+      explorer = xs = openExchange(s, opts);
     } else if (exhaustive) {
       explorer = search(por);
     }
@@ -176,7 +187,7 @@ async function run(
         s.memory.sample();
         progress.next(s.progress());
         if (done) break;
-        await yieldToLoop();
+        await (e.pause?.() ?? yieldToLoop());
       }
     };
     const prefixFound = s.found !== undefined;
@@ -199,10 +210,11 @@ async function run(
   s.memory.sample();
   const result = finish(sc, s, opts, strategy, seed, options, exhaustive);
   if (graph) result.stats.liveness = graph.stats;
-  if (exhaustive && !live && (s.shard || opts.inspect?.fingerprints)) {
+  if (exhaustive && !live && (s.shard || xs || opts.inspect?.fingerprints)) {
     const fps = shardFingerprints(s, s.shard?.foreign);
     opts.inspect?.fingerprints?.(fps);
     if (s.shard) result.shard = shardInfo(s, opts, fps);
+    if (xs) result.exchange = exchangeInfo(xs, s, opts, fingerprintDigest(fps));
   }
   return result;
 }

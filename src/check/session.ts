@@ -141,4 +141,6 @@ export function yieldToLoop(): Promise<void> {
 /** A strategy: does work until done (returns true) or until `until` (performance.now()) passes. */
 export interface Explorer {
   step(until: number): boolean;
+  /** Between slices (default: one turn of the event loop); an exchange shard sleeps while idle. */
+  pause?(): Promise<void>;
 }

@@ -88,6 +88,15 @@ export interface CheckOptions {
    * prefix that every shard explores.
    */
   shardPrefix?: number;
+  /**
+   * Sharded dfs / bfs (`shard` required): exchange mode. Instead of a shared prefix, every
+   * world has one owner shard (by its fingerprint); a shard explores only the worlds it
+   * owns and sends the others' to them as files in `dir`, a directory every shard can
+   * write (a shared volume). No state is explored twice; the shards must run at the
+   * same time. Partial-order reduction is off (`result.options.porNote`); not with
+   * liveness properties. docs/sharding.md, "Exchange mode".
+   */
+  exchange?: import('./exchange.ts').ExchangeOptions;
   /** Swarm: the per-run strategy (default 'pct'). */
   swarmStrategy?: 'random' | 'pct';
   /**
@@ -327,6 +336,8 @@ export interface CheckResult {
   collisionProbability?: number;
   /** A sharded dfs / bfs (`shard` option): the partition and this shard's fingerprint digest. */
   shard?: import('./shard.ts').ShardInfo;
+  /** An exchange-mode shard (`exchange` option): its run, traffic, how it ended and its fingerprint digest. */
+  exchange?: import('./exchange.ts').ExchangeInfo;
 }
 
 /** A check in progress (`checkRun`): its result, a progress stream, and a way to stop it early. */

@@ -9,7 +9,7 @@ import type { CheckFlags } from './commands/check.ts';
 import type { ShowFlags } from './commands/show.ts';
 import { EXIT, UsageError, didYouMean } from './errors.ts';
 import { processIo, type Io } from './io.ts';
-import { collectParam, intArg, scenarioNames, secondsArg, shardArg } from './options.ts';
+import { collectParam, intArg, scenarioNames, secondsArg, secondsArgFor, shardArg } from './options.ts';
 import { VERSION } from './version.ts';
 
 const STRATEGIES = ['dfs', 'bfs', 'random', 'pct', 'swarm'] as const;
@@ -57,6 +57,8 @@ Examples:
     .option('--shard <i/n>', 'run slice i of n (1-based) of a dfs, bfs or swarm check, for several processes or machines; also from INTERLEAVE_SHARD, JOB_COMPLETION_INDEX or SLURM_ARRAY_TASK_ID (docs/sharding.md)', shardArg)
     .option('--shard-count <n>', 'the shard count when the index comes from JOB_COMPLETION_INDEX (Kubernetes Indexed Job) or a Slurm array', intArg('--shard-count', 1))
     .option('--shard-prefix <c>', `sharded dfs/bfs: the shared prefix grows until it has c frontier worlds per shard (default 64)`, intArg('--shard-prefix', 1))
+    .option('--exchange <dir>', 'sharded dfs/bfs, exchange mode: each world is explored by one owner shard, the shards send each other worlds as files in this shared directory (one empty directory per run; also INTERLEAVE_EXCHANGE); all shards run at once, no state is explored twice, POR is off (docs/sharding.md)')
+    .option('--exchange-timeout <seconds>', 'exchange mode: stop the run, incomplete, when a shard has been silent (or not started) this long (default 120)', secondsArgFor('--exchange-timeout'))
     .option('--result <file>', "dfs/bfs: write the result as JSON (atomically) for 'interleave merge'")
     .option('--fingerprints <file>', 'dfs/bfs: write the visited fingerprints, sorted, one hex line each')
     .option('--no-por', 'turn partial-order reduction off')

@@ -18,6 +18,15 @@ export function secondsArg(v: string): number {
   return n;
 }
 
+/** A positive number of seconds for `flag`. */
+export function secondsArgFor(flag: string): (v: string) => number {
+  return (v) => {
+    const n = Number(v);
+    if (v.trim() === '' || !Number.isFinite(n) || n <= 0) throw new InvalidArgumentError(`${flag} takes seconds (a positive number, e.g. 30 or 0.5); got '${v}'.`);
+    return n;
+  };
+}
+
 export function shardArg(v: string): { index: number; count: number } {
   const m = /^(\d+)\/(\d+)$/.exec(v.trim());
   const index = m ? Number(m[1]) : NaN;

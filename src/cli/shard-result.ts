@@ -17,7 +17,22 @@ export interface ShardResultFile {
   scenario: { name: string; params: Record<string, unknown>; module?: string };
   strategy: string;
   /** 1-based like --shard i/n; i = n = 1 for a check that was not sharded. */
-  shard: { i: number; n: number; prefix?: number; prefixDepth?: number; prefixStates?: number; frontier?: number; roots?: number; partitionDepth?: number };
+  shard: {
+    i: number;
+    n: number;
+    /** Absent: the no-communication mode (a shared prefix); `exchange`: shards exchanged worlds (docs/sharding.md). */
+    mode?: 'exchange';
+    /** Exchange mode: the run's id, the same in every shard of the run. */
+    runId?: string;
+    /** Exchange mode: this shard's traffic, and who stopped the run early, if one did. */
+    exchange?: { worldsSent: number; bytesSent: number; batchesSent: number; worldsReceived: number; worldsReceivedNew: number; stoppedBy?: string };
+    prefix?: number;
+    prefixDepth?: number;
+    prefixStates?: number;
+    frontier?: number;
+    roots?: number;
+    partitionDepth?: number;
+  };
   /** Options that change what a shard explores: shards of one check must agree on them. */
   options: { por: boolean; symmetry: boolean; maxDepth?: number; maxStates?: number; timeLimitMs?: number };
   ok: boolean;

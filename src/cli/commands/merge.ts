@@ -19,6 +19,9 @@ function identity(r: ShardResultFile): Record<string, string> {
     parameters: sorted(r.scenario.params),
     'interleave version': r.tool.version,
     'shard count': String(r.shard.n),
+    // Exchange shards of different runs explored parts of different searches; modes do not mix.
+    mode: r.shard.mode ?? 'prefix',
+    'run id': r.shard.runId ?? '-',
     'shard prefix': String(r.shard.prefix ?? '-'),
     // The same scenario and version give the same prefix: a difference means another model.
     partition: `depth ${r.shard.prefixDepth ?? '-'}, ${r.shard.frontier ?? '-'} frontier worlds`,
@@ -73,7 +76,7 @@ export async function runMerge(io: Io, files: string[], flags: { json?: boolean;
     else {
       io.err(o.red('these files are not the shards of one check:'));
       for (const p of mismatch) io.err(`  ${p.message}`);
-      io.err("run every shard with the same scenario, --param values, interleave version, --shard …/n and --shard-prefix, then merge their --result files");
+      io.err(rs.some((r) => r.shard.mode === 'exchange') ? 'merge the --result files of the shards of one exchange run (one --exchange directory, all started together); shards of two runs or modes do not combine' : "run every shard with the same scenario, --param values, interleave version, --shard …/n and --shard-prefix, then merge their --result files");
     }
     return EXIT.usage;
   }
@@ -120,9 +123,10 @@ export async function runMerge(io: Io, files: string[], flags: { json?: boolean;
     return EXIT.ok;
   }
   const n = (x: number) => Math.round(x).toLocaleString('en-US');
-  const what = `${rs[0]!.scenario.name}, ${stats.count} shard${stats.count > 1 ? 's' : ''}: ${n(stats.distinctStates)} distinct states summed over the shards (prefix of ${n(stats.prefixStates)} in each), ${n(stats.states)} states`;
+  const exchange = rs[0]!.shard.mode === 'exchange';
+  const what = `${rs[0]!.scenario.name}, ${stats.count} shard${stats.count > 1 ? 's' : ''}: ${n(stats.distinctStates)} distinct states summed over the shards (${exchange ? 'exchange mode: each explored by its owner only' : `prefix of ${n(stats.prefixStates)} in each`}), ${n(stats.states)} states`;
   io.out(o.green(`✓ all properties hold (${what})`));
-  if (complete) io.out('complete: every shard explored its whole slice, so every reachable state was visited');
+  if (complete) io.out(exchange ? 'complete: the run ended with every shard idle and no world in transit, so every reachable state was visited' : 'complete: every shard explored its whole slice, so every reachable state was visited');
   else io.out(o.yellow(`not complete: ${cut.map((r) => `shard ${r.shard.i}/${r.shard.n} cut by ${r.cutBy ?? (r.interrupted ? 'Ctrl-C' : 'a budget')}`).join(', ')}; no violation in the part explored`));
   if (unreached.length) io.out(o.yellow(`never reached${complete ? '' : ' (in the part explored)'}: ${unreached.join(', ')}`));
   return EXIT.ok;

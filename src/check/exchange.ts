@@ -1,0 +1,105 @@
+// Exchange mode's options, its part of the result, and how a shard joins its run: the
+// glue between `check` (index.ts) and the search loop (exchange-search.ts).
+import { initialWorld, type Scenario } from '../actors/index.ts';
+import { ExchangeDirError, fsDirIo, joinRun, type RunKey } from './exchange-dir.ts';
+import { ExchangeSearch, type ExchangeCounts } from './exchange-search.ts';
+import { fpHex } from './fingerprint.ts';
+import type { Session } from './session.ts';
+import { TOOL_VERSION } from './trace-file.ts';
+import type { CheckOptions } from './types.ts';
+import { createWorldCodec } from './world-codec.ts';
+
+export { ExchangeDirError };
+
+/** Exchange mode (`CheckOptions.exchange`): where shards meet and how long they wait. */
+export interface ExchangeOptions {
+  /** The run directory, shared by every shard of the run and empty at its start (one directory per run). */
+  dir: string;
+  /**
+   * A shard whose status file has not changed for this long (or that has not started)
+   * stops the run, incomplete, naming it (default 120,000 ms). Raise it when a batch
+   * engine may start shards far apart.
+   */
+  timeoutMs?: number;
+  /**
+   * Pause between the two waves of termination detection (default 500 ms): at least how
+   * long the shared file system may show a reader an older version of a file.
+   */
+  waveGapMs?: number;
+  /** Write a batch of worlds to a shard once it holds this many bytes (default 1 MiB; every 50 ms anyway). */
+  batchBytes?: number;
+}
+
+/** What an exchange-mode shard did (`CheckResult.exchange`). */
+export interface ExchangeInfo extends ExchangeCounts {
+  /** 0-based, as in `CheckOptions.shard`. */
+  index: number;
+  /** How many shards in all. */
+  count: number;
+  /** The run directory. */
+  dir: string;
+  /** The run's id (the same in every shard's result; `interleave merge` compares them). */
+  runId: string;
+  /** Distinct worlds this shard owns and explored (its `stats.distinctStates`). */
+  owned: number;
+  /** Why the run ended early, when a shard stopped it: which (0-based), why, and in words. */
+  stoppedBy?: { shard: number; reason: string; message: string };
+  /** sha256 of this shard's owned fingerprints (sorted 64-bit, little-endian). */
+  digest: string;
+}
+
+/** Exchange mode's defaults: silence timeout, wave gap and batch size (see `ExchangeOptions`), idle poll and heartbeat intervals (ms). */
+export const EXCHANGE_DEFAULTS = { timeoutMs: 120_000, waveGapMs: 500, batchBytes: 1 << 20, idleMs: 10, beatMs: 1000 } as const;
+
+/** What makes shards one run: they refuse a directory whose run differs in any of these. */
+function runKey(sc: Scenario, s: Session, opts: CheckOptions, count: number): RunKey {
+  const src = opts.source;
+  s.hasher.world(initialWorld(sc, { detail: false }).world);
+  return {
+    interleave: TOOL_VERSION,
+    scenario: sc.name,
+    ...(src && 'module' in src ? { module: `${src.module}#${src.export}` } : {}),
+    params: JSON.stringify(src?.params ?? {}),
+    initialWorld: fpHex({ a: s.hasher.ha, b: s.hasher.hb }),
+    shards: count,
+    symmetry: s.hasher.symmetric,
+    maxDepth: opts.maxDepth ?? 'none',
+  };
+}
+
+/** Joins the run in `opts.exchange.dir` as shard `opts.shard` and returns its search. Throws ExchangeDirError for a directory of another run. */
+export function openExchange(s: Session, opts: CheckOptions): ExchangeSearch {
+  const x = opts.exchange!;
+  const { index, count } = opts.shard!;
+  if (typeof x.dir !== 'string' || x.dir === '') throw new ExchangeDirError('exchange.dir must name the run directory shared by every shard');
+  const io = fsDirIo(x.dir);
+  const runId = joinRun(io, x.dir, index, count, runKey(s.sc, s, opts, count));
+  return new ExchangeSearch(s, {
+    io,
+    where: x.dir,
+    runId,
+    index,
+    count,
+    codec: createWorldCodec(s.sc),
+    timing: { now: () => performance.now(), waveGapMs: x.waveGapMs ?? EXCHANGE_DEFAULTS.waveGapMs, silentMs: x.timeoutMs ?? EXCHANGE_DEFAULTS.timeoutMs, beatMs: EXCHANGE_DEFAULTS.beatMs },
+    batchBytes: x.batchBytes ?? EXCHANGE_DEFAULTS.batchBytes,
+    order: opts.strategy === 'dfs' ? 'dfs' : 'bfs',
+    idleMs: EXCHANGE_DEFAULTS.idleMs,
+  });
+}
+
+/** The result's `exchange` part. */
+export function exchangeInfo(e: ExchangeSearch, s: Session, opts: CheckOptions, digest: string): ExchangeInfo {
+  const o = e.outcome;
+  const stop = o?.kind === 'stopped' ? o.note : undefined;
+  return {
+    index: opts.shard!.index,
+    count: opts.shard!.count,
+    dir: opts.exchange!.dir,
+    runId: e.runId,
+    owned: s.visited.size,
+    ...e.counts(),
+    ...(stop ? { stoppedBy: { shard: stop.by, reason: stop.reason, message: stop.message } } : {}),
+    digest,
+  };
+}
