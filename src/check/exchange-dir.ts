@@ -26,9 +26,9 @@ export interface DirIo {
   remove(name: string): void;
 }
 
-/** A bad run directory: exit 2 on the CLI, with what to do. */
-export class ExchangeDirError extends Error {
-  override name = 'ExchangeDirError';
+/** Exchange mode cannot run (a directory of another run, one it cannot write, worlds it cannot carry): exit 2 on the CLI, with what to do. */
+export class ExchangeError extends Error {
+  override name = 'ExchangeError';
 }
 
 /** The real file system under `dir` (created if missing). */
@@ -111,7 +111,7 @@ function readJson<T>(io: DirIo, name: string): T | undefined {
 
 /**
  * Joins (or starts) the run in the directory: the first shard writes run.json with a
- * fresh run id, the others adopt it if their key is the same. Throws ExchangeDirError
+ * fresh run id, the others adopt it if their key is the same. Throws ExchangeError
  * when the directory holds another run (another key), or this one already completed, or
  * this shard already started in it (a rerun into the same directory).
  */
@@ -128,18 +128,18 @@ export function joinRun(io: DirIo, where: string, index: number, count: number, 
     if (!run) sleepSync(20);
   }
   const fresh = `give every run its own empty directory (e.g. ${where}/<job id>) or delete the files in ${where}`;
-  if (!run || run.kind !== 'interleave-exchange-run' || typeof run.runId !== 'string') throw new ExchangeDirError(`${where}/run.json is not an interleave exchange run file; ${fresh}`);
+  if (!run || run.kind !== 'interleave-exchange-run' || typeof run.runId !== 'string') throw new ExchangeError(`${where}/run.json is not an interleave exchange run file; ${fresh}`);
   const diff = Object.keys({ ...run.key, ...key }).filter((k) => run.key[k] !== key[k]);
   if (diff.length > 0) {
     const show = (v: unknown) => (v === undefined ? '(none)' : JSON.stringify(v));
-    throw new ExchangeDirError(`${where} holds the files of another run (started ${run.created}): ${diff.map((k) => `${k} ${show(run.key[k])} there, ${show(key[k])} here`).join('; ')}; ${fresh}`);
+    throw new ExchangeError(`${where} holds the files of another run (started ${run.created}): ${diff.map((k) => `${k} ${show(run.key[k])} there, ${show(key[k])} here`).join('; ')}; ${fresh}`);
   }
   // A stop is no reason to refuse: a shard that starts late after another stopped the run ends at once (incomplete).
-  if (io.read('done.json')) throw new ExchangeDirError(`${where} holds a run of this check that already ended (run ${run.runId}, started ${run.created}); ${fresh}`);
+  if (io.read('done.json')) throw new ExchangeError(`${where} holds a run of this check that already ended (run ${run.runId}, started ${run.created}); ${fresh}`);
   const claim = `claim-${index}`;
   if (!io.create(claim, `${JSON.stringify({ runId: run.runId, host: hostname(), pid: process.pid, at: new Date().toISOString() })}\n`)) {
     const other = readJson<{ host?: string; pid?: number; at?: string }>(io, claim);
-    throw new ExchangeDirError(`shard ${index + 1}/${count} already started in ${where} (run ${run.runId}, ${other?.host ?? '?'} pid ${other?.pid ?? '?'} at ${other?.at ?? '?'}): a shard cannot rejoin a run (its visited set is gone); ${fresh} and start all ${count} shards again`);
+    throw new ExchangeError(`shard ${index + 1}/${count} already started in ${where} (run ${run.runId}, ${other?.host ?? '?'} pid ${other?.pid ?? '?'} at ${other?.at ?? '?'}): a shard cannot rejoin a run (its visited set is gone); ${fresh} and start all ${count} shards again`);
   }
   return run.runId;
 }

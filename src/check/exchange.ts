@@ -1,15 +1,15 @@
 // Exchange mode's options, its part of the result, and how a shard joins its run: the
 // glue between `check` (index.ts) and the search loop (exchange-search.ts).
 import { initialWorld, type Scenario } from '../actors/index.ts';
-import { ExchangeDirError, fsDirIo, joinRun, type RunKey } from './exchange-dir.ts';
-import { ExchangeSearch, type ExchangeCounts } from './exchange-search.ts';
+import { ExchangeError, fsDirIo, joinRun, type DirIo, type RunKey } from './exchange-dir.ts';
+import { ExchangeSearch, type ExchangeCounts, type WorldCodecLike } from './exchange-search.ts';
 import { fpHex } from './fingerprint.ts';
 import type { Session } from './session.ts';
 import { TOOL_VERSION } from './trace-file.ts';
 import type { CheckOptions } from './types.ts';
 import { createWorldCodec } from './world-codec.ts';
 
-export { ExchangeDirError };
+export { ExchangeError };
 
 /** Exchange mode (`CheckOptions.exchange`): where shards meet and how long they wait. */
 export interface ExchangeOptions {
@@ -67,20 +67,34 @@ function runKey(sc: Scenario, s: Session, opts: CheckOptions, count: number): Ru
   };
 }
 
-/** Joins the run in `opts.exchange.dir` as shard `opts.shard` and returns its search. Throws ExchangeDirError for a directory of another run. */
-export function openExchange(s: Session, opts: CheckOptions): ExchangeSearch {
+/** Joins the run in `opts.exchange.dir` as shard `opts.shard` and returns its search. Throws ExchangeError for a directory of another run. */
+export async function openExchange(s: Session, opts: CheckOptions): Promise<ExchangeSearch> {
   const x = opts.exchange!;
   const { index, count } = opts.shard!;
-  if (typeof x.dir !== 'string' || x.dir === '') throw new ExchangeDirError('exchange.dir must name the run directory shared by every shard');
-  const io = fsDirIo(x.dir);
-  const runId = joinRun(io, x.dir, index, count, runKey(s.sc, s, opts, count));
+  if (typeof x.dir !== 'string' || x.dir === '') throw new ExchangeError('exchange.dir must name the run directory shared by every shard');
+  let io: DirIo;
+  let runId: string;
+  try {
+    io = fsDirIo(x.dir);
+    runId = joinRun(io, x.dir, index, count, runKey(s.sc, s, opts, count));
+  } catch (e) {
+    if (e instanceof ExchangeError) throw e;
+    throw new ExchangeError(`cannot use ${x.dir} as the exchange directory: ${e instanceof Error ? e.message : String(e)}; give a directory every shard can create files in`);
+  }
+  let codec: WorldCodecLike;
+  try {
+    codec = await createWorldCodec(s.sc);
+  } catch (e) {
+    if (!(e instanceof Error) || e.name !== 'WorldCodecError') throw e;
+    throw new ExchangeError(`exchange mode cannot carry this scenario's worlds between shards: ${e.message}; shard it without --exchange (no communication) or run it in one process`);
+  }
   return new ExchangeSearch(s, {
     io,
     where: x.dir,
     runId,
     index,
     count,
-    codec: createWorldCodec(s.sc),
+    codec,
     timing: { now: () => performance.now(), waveGapMs: x.waveGapMs ?? EXCHANGE_DEFAULTS.waveGapMs, silentMs: x.timeoutMs ?? EXCHANGE_DEFAULTS.timeoutMs, beatMs: EXCHANGE_DEFAULTS.beatMs },
     batchBytes: x.batchBytes ?? EXCHANGE_DEFAULTS.batchBytes,
     order: opts.strategy === 'dfs' ? 'dfs' : 'bfs',

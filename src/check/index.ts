@@ -42,7 +42,7 @@ export { resolveSource } from './swarm.ts';
 export { replayLasso, type LassoReplay } from './lasso.ts';
 export { hasLiveness } from './liveness.ts';
 export { DEFAULT_SHARD_PREFIX, fingerprintDigest, type ShardInfo } from './shard.ts';
-export { EXCHANGE_DEFAULTS, ExchangeDirError, type ExchangeInfo, type ExchangeOptions } from './exchange.ts';
+export { EXCHANGE_DEFAULTS, ExchangeError, type ExchangeInfo, type ExchangeOptions } from './exchange.ts';
 export type { ExchangeCounts } from './exchange-search.ts';
 export type { LivenessStats } from './liveness-graph.ts';
 export { NondeterminismError, DETERMINISM_DEFAULTS } from './purity.ts';
@@ -169,7 +169,7 @@ async function run(
       explorer = graph = new GraphSearch(s);
       options.liveness = { algorithm: 'scc', order: 'bfs', fairness: graph.classes.describe(), properties: graph.specs.map((x) => x.name) };
     } else if (exchange) {
-      explorer = xs = openExchange(s, opts);
+      explorer = xs = await openExchange(s, opts);
     } else if (exhaustive) {
       explorer = search(por);
     }

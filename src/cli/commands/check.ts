@@ -212,7 +212,8 @@ export async function runCheck(io: Io, name: string, flags: CheckFlags): Promise
   } catch (e) {
     if (e instanceof ScenarioError || (e instanceof Error && e.name === 'ScenarioError')) throw new UsageError(e.message);
     if (seedFile && e instanceof Error && e.name === 'Divergence') throw new UsageError(recordingMisfit(flags.from!, label, seedFile.scenario.params, p, e as Divergence));
-    if (e instanceof Error && e.name === 'ExchangeDirError') throw new UsageError(e.message);
+    if (e instanceof Error && e.name === 'ExchangeError') throw new UsageError(e.message);
+    if (opts.exchange && e instanceof Error && e.name === 'WorldCodecError') throw new UsageError(`exchange mode cannot carry a world of this scenario between shards: ${e.message}; shard it without --exchange (no communication) or run it in one process`);
     throw e;
   } finally {
     process.off('SIGINT', onSigint);

@@ -127,7 +127,7 @@ export async function runMerge(io: Io, files: string[], flags: { json?: boolean;
   const what = `${rs[0]!.scenario.name}, ${stats.count} shard${stats.count > 1 ? 's' : ''}: ${n(stats.distinctStates)} distinct states summed over the shards (${exchange ? 'exchange mode: each explored by its owner only' : `prefix of ${n(stats.prefixStates)} in each`}), ${n(stats.states)} states`;
   io.out(o.green(`✓ all properties hold (${what})`));
   if (complete) io.out(exchange ? 'complete: the run ended with every shard idle and no world in transit, so every reachable state was visited' : 'complete: every shard explored its whole slice, so every reachable state was visited');
-  else io.out(o.yellow(`not complete: ${cut.map((r) => `shard ${r.shard.i}/${r.shard.n} cut by ${r.cutBy ?? (r.interrupted ? 'Ctrl-C' : 'a budget')}`).join(', ')}; no violation in the part explored`));
+  else io.out(o.yellow(`not complete: ${cut.map((r) => `shard ${r.shard.i}/${r.shard.n} ${r.shard.exchange?.stoppedBy ? `stopped by shard ${r.shard.exchange.stoppedBy}` : `cut by ${r.cutBy ?? (r.interrupted ? 'Ctrl-C' : 'a budget')}`}`).join(', ')}; no violation in the part explored`));
   if (unreached.length) io.out(o.yellow(`never reached${complete ? '' : ' (in the part explored)'}: ${unreached.join(', ')}`));
   return EXIT.ok;
 }
