@@ -6,11 +6,13 @@ import { describe, expect, it } from 'vitest';
 import { rng, type Scenario } from '../src/actors/index.ts';
 import { check, replaySchedule, type CheckOptions } from '../src/check/index.ts';
 import { joinRun } from '../src/check/exchange-dir.ts';
-import { ExchangeSearch, type WorldCodecLike } from '../src/check/exchange-search.ts';
+import { ExchangeSearch } from '../src/check/exchange-search.ts';
+import { createWorldCodec } from '../src/check/world-codec.ts';
 import { Session } from '../src/check/session.ts';
 import { shardFingerprints } from '../src/check/shard.ts';
 import { allToOne, randomSystem, tokenRing } from './fixtures-check/models.ts';
-import { DelayedStore, jsonCodec } from './fixtures-check/exchange-harness.ts';
+import { randomActors } from './fixtures-check/random-actors.ts';
+import { DelayedStore } from './fixtures-check/exchange-harness.ts';
 
 interface ShardRun {
   s: Session;
@@ -19,14 +21,16 @@ interface ShardRun {
 }
 
 /** Runs `count` shards to the end, interleaving their slices in a seeded order. */
-export function runShards(sc: Scenario, count: number, opts: { seed?: number; order?: 'bfs' | 'dfs'; maxLag?: number; check?: CheckOptions; codec?: WorldCodecLike; dead?: number; silentMs?: number; stopAt?: number } = {}): ShardRun[] {
+async function runShards(sc: Scenario, count: number, opts: { seed?: number; order?: 'bfs' | 'dfs'; maxLag?: number; check?: CheckOptions; dead?: number; silentMs?: number; stopAt?: number } = {}): Promise<ShardRun[]> {
   const store = new DelayedStore(opts.seed ?? 1, opts.maxLag ?? 5);
   const r = rng((opts.seed ?? 1) + 99);
+  // One codec per shard, as one per process.
+  const codecs = await Promise.all(Array.from({ length: count }, () => createWorldCodec(sc)));
   const shards = Array.from({ length: count }, (_, index) => {
     const io = store.view();
     const runId = joinRun(io, '/shared/run', index, count, { scenario: sc.name, count });
     const s = new Session(sc, { strategy: opts.order ?? 'bfs', por: false, determinism: false, ...opts.check }, false);
-    const e = new ExchangeSearch(s, { io, where: '/shared/run', runId, index, count, codec: opts.codec ?? jsonCodec, timing: { now: () => store.clock, waveGapMs: opts.maxLag ?? 5, silentMs: opts.silentMs ?? 1e9, beatMs: 20 }, batchBytes: 2000, order: opts.order ?? 'bfs', idleMs: 0 });
+    const e = new ExchangeSearch(s, { io, where: '/shared/run', runId, index, count, codec: codecs[index]!, timing: { now: () => store.clock, waveGapMs: opts.maxLag ?? 5, silentMs: opts.silentMs ?? 1e9, beatMs: 20 }, batchBytes: 2000, order: opts.order ?? 'bfs', idleMs: 0 });
     return { s, e, done: index === opts.dead };
   });
   while (shards.some((x) => !x.done)) {
@@ -52,8 +56,8 @@ async function fullSearch(sc: Scenario): Promise<{ fps: bigint[]; complete: bool
 const union = (rs: ShardRun[]) => rs.flatMap((x) => [...x.fps]).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
 
 describe('exchange search, shards in one process sharing only a directory', () => {
-  it('random reducer systems, a token ring and all-to-one: owned sets are disjoint and their union is the full search (2-3 shards, bfs and dfs, delays)', async () => {
-    const models = [...Array.from({ length: 16 }, (_, k) => randomSystem(k + 1, k % 2 === 0)), tokenRing(4, 2, 2), allToOne(4, 3)];
+  it('random systems (reducers; reducers and machines), a token ring and all-to-one: owned sets are disjoint and their union is the full search (2-3 shards, bfs and dfs, delays)', async () => {
+    const models = [...Array.from({ length: 16 }, (_, k) => randomSystem(k + 1, k % 2 === 0)), tokenRing(4, 2, 2), allToOne(4, 3), ...[1, 2].map((k) => randomActors(k).sc)];
     let seed = 0;
     for (const sc of models) {
       seed++;
@@ -61,7 +65,7 @@ describe('exchange search, shards in one process sharing only a directory', () =
       expect(full.complete).toBe(true);
       const count = 2 + (seed % 2);
       // Violations are recorded and the search goes on, so every world is compared.
-      const shards = runShards(sc, count, { seed, order: seed % 3 === 0 ? 'dfs' : 'bfs', maxLag: seed % 7, check: { inspect: { violation: () => true } } });
+      const shards = await runShards(sc, count, { seed, order: seed % 3 === 0 ? 'dfs' : 'bfs', maxLag: seed % 7, check: { inspect: { violation: () => true } } });
       const all = union(shards);
       expect(new Set(all).size, `${sc.name}: owned sets overlap`).toBe(all.length);
       expect(all, sc.name).toEqual(full.fps);
@@ -81,7 +85,7 @@ describe('exchange search, shards in one process sharing only a directory', () =
       const single = await check(sc, { strategy: 'bfs', por: false, shrink: false });
       if (single.ok) continue;
       tried++;
-      const shards = runShards(sc, 2, { seed, maxLag: 3 });
+      const shards = await runShards(sc, 2, { seed, maxLag: 3 });
       const finders = shards.filter((x) => x.s.found);
       expect(finders.length, `seed ${seed}`).toBeGreaterThanOrEqual(1);
       for (const x of shards) expect(x.e.outcome?.kind).toBe('stopped');
@@ -93,9 +97,9 @@ describe('exchange search, shards in one process sharing only a directory', () =
     expect(tried).toBe(4);
   });
 
-  it('a shard that never starts: the others stop, naming it, instead of waiting forever', () => {
+  it('a shard that never starts: the others stop, naming it, instead of waiting forever', async () => {
     const sc = randomSystem(3);
-    const shards = runShards(sc, 3, { dead: 2, silentMs: 2000 });
+    const shards = await runShards(sc, 3, { dead: 2, silentMs: 2000 });
     for (const x of shards.slice(0, 2)) {
       expect(x.e.outcome?.kind).toBe('stopped');
       expect(x.s.cutBy).toBe('stopped');
@@ -104,9 +108,9 @@ describe('exchange search, shards in one process sharing only a directory', () =
     expect(note?.kind === 'stopped' && note.note.message).toContain('shard 3/3 has not started');
   });
 
-  it('a state budget on one shard stops every shard, incomplete', () => {
+  it('a state budget on one shard stops every shard, incomplete', async () => {
     const sc = randomSystem(5, true);
-    const shards = runShards(sc, 2, { check: { maxStates: 4 } });
+    const shards = await runShards(sc, 2, { check: { maxStates: 4 } });
     expect(shards.some((x) => x.s.cutBy === 'maxStates')).toBe(true);
     for (const x of shards) {
       expect(x.e.outcome?.kind).toBe('stopped');
@@ -114,9 +118,9 @@ describe('exchange search, shards in one process sharing only a directory', () =
     }
   });
 
-  it('Ctrl-C on one shard stops every shard, incomplete', () => {
+  it('Ctrl-C on one shard stops every shard, incomplete', async () => {
     const sc = allToOne(6, 3);
-    const shards = runShards(sc, 2, { stopAt: 20 });
+    const shards = await runShards(sc, 2, { stopAt: 20 });
     expect(shards[0]!.s.cutBy).toBe('stopped');
     for (const x of shards) {
       const o = x.e.outcome;

@@ -1,14 +1,12 @@
 // Exchange mode (`check --shard i/n --exchange DIR`, docs/sharding.md) with shards as
 // separate processes: their owned fingerprints are disjoint and together one unreduced
 // search's; merge says complete; a violation is found, merged and replayed; a missing
-// shard, a stale directory, mixed modes and liveness are refused with exit 2. Through the
-// API, with both shards in this process sharing only the directory: amber-loop nested.
+// shard, a stale directory, mixed modes and liveness are refused with exit 2; amber-loop
+// nested rows=3 likewise.
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { check, type CheckResult } from '../src/check/index.ts';
-import { families } from '../src/machines/catalog.ts';
 import { BIN, cli, runMain, scratchDir } from './cli-helpers.ts';
 
 const run = runMain;
@@ -112,26 +110,20 @@ describe('exchange mode as separate processes', () => {
   });
 });
 
-describe('exchange mode through the API (both shards in this process, sharing only the directory)', () => {
-  it('amber-loop nested, rows=3: owned sets disjoint, union the --no-por search', { timeout: 120_000 }, async () => {
-    const f = families.find((x) => x.name === 'amber-loop')!;
-    const p: Record<string, unknown> = {};
-    for (const [k, spec] of Object.entries(f.params)) p[k] = spec.default;
-    const sc = f.build({ ...p, design: 'read-at-endchannel', topology: 'nested', rows: 3 } as never);
+describe('exchange mode on amber-loop nested', () => {
+  it('rows=3, dfs, 2 shards as processes: owned sets disjoint, union the --no-por search', { timeout: 240_000 }, async () => {
     const dir = scratchDir();
-    const fps: bigint[][] = [[], []];
-    const rs: CheckResult[] = await Promise.all([0, 1].map((index) => check(sc, { strategy: 'dfs', shard: { index, count: 2 }, exchange: { dir, waveGapMs: 50 }, inspect: { fingerprints: (x) => void (fps[index] = [...x]) } })));
-    let all: bigint[] = [];
-    const full = await check(sc, { strategy: 'dfs', por: false, inspect: { fingerprints: (x) => void (all = [...x]) } });
-    expect(full.complete).toBe(true);
-    for (const r of rs) {
-      expect(r.complete).toBe(true);
-      expect(r.options.porNote).toContain('exchange mode');
-      expect(r.exchange!.runId).toBe(rs[0]!.exchange!.runId);
-    }
-    const union = [...fps[0]!, ...fps[1]!].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-    expect(new Set(union).size).toBe(union.length);
-    expect(union).toEqual(all);
-    expect(Math.min(fps[0]!.length, fps[1]!.length)).toBeGreaterThan(0);
+    const amber = ['check', 'amber-loop', '--param', 'design=read-at-endchannel', '--param', 'topology=nested', '--param', 'rows=3', '--strategy', 'dfs'];
+    const [one, a, b] = await Promise.all([
+      start([...amber, '--no-por', '--fingerprints', 'all.txt'], dir),
+      ...[1, 2].map((i) => start([...amber, '--shard', `${i}/2`, '--exchange', 'run', '--result', `s${i}.json`, '--fingerprints', `f${i}.txt`], dir)),
+    ]);
+    expect([one!.code, a!.code, b!.code], a!.stderr + b!.stderr).toEqual([0, 0, 0]);
+    const f1 = lines(join(dir, 'f1.txt'));
+    const f2 = lines(join(dir, 'f2.txt'));
+    expect(f1.filter((x) => new Set(f2).has(x))).toEqual([]);
+    expect([...f1, ...f2].sort()).toEqual(lines(join(dir, 'all.txt')));
+    expect(Math.min(f1.length, f2.length)).toBeGreaterThan(0);
+    expect(cli(['merge', 's1.json', 's2.json'], { cwd: dir }).code).toBe(0);
   });
 });

@@ -1,8 +1,6 @@
-// Exchange-mode shards in one test process that share nothing but a run directory: an
-// in-memory directory whose readers see files late (a network file system's caches,
-// modelled on a virtual clock), and a driver that interleaves the shards' slices in a
-// seeded random order.
-import type { World } from '../../src/actors/index.ts';
+// For exchange-mode shards in one test process that share nothing but a run directory:
+// an in-memory directory whose readers see files late (a network file system's caches,
+// modelled on a virtual clock).
 import type { DirIo } from '../../src/check/exchange-dir.ts';
 import { rng } from '../../src/actors/index.ts';
 
@@ -67,13 +65,3 @@ export class DelayedStore {
     };
   }
 }
-
-/** A throwaway codec for the tests' reducer-only systems (plain JSON data): not the checker's. */
-export const jsonCodec = {
-  encode: (w: World): Uint8Array => new TextEncoder().encode(JSON.stringify(w)),
-  decode: (b: Uint8Array): World => {
-    const w = JSON.parse(new TextDecoder().decode(b));
-    if (!('failure' in w)) w.failure = undefined;
-    return w as World;
-  },
-};
