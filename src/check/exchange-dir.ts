@@ -28,6 +28,7 @@ export interface DirIo {
 
 /** Exchange mode cannot run (a directory of another run, one it cannot write, worlds it cannot carry): exit 2 on the CLI, with what to do. */
 export class ExchangeError extends Error {
+  /** `'ExchangeError'`. */
   override name = 'ExchangeError';
 }
 

@@ -43,13 +43,31 @@ export interface ExchangeInfo extends ExchangeCounts {
   /** Distinct worlds this shard owns and explored (its `stats.distinctStates`). */
   owned: number;
   /** Why the run ended early, when a shard stopped it: which (0-based), why, and in words. */
-  stoppedBy?: { shard: number; reason: string; message: string };
+  stoppedBy?: {
+    /** The shard that stopped the run, 0-based. */
+    shard: number;
+    /** `violation`, `stopped` (Ctrl-C), `timeLimit`, `maxStates` or `silent` (a shard stopped answering). */
+    reason: string;
+    /** What happened, in words. */
+    message: string;
+  };
   /** sha256 of this shard's owned fingerprints (sorted 64-bit, little-endian). */
   digest: string;
 }
 
 /** Exchange mode's defaults: silence timeout, wave gap and batch size (see `ExchangeOptions`), idle poll and heartbeat intervals (ms). */
-export const EXCHANGE_DEFAULTS = { timeoutMs: 120_000, waveGapMs: 500, batchBytes: 1 << 20, idleMs: 10, beatMs: 1000 } as const;
+export const EXCHANGE_DEFAULTS = {
+  /** `ExchangeOptions.timeoutMs`. */
+  timeoutMs: 120_000,
+  /** `ExchangeOptions.waveGapMs`. */
+  waveGapMs: 500,
+  /** `ExchangeOptions.batchBytes`. */
+  batchBytes: 1 << 20,
+  /** Sleep between polls of the directory while a shard is idle. */
+  idleMs: 10,
+  /** A shard rewrites its status file at least this often (its heartbeat). */
+  beatMs: 1000,
+} as const;
 
 /** What makes shards one run: they refuse a directory whose run differs in any of these. */
 function runKey(sc: Scenario, s: Session, opts: CheckOptions, count: number): RunKey {
