@@ -10,7 +10,7 @@
 // checked under random combinations of strategy (dfs, bfs, random, pct),
 // partial-order reduction, symmetry, bfs frontier storage, lean heap, step memo,
 // determinism re-steps, liveness on/off, sharding (2-3 shards, small prefixes),
-// shrinking and budgets (maxStates, maxDepth, a zero time limit). Each is compared
+// shrinking and budgets (maxStates, maxDepth, a zero time limit, stop()). Each is compared
 // with the plain search: dfs, no reduction, no symmetry, no memo, worlds frontier, and
 // every visited world hashed again by a new hasher (no caches, no incremental lanes):
 //

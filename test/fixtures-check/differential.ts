@@ -5,7 +5,7 @@
 // and the verdict of a normal run.
 import { vi } from 'vitest';
 import { StepMemo, defineScenario, rng, type Scenario, type World } from '../../src/actors/index.ts';
-import { WorldHasher, check, fpHex, reads, replayLasso, runSchedule, type CheckOptions, type CheckResult } from '../../src/check/index.ts';
+import { WorldHasher, check, checkRun, fpHex, reads, replayLasso, runSchedule, type CheckOptions, type CheckResult } from '../../src/check/index.ts';
 import { randomCyclicSystem } from '../liveness-reference.ts';
 
 /** One point of the option grid. */
@@ -23,18 +23,21 @@ export interface Combo {
   maxStates?: number;
   maxDepth?: number;
   timeLimitMs?: number;
+  /** `CheckRun.stop()` called as soon as the check starts (Ctrl-C). */
+  stop?: boolean;
 }
 
 export const PLAIN: Combo = { strategy: 'dfs', por: false, symmetry: false, frontier: 'worlds', leanHeap: false, memo: false, determinism: true, liveness: false, shrink: false };
 
 /** True when the combination may stop before it has seen everything. */
-export const budgeted = (c: Combo): boolean => c.maxStates !== undefined || c.maxDepth !== undefined || c.timeLimitMs !== undefined || c.strategy === 'random' || c.strategy === 'pct';
+export const budgeted = (c: Combo): boolean => c.maxStates !== undefined || c.maxDepth !== undefined || c.timeLimitMs !== undefined || c.stop === true || c.strategy === 'random' || c.strategy === 'pct';
 
 export function describeCombo(c: Combo): string {
   const on = (k: keyof Combo, txt = k as string) => (c[k] ? txt : `no-${txt}`);
   const parts = [c.strategy, on('por'), on('symmetry'), c.strategy === 'bfs' ? c.frontier : '', on('leanHeap', 'lean'), on('memo'), c.determinism ? '' : 'no-determinism', c.liveness ? 'liveness' : '', c.shrink ? 'shrink' : ''];
   if (c.shard) parts.push(`shards=${c.shard.count}/prefix=${c.shard.prefix}`);
   for (const k of ['maxStates', 'maxDepth', 'timeLimitMs'] as const) if (c[k] !== undefined) parts.push(`${k}=${c[k]}`);
+  if (c.stop) parts.push('stopped');
   return parts.filter(Boolean).join(' ');
 }
 
@@ -62,6 +65,7 @@ export function drawCombo(r: ReturnType<typeof rng>, sys: { symmetric: boolean; 
   if (b === 0) c.maxStates = 1 + r.int(Math.max(1, sys.states));
   if (b === 1) c.maxDepth = r.int(sys.depth + 2);
   if (b === 2) c.timeLimitMs = 0;
+  if (b === 3) c.stop = true;
   if (r.int(4) === 0) c.shard = { count: 2 + r.int(2), prefix: 1 + r.int(4) };
   return c;
 }
@@ -121,8 +125,9 @@ export async function observe(sc: Scenario, c: Combo, opts: { fresh?: boolean; s
   const fresh = opts.fresh ? { raw: new Set<bigint>(), canon: new Set<bigint>() } : undefined;
   let fps: Set<bigint> | undefined;
   const run = () =>
-    check(
+    start(
       sc,
+      c,
       optionsOf(c, {
         ...(c.shard ? { shard: { index: opts.shard ?? 0, count: c.shard.count }, shardPrefix: c.shard.prefix } : {}),
         inspect: {
@@ -150,9 +155,17 @@ export async function observe(sc: Scenario, c: Combo, opts: { fresh?: boolean; s
   return { r, fps, quiescent, violated, ...(fresh ? { fresh } : {}) };
 }
 
+/** Starts a check; `c.stop` stops it at once (as Ctrl-C would). */
+function start(sc: Scenario, c: Combo, opts: CheckOptions): Promise<CheckResult> {
+  if (!c.stop) return check(sc, opts);
+  const run = checkRun(sc, opts);
+  run.stop();
+  return run.result;
+}
+
 /** A normal run of `c` (stops at the first violation). */
 export async function verdict(sc: Scenario, c: Combo, shard?: number): Promise<CheckResult> {
-  const run = () => check(sc, optionsOf(c, c.shard ? { shard: { index: shard ?? 0, count: c.shard.count }, shardPrefix: c.shard.prefix } : {}));
+  const run = () => start(sc, c, optionsOf(c, c.shard ? { shard: { index: shard ?? 0, count: c.shard.count }, shardPrefix: c.shard.prefix } : {}));
   return c.memo ? run() : withoutMemo(run);
 }
 

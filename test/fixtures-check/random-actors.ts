@@ -193,13 +193,16 @@ export function randomActors(seed: number, opts: { extended?: boolean } = {}): {
   }
   const group: string[] = [];
   if (symmetric) {
-    actors.srv = server;
+    // Extended: the server's index between the members' (c0, srv, c1, ...), so a permuted
+    // world lists its enabled steps in another order than the world it stands for.
+    if (!ext) actors.srv = server;
     const k = 2 + (r.int(4) === 0 ? 1 : 0);
     const rounds = 1 + r.int(2);
     for (let i = 0; i < k; i++) {
       const id = `c${i}`;
       group.push(id);
       actors[id] = { logic: client, input: { rounds } };
+      if (ext && i === 0) actors.srv = server;
       start.push({ to: id, msg: { type: 'go' } });
     }
   }
