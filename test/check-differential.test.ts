@@ -32,7 +32,8 @@
 //
 // Default: FUZZ_SEEDS=120 systems from FUZZ_FROM=1 (about 25 s quiet). The long run:
 //   FUZZ_SEEDS=5000 npx vitest run test/check-differential.test.ts
-// (FUZZ_COMBOS=n draws n combinations per system, default 6). A failure prints the
+// (FUZZ_FROM=k starts at seed k, FUZZ_COMBOS=n draws n combinations per system, default
+// 6, FUZZ_OUT=file writes every problem found, one a line). A failure prints the
 // seed and the combination; `randomActors(seed, { extended: true })` rebuilds the system.
 import { writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
