@@ -34,7 +34,9 @@
 //   FUZZ_SEEDS=5000 npx vitest run test/check-differential.test.ts
 // (FUZZ_FROM=k starts at seed k, FUZZ_COMBOS=n draws n combinations per system, default
 // 6, FUZZ_OUT=file writes every problem found, one a line). A failure prints the
-// seed and the combination; `randomActors(seed, { extended: true })` rebuilds the system.
+// seed and the combination; the seed rebuilds the system: seed % 4 == 0
+// `randomMachineSystem(seed)`, == 2 `cyclicSystem(seed)`, else
+// `randomActors(seed, { extended: true })`.
 import { writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { rng, type Scenario } from '../src/actors/index.ts';
