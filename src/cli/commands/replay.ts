@@ -31,21 +31,21 @@ export async function runReplay(io: Io, path: string, flags: { json?: boolean; c
     io.out(saved
       ? o.green(`✓ the schedule (${file.schedule.length} steps) no longer violates ${saved.kind} '${saved.name}': fixed, or the model changed`)
       : o.green(`✓ the ${file.options.mode === 'live' ? 'recorded live run' : 'schedule'} (${file.schedule.length} steps) replays on the model and no property is violated`));
-    if (out.answered) io.out(modelledReplies(out));
+    if (out.answered) io.out(modelledReplies(out, 'of them'));
     return EXIT.ok;
   }
   const same = saved && saved.name === v.property.name && saved.kind === v.property.kind;
   io.out(o.red(`✗ still fails: ${v.property.kind} '${v.property.name}' violated: ${v.property.message}`));
   if (saved && !same) io.out(o.yellow(`(the trace was saved for ${saved.kind} '${saved.name}'; this run fails a different property first)`));
-  if (out.answered) io.out(modelledReplies(out).replace('of them', `of its ${file.schedule.length} recorded steps`));
+  if (out.answered) io.out(modelledReplies(out, `of its ${file.schedule.length} recorded steps`));
   io.out(formatSteps(traceView(v.schedule, toPlainTrace(v.trace)), o, { failStep: v.schedule.length }).join('\n'));
   return EXIT.violation;
 }
 
 /** Why a live recording took fewer steps on the model than it recorded. */
-function modelledReplies(out: Rerun): string {
+function modelledReplies(out: Rerun, of: string): string {
   const who = out.answeredBy.map((a) => `'${a}'`).join(', ');
-  return `  ${out.steps} of them on the model: it gave the ${out.answered} recorded ${out.answered === 1 ? 'reply' : 'replies'} of ${who} itself`;
+  return `  ${out.steps} ${of} on the model: it gave the ${out.answered} recorded ${out.answered === 1 ? 'reply' : 'replies'} of ${who} itself`;
 }
 
 /** A liveness counterexample: run the prefix, then the cycle once, and confirm it is still a violation. */
