@@ -21,7 +21,7 @@ interface ShardRun {
 }
 
 /** Runs `count` shards to the end, interleaving their slices in a seeded order. */
-async function runShards(sc: Scenario, count: number, opts: { seed?: number; order?: 'bfs' | 'dfs'; maxLag?: number; check?: CheckOptions; dead?: number; silentMs?: number; stopAt?: number } = {}): Promise<ShardRun[]> {
+async function runShards(sc: Scenario, count: number, opts: { seed?: number; order?: 'bfs' | 'dfs'; maxLag?: number; check?: CheckOptions; dead?: number; silentMs?: number; stopAt?: number; failing?: number } = {}): Promise<ShardRun[]> {
   const store = new DelayedStore(opts.seed ?? 1, opts.maxLag ?? 5);
   const r = rng((opts.seed ?? 1) + 99);
   // One codec per shard, as one per process.
@@ -30,7 +30,7 @@ async function runShards(sc: Scenario, count: number, opts: { seed?: number; ord
     const io = store.view();
     const runId = joinRun(io, '/shared/run', index, count, { scenario: sc.name, count });
     const s = new Session(sc, { strategy: opts.order ?? 'bfs', por: false, determinism: false, ...opts.check }, false);
-    const e = new ExchangeSearch(s, { io, where: '/shared/run', runId, index, count, codec: codecs[index]!, timing: { now: () => store.clock, waveGapMs: opts.maxLag ?? 5, silentMs: opts.silentMs ?? 1e9, beatMs: 20 }, batchBytes: 2000, order: opts.order ?? 'bfs', idleMs: 0 });
+    const e = new ExchangeSearch(s, { io, where: '/shared/run', runId, index, count, codec: index === opts.failing ? { encode: (w) => codecs[index]!.encode(w), decode: () => { throw new Error('cannot decode'); } } : codecs[index]!, timing: { now: () => store.clock, waveGapMs: opts.maxLag ?? 5, silentMs: opts.silentMs ?? 1e9, beatMs: 20 }, batchBytes: 2000, order: opts.order ?? 'bfs', idleMs: 0 });
     return { s, e, done: index === opts.dead };
   });
   while (shards.some((x) => !x.done)) {
@@ -41,7 +41,12 @@ async function runShards(sc: Scenario, count: number, opts: { seed?: number; ord
     // Ctrl-C on shard 1 (its `stop()` sets the session's flag).
     if (store.clock === opts.stopAt) shards[0]!.s.stopped = true;
     // A slice of 16 expansions (an `until` in the past).
-    if (x.e.step(-Infinity)) x.done = true;
+    try {
+      if (x.e.step(-Infinity)) x.done = true;
+    } catch (e) {
+      if (shards.indexOf(x) !== opts.failing) throw e;
+      x.done = true;
+    }
   }
   return shards.map(({ s, e }) => ({ s, e, fps: shardFingerprints(s, undefined) }));
 }
@@ -127,5 +132,12 @@ describe('exchange search, shards in one process sharing only a directory', () =
       expect(o?.kind === 'stopped' && o.note.reason).toBe('stopped');
       expect(x.s.cutBy).toBe('stopped');
     }
+  });
+
+  it('a shard that fails stops the others at once, naming it', async () => {
+    const shards = await runShards(allToOne(4, 3), 2, { failing: 1 });
+    const o = shards[0]!.e.outcome;
+    expect(o?.kind === 'stopped' && o.note.reason).toBe('error');
+    expect(o?.kind === 'stopped' && o.note.message).toContain('shard 2/2 failed: cannot decode');
   });
 });

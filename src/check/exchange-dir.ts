@@ -99,7 +99,7 @@ export interface StopNote {
   runId: string;
   /** 0-based shard that wrote it. */
   by: number;
-  reason: 'violation' | 'stopped' | 'timeLimit' | 'maxStates' | 'maxDepth' | 'silent';
+  reason: 'violation' | 'stopped' | 'timeLimit' | 'maxStates' | 'maxDepth' | 'silent' | 'error';
   message: string;
 }
 

@@ -292,6 +292,16 @@ export class ExchangeSearch implements Explorer {
   }
 
   step(until: number): boolean {
+    try {
+      return this.stepOn(until);
+    } catch (e) {
+      // A shard that fails must not leave the others waiting for its worlds until they time out.
+      if (!this.outcome) this.stopAll('error', `shard ${this.link.index + 1}/${this.link.count} failed: ${e instanceof Error ? e.message : String(e)}`);
+      throw e;
+    }
+  }
+
+  private stepOn(until: number): boolean {
     const s = this.s;
     this.idleNow = false;
     if (!this.started) {

@@ -46,7 +46,7 @@ export interface ExchangeInfo extends ExchangeCounts {
   stoppedBy?: {
     /** The shard that stopped the run, 0-based. */
     shard: number;
-    /** `violation`, `stopped` (Ctrl-C), `timeLimit`, `maxStates` or `silent` (a shard stopped answering). */
+    /** `violation`, `stopped` (Ctrl-C), `timeLimit`, `maxStates`, `silent` (a shard stopped answering) or `error` (a shard failed). */
     reason: string;
     /** What happened, in words. */
     message: string;
