@@ -16,7 +16,6 @@ import { Hasher, WorldHasher, fpHex } from '../src/check/fingerprint.ts';
 import { createWorldCodec, WorldCodecError, type WorldCodec } from '../src/check/world-codec.ts';
 import { ValueWriter } from '../src/check/value-encode.ts';
 import { ValueReader } from '../src/check/value-decode.ts';
-import { loadArrowSupport } from '../src/check/world-codec-arrow.ts';
 import { objectStore, scriptClient, s3Get, s3List, s3Put, s3Delete, taskStateStore, tsGet, tsSet, type TaskScope } from '../src/storage/index.ts';
 import { randomSystem } from './fixtures-check/models.ts';
 import { randomActors } from './fixtures-check/random-actors.ts';
@@ -93,7 +92,7 @@ function storageScenario(): Scenario {
 }
 
 describe('world codec: round trips on reached worlds', () => {
-  for (const f of families) {
+  for (const f of families.filter((x) => x.name !== 'amber-loop')) {
     it(`family ${f.name} (defaults): same fingerprints, steps, successors and bytes`, async () => {
       const sc = f.build(parseParams(f, {}));
       const codec = await createWorldCodec(sc);
@@ -102,6 +101,32 @@ describe('world codec: round trips on reached worlds', () => {
       expect(codec.stats.decoded).toBe(worlds.length);
     });
   }
+
+  it('family amber-loop: its Arrow record batches are refused, with what to do (not carried exactly yet)', async () => {
+    const f = families.find((x) => x.name === 'amber-loop')!;
+    // Its initial world already holds one, so the codec refuses when it is made.
+    await expect(createWorldCodec(f.build(parseParams(f, {})))).rejects.toThrow(
+      /^actor '\w+' context\.outRows\[0\]\.rb: an Arrow RecordBatch cannot move between shards yet: .*keep Arrow IPC bytes \(a Uint8Array\) in world state/,
+    );
+  });
+
+  it('another codec (another build of the scenario, as in another process) decodes from a Buffer view inside a bigger buffer', async () => {
+    // Found by the exchange: a Buffer's slice() is a view, so a decoded ArrayBuffer took the whole file's bytes.
+    const sc = storageScenario();
+    const [a, b] = [await createWorldCodec(sc), await createWorldCodec(storageScenario())];
+    const other = storageScenario();
+    const h = new WorldHasher(other, false);
+    let typed = 0;
+    for (const w of reach(sc, 300)) {
+      const bytes = a.encode(w);
+      const file = Buffer.concat([Buffer.from('header'), bytes, Buffer.from('trailer')]);
+      const d = b.decode(file.subarray(6, 6 + bytes.length));
+      expect(fpHex(h.fp(d))).toBe(fpHex(new WorldHasher(sc, false).fp(w)));
+      expect(behaviour(other, d, h)).toEqual(behaviour(sc, w, new WorldHasher(sc, false)));
+      if (JSON.stringify(w.snaps, (_k, v) => (v instanceof Uint8Array ? 'U8' : v)).includes('U8')) typed++;
+    }
+    expect(typed).toBeGreaterThan(10);
+  });
 
   it('storage reducers (object store, task state, fault outcomes)', async () => {
     const sc = storageScenario();
@@ -353,14 +378,13 @@ describe('world codec: values (property test)', () => {
   }
 
   it('decode(encode(v)) is exactly v, and encodes to the same bytes again', async () => {
-    const arrow = await loadArrowSupport();
-    const w = new ValueWriter(arrow);
+    const w = new ValueWriter();
     fc.assert(
       fc.property(value, (v) => {
         w.reset();
         w.value(v);
         const bytes = w.take();
-        const r = new ValueReader(bytes, arrow);
+        const r = new ValueReader(bytes);
         const back = r.value();
         expect(r.pos).toBe(bytes.length);
         sameValue(v, back);
@@ -372,29 +396,20 @@ describe('world codec: values (property test)', () => {
     );
   });
 
-  it('edge values: -0, NaN, infinities, lone surrogates, holes, undefined entries, __proto__ keys, typed-array windows, Arrow batches', async () => {
-    const arrow = await loadArrowSupport();
-    const { tableFromArrays } = await import('apache-arrow');
+  it('edge values: -0, NaN, infinities, lone surrogates, holes, undefined entries, __proto__ keys, typed-array windows', () => {
     const buf = new ArrayBuffer(16);
     const holes: number[] = [1];
     holes[2] = 3;
     holes.length = 5;
     const proto = JSON.parse('{"__proto__": {"x": 1}, "a": 2}');
-    const batch = tableFromArrays({ v: Int32Array.from([1, 2, 3]), s: ['a', 'b', 'c'] }).batches[0]!;
-    const v = { z: -0, n: NaN, i: -Infinity, j: Infinity, s: 'a\ud800b', holes, u: [undefined], o: { u: undefined }, proto, a: new Uint16Array(buf, 2, 3), b: new DataView(buf, 8, 4), node: Buffer.from('hi'), batch, again: batch };
-    const w = new ValueWriter(arrow);
+    const v = { z: -0, n: NaN, i: -Infinity, j: Infinity, s: 'a\ud800b', holes, u: [undefined], o: { u: undefined }, proto, a: new Uint16Array(buf, 2, 3), b: new DataView(buf, 8, 4), node: Buffer.from('hi') };
+    const w = new ValueWriter();
     w.value(v);
-    const back = new ValueReader(w.take(), arrow).value() as typeof v;
-    sameValue({ ...v, batch: 0, again: 0 }, { ...back, batch: 0, again: 0 });
+    const back = new ValueReader(w.take()).value() as typeof v;
+    sameValue(v, back);
     // Two views of one buffer arrive over two copies of it (a DAG becomes a tree), each whole.
     expect(back.a.buffer).not.toBe(back.b.buffer);
     expect(back.a.buffer.byteLength).toBe(16);
     expect(Object.getPrototypeOf(back.proto)).toBe(Object.prototype);
-    expect(back.again).toBe(back.batch);
-    const h = new Hasher();
-    h.hash(batch);
-    const [ha, hb] = [h.ha, h.hb];
-    h.hash(back.batch);
-    expect([h.ha, h.hb]).toEqual([ha, hb]);
   });
 });

@@ -1,9 +1,8 @@
 // Decodes what value-encode.ts wrote (see there for what is carried and why it is exact).
 import { addressOf } from '../actors/xstate-adapter.ts';
-import type { ArrowSupport } from './world-codec-arrow.ts';
 import { ByteReader } from './byte-io.ts';
 import {
-  BUFFER_KIND, ERROR_KINDS, EXTENSIBLE, T_ARRAY, T_ARROW, T_ASCII, T_BIGINT, T_BUFFER, T_DATE, T_ERROR, T_F64, T_FALSE, T_HOLE, T_INT, T_KNOWN, T_MAP, T_NULL,
+  BUFFER_KIND, ERROR_KINDS, T_ARRAY, T_ASCII, T_BIGINT, T_BUFFER, T_DATE, T_ERROR, T_F64, T_FALSE, T_HOLE, T_INT, T_KNOWN, T_MAP, T_NULL,
   T_DICT, T_NULLPROTO, T_OBJECT, T_SET, T_STUB, T_TRUE, T_TYPED, T_U16, T_UNDEF, TYPED_KINDS, seal,
 } from './value-tags.ts';
 
@@ -14,12 +13,6 @@ export class ValueReader extends ByteReader {
   /** The strings `ValueWriter.dict` numbers, in its order. */
   dict: readonly string[] = [];
 
-  constructor(
-    buf: Uint8Array,
-    private readonly arrow: ArrowSupport | undefined,
-  ) {
-    super(buf);
-  }
 
   /** Reads from `buf` at `pos`. */
   reset(buf: Uint8Array, pos = 0): void {
@@ -147,7 +140,8 @@ export class ValueReader extends ByteReader {
       case T_BUFFER: {
         const flags = this.u8();
         const n = this.uint();
-        const b = this.bytes(n).slice().buffer;
+        // A copy of exactly these bytes (Uint8Array's slice, even when the input is a Buffer).
+        const b = Uint8Array.prototype.slice.call(this.bytes(n)).buffer;
         seal(b, flags);
         return b;
       }
@@ -173,14 +167,6 @@ export class ValueReader extends ByteReader {
         }
         seal(e, flags);
         return e;
-      }
-      case T_ARROW: {
-        const kind = this.u8();
-        const flags = this.u8();
-        if (!this.arrow) throw new Error('an Arrow value, but Arrow support is not loaded');
-        const x = this.arrow.decode(this.bytes(this.uint()), kind);
-        if (flags !== EXTENSIBLE && Object.isExtensible(x)) seal(x, flags);
-        return x;
       }
       default:
         throw new Error(`unknown value tag ${tag} at byte ${this.pos - 1}`);

@@ -12,10 +12,9 @@
 // parts. The price: an object reachable twice inside one value decodes as two equal
 // objects (a DAG becomes a tree); see src/check/README.md.
 import { isAddressStub } from '../actors/xstate-adapter.ts';
-import type { ArrowSupport } from './world-codec-arrow.ts';
 import { ByteWriter } from './byte-io.ts';
 import {
-  DATAVIEW_KIND, EXTENSIBLE, FROZEN, NON_EXTENSIBLE, T_ARRAY, T_ARROW, T_ASCII, T_BIGINT, T_BUFFER, T_DATE, T_ERROR, T_F64, T_FALSE, T_HOLE, T_INT, T_KNOWN, T_MAP,
+  DATAVIEW_KIND, EXTENSIBLE, FROZEN, NON_EXTENSIBLE, T_ARRAY, T_ASCII, T_BIGINT, T_BUFFER, T_DATE, T_ERROR, T_F64, T_FALSE, T_HOLE, T_INT, T_KNOWN, T_MAP,
   T_DICT, T_NULL, T_NULLPROTO, T_OBJECT, T_SET, T_STUB, T_TRUE, T_TYPED, T_U16, T_UNDEF, errorKind, integrity, typedKind,
 } from './value-tags.ts';
 
@@ -44,7 +43,7 @@ function isXstateSnapshot(o: object): boolean {
   return 'machine' in r && 'context' in r && 'value' in r && typeof r.matches === 'function';
 }
 
-const PLAIN_DATA = 'the codec carries plain data only (primitives, plain objects, arrays, Map, Set, Date, Error, typed arrays, ArrayBuffer, Arrow tables and address stubs)';
+const PLAIN_DATA = 'the codec carries plain data only (primitives, plain objects, arrays, Map, Set, Date, Error, typed arrays, ArrayBuffer and address stubs)';
 
 /** Why an object of this prototype cannot move, in words. */
 function classRefusal(o: object): string {
@@ -53,6 +52,9 @@ function classRefusal(o: object): string {
     return `a ${name} cannot move between shards (its entries cannot be read); keep state in a Map or a plain object`;
   }
   if (o instanceof Promise) return 'a Promise cannot move between shards; model the pending work as a message whose reply is a step';
+  if (/^(RecordBatch|Table|Schema|Field|Data|Vector)$/.test(name)) {
+    return `an Arrow ${name} cannot move between shards yet: the world codec does not carry Arrow objects exactly (an IPC round trip changes their types' classes); keep Arrow IPC bytes (a Uint8Array) in world state and decode them where they are read, or check this model without --exchange`;
+  }
   if (typeof SharedArrayBuffer === 'function' && o instanceof SharedArrayBuffer) return 'a SharedArrayBuffer cannot move between shards; use an ArrayBuffer';
   return `an instance of class ${name} cannot move between shards: ${PLAIN_DATA}; store its data instead`;
 }
@@ -81,9 +83,7 @@ export class ValueWriter extends ByteWriter {
   /** Strings both ends hold (keys and strings of the initial world): carried by number. */
   dict: ReadonlyMap<string, number> | undefined;
 
-  constructor(private readonly arrow: ArrowSupport | undefined) {
-    super();
-  }
+
 
   reset(): void {
     this.pos = 0;
@@ -319,24 +319,14 @@ export class ValueWriter extends ByteWriter {
       }
       return;
     }
-    const arrowKind = this.arrow?.kindOf(o);
-    if (arrowKind !== undefined) {
-      this.u8(T_ARROW);
-      this.u8(arrowKind);
-      this.u8(flags);
-      const b = this.arrow!.encode(o, arrowKind);
-      this.uint(b.length);
-      this.bytes(b);
-      return;
-    }
     refuse(classRefusal(o));
   }
 
-  /** Validates a built-in object (Map, Set, Date, buffers, typed arrays, errors, Arrow). */
+  /** Validates a built-in object (Map, Set, Date, buffers, typed arrays, errors). */
   private checkOther(o: object, proto: object): number {
     const known = proto === Map.prototype || proto === Set.prototype || proto === Date.prototype || proto === ArrayBuffer.prototype;
     const typed = typedKind.has(proto);
-    if (!known && !typed && !errorKind.has(proto) && this.arrow?.kindOf(o) === undefined) refuse(classRefusal(o));
+    if (!known && !typed && !errorKind.has(proto)) refuse(classRefusal(o));
     if (proto === ArrayBuffer.prototype && (o as { resizable?: boolean }).resizable) refuse('a resizable ArrayBuffer cannot move between shards exactly; use a fixed-length one');
     if (known) {
       const extra = Reflect.ownKeys(o);

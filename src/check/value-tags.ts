@@ -22,7 +22,6 @@ export const T_UNDEF = 0,
   T_BUFFER = 18,
   T_STUB = 20,
   T_ERROR = 21,
-  T_ARROW = 22,
   T_KNOWN = 23;
 
 /** Tags below this are primitives: a value starting with one has no identity to intern. */

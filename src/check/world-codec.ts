@@ -19,7 +19,6 @@ import { ByteReader, ByteWriter, latin1View } from './byte-io.ts';
 import { Refusal, ValueWriter } from './value-encode.ts';
 import { ValueReader } from './value-decode.ts';
 import { FIRST_OBJECT_TAG } from './value-tags.ts';
-import { loadArrowSupport, type ArrowSupport } from './world-codec-arrow.ts';
 import { InternTable } from './intern.ts';
 
 /** Moves worlds of one scenario between processes, exactly. */
@@ -97,7 +96,7 @@ function isKernelWorld(w: World): boolean {
  * ```
  */
 export async function createWorldCodec(sc: Scenario, opts: WorldCodecOptions = {}): Promise<WorldCodec> {
-  return new Codec(sc, await loadArrowSupport(), opts);
+  return new Codec(sc, opts);
 }
 
 function mixBytes(h: number, b: Uint8Array): number {
@@ -189,12 +188,11 @@ class Codec implements WorldCodec {
 
   constructor(
     private readonly sc: Scenario,
-    arrow: ArrowSupport,
     opts: WorldCodecOptions,
   ) {
     this.digest = digestOf(sc);
-    this.vw = new ValueWriter(arrow);
-    this.vr = new ValueReader(new Uint8Array(0), arrow);
+    this.vw = new ValueWriter();
+    this.vr = new ValueReader(new Uint8Array(0));
     this.intern = new InternTable(opts.internLimit ?? 1 << 16);
     for (const a of sc.actorList) {
       if (a.kind !== 'machine' || this.machines.has(a.stepper.machine)) continue;
@@ -413,6 +411,9 @@ class Codec implements WorldCodec {
   }
 
   decode(bytes: Uint8Array): World {
+    // A Buffer's slice() and subarray() make Buffers whose slice() is a view, not a copy:
+    // read through a plain Uint8Array over the same bytes.
+    if (bytes instanceof Buffer) bytes = new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     try {
       return this.decodeWorld(bytes);
     } catch (e) {
