@@ -2,7 +2,7 @@
 // separate processes: their owned fingerprints are disjoint and together one unreduced
 // search's; merge says complete; a violation is found, merged and replayed; a missing
 // shard, a stale directory, mixed modes and liveness are refused with exit 2; amber-loop
-// nested rows=3 likewise.
+// nested (Arrow values in its worlds) is refused by every shard.
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -111,22 +111,16 @@ describe('exchange mode as separate processes', () => {
 });
 
 describe('exchange mode on amber-loop nested', () => {
-  // Skipped: a receiving shard decodes some amber-loop worlds to another fingerprint than
-  // the sender's (src/check/world-codec.ts; the search stops with an internal error rather
-  // than miss them). Unskip when the codec carries these worlds exactly.
-  it.skip('rows=3, dfs, 2 shards as processes: owned sets disjoint, union the --no-por search', { timeout: 240_000 }, async () => {
+  // Its worlds hold Arrow record batches, which the world codec does not carry exactly yet:
+  // both shards refuse at the start (exit 2, saying what to do) instead of running.
+  it('rows=3: refused with exit 2 by every shard, naming the value it cannot carry', { timeout: 240_000 }, async () => {
     const dir = scratchDir();
     const amber = ['check', 'amber-loop', '--param', 'design=read-at-endchannel', '--param', 'topology=nested', '--param', 'rows=3', '--strategy', 'dfs'];
-    const [one, a, b] = await Promise.all([
-      start([...amber, '--no-por', '--fingerprints', 'all.txt'], dir),
-      ...[1, 2].map((i) => start([...amber, '--shard', `${i}/2`, '--exchange', 'run', '--result', `s${i}.json`, '--fingerprints', `f${i}.txt`], dir)),
-    ]);
-    expect([one!.code, a!.code, b!.code], a!.stderr + b!.stderr).toEqual([0, 0, 0]);
-    const f1 = lines(join(dir, 'f1.txt'));
-    const f2 = lines(join(dir, 'f2.txt'));
-    expect(f1.filter((x) => new Set(f2).has(x))).toEqual([]);
-    expect([...f1, ...f2].sort()).toEqual(lines(join(dir, 'all.txt')));
-    expect(Math.min(f1.length, f2.length)).toBeGreaterThan(0);
-    expect(cli(['merge', 's1.json', 's2.json'], { cwd: dir }).code).toBe(0);
+    const rs = await Promise.all([1, 2].map((i) => start([...amber, '--shard', `${i}/2`, '--exchange', 'run', '--result', `s${i}.json`], dir)));
+    for (const r of rs) {
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr).toMatch(/exchange mode cannot carry this scenario's worlds between shards: actor '\w+' context\.[\w.[\]]+: an Arrow RecordBatch/);
+      expect(r.stderr).toContain('without --exchange');
+    }
   });
 });

@@ -104,7 +104,7 @@ export async function openExchange(s: Session, opts: CheckOptions): Promise<Exch
     codec = await createWorldCodec(s.sc);
   } catch (e) {
     if (!(e instanceof Error) || e.name !== 'WorldCodecError') throw e;
-    throw new ExchangeError(`exchange mode cannot carry this scenario's worlds between shards: ${e.message}; shard it without --exchange (no communication) or run it in one process`);
+    throw new ExchangeError(`exchange mode cannot carry this scenario's worlds between shards: ${e.message}${/without --exchange/.test(e.message) ? '' : '; shard it without --exchange (no communication) or run it in one process'}`);
   }
   return new ExchangeSearch(s, {
     io,
