@@ -11,13 +11,13 @@
 // are checked where the step is taken; a world's (invariants, `eventually`, deadlock)
 // by its owner. No partial-order reduction (its cycle proviso does not hold across
 // shards) and no liveness (it needs the whole graph): index.ts turns them away.
-import { StepMemo, apply, enabled, initialWorld, isQuiescent, type Scenario, type Step, type World } from '../actors/index.ts';
+import { StepMemo, apply, initialWorld, type Scenario, type Step, type World } from '../actors/index.ts';
 import { readDone, readStop, writeDone, writeStop, type DirIo, type StopNote } from './exchange-dir.ts';
 import { PathTable, extendPath, pathLength, scheduleOfPath } from './exchange-paths.ts';
 import { Termination, type TerminationTiming } from './exchange-termination.ts';
 import { Inbox, Outbox, runTag, type Arrival } from './exchange-transport.ts';
 import type { Lanes } from './fingerprint.ts';
-import { endViolation, invariantViolation, stepViolation } from './properties.ts';
+import { invariantViolation, stepViolation } from './properties.ts';
 import { yieldToLoop, type Explorer, type Session } from './session.ts';
 import { VisitedSet } from './visited.ts';
 import type { CutBy, PropertyRef } from './types.ts';
@@ -153,13 +153,7 @@ export class ExchangeSearch implements Explorer {
   /** A world this shard owns, met for the first time: the checks of explore.ts's `arrive`, then queue it. */
   private arrive(world: World, entry: number, depth: number, lanes: Lanes | undefined): void {
     const s = this.s;
-    s.reach.see(world);
-    if (depth > s.maxDepth) s.maxDepth = depth;
-    const all = enabled(this.sc, world);
-    const inspect = s.opts.inspect;
-    inspect?.state?.(world);
-    if (inspect?.quiescent && isQuiescent(all)) inspect.quiescent(world);
-    const end = endViolation(this.sc, world, all);
+    const { all, end } = s.firstVisit(world, depth);
     if (end && this.report(end, () => this.paths.path(entry))) return;
     if (all.length === 0) return;
     if (depth >= s.maxDepthBudget) {

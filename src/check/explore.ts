@@ -4,10 +4,10 @@
 // counterexample first when the reduction is off (with it, a shortest one in the
 // reduced graph; shrinking follows). Both explore with `apply(..., { detail: false })`;
 // the counterexample trace is replayed with detail.
-import { StepMemo, apply, enabled, isQuiescent, type Scenario, type Step, type World } from '../actors/index.ts';
+import { StepMemo, apply, enabled, type Scenario, type Step, type World } from '../actors/index.ts';
 import { inSet, markOf, nextSleep, visible, wokenSteps, type PorContext } from './por.ts';
 import { Stubborn } from './por-stubborn.ts';
-import { endViolation, stepViolation } from './properties.ts';
+import { stepViolation } from './properties.ts';
 import type { Lanes } from './fingerprint.ts';
 import type { Explorer, Session } from './session.ts';
 import type { PropertyRef } from './types.ts';
@@ -155,15 +155,9 @@ export abstract class Search implements Explorer {
       s.visited.setMark(symmetric ? (sleep.length > 0 ? 0xff : 0) : m & markOf(sleep, all));
       return { world, depth, steps, i: 0, sleep, done: [], parent, via, lanes: s.hasher.lastLanes, all: this.stubborn?.on && steps.length < all.length ? all : undefined, key, en: this.keepsEnabled ? all : undefined, index: -1 };
     }
-    s.reach.see(world);
-    if (depth > s.maxDepth) s.maxDepth = depth;
-    const all = enabled(this.sc, world);
+    const { all, end } = s.firstVisit(world, depth);
     if (this.por.enabled && sleep.length > 0) s.visited.setMark(s.hasher.symmetric ? 0xff : markOf(sleep, all));
     if (this.stubborn?.on && s.visited.hasAux) s.visited.setAux(depth);
-    const inspect = s.opts.inspect;
-    inspect?.state?.(world);
-    if (inspect?.quiescent && isQuiescent(all)) inspect.quiescent(world);
-    const end = endViolation(this.sc, world, all);
     if (end && this.report(end, this.scheduleOf(parent, via))) return undefined;
     if (all.length === 0) return undefined;
     if (depth >= s.maxDepthBudget) {

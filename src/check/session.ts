@@ -1,8 +1,8 @@
 // What every strategy shares: counters, budgets, the visited set and fingerprints,
 // reachability, and cooperative yielding (so progress$ emits and stop() works).
-import { initialWorld, type Scenario, type World } from '../actors/index.ts';
+import { enabled, initialWorld, isQuiescent, type Scenario, type Step, type World } from '../actors/index.ts';
 import { WorldHasher, type Lanes } from './fingerprint.ts';
-import { Reachability, stepViolation } from './properties.ts';
+import { Reachability, endViolation, stepViolation } from './properties.ts';
 import { VisitedSet } from './visited.ts';
 import { DeterminismCheck } from './purity.ts';
 import { MemoryMeter } from './memory.ts';
@@ -93,6 +93,22 @@ export class Session {
   visit(w: World, base?: World, baseLanes?: Lanes): boolean {
     this.hasher.world(w, base, baseLanes);
     return this.visited.add(this.hasher.ha, this.hasher.hb);
+  }
+
+  /**
+   * What every exhaustive search does at a world it meets for the first time: marks it
+   * reached, records its depth, tells the inspector (`inspect.state` only when `state`:
+   * the shard prefix does not), and decides its end properties. Returns the world's
+   * enabled steps and its end violation, if any.
+   */
+  firstVisit(world: World, depth: number, state = true): { all: Step[]; end: PropertyRef | undefined } {
+    this.reach.see(world);
+    if (depth > this.maxDepth) this.maxDepth = depth;
+    const all = enabled(this.sc, world);
+    const inspect = this.opts.inspect;
+    if (state) inspect?.state?.(world);
+    if (inspect?.quiescent && isQuiescent(all)) inspect.quiescent(world);
+    return { all, end: endViolation(this.sc, world, all) };
   }
 
   /** True when exploration must stop now (and records why). */

@@ -12,8 +12,8 @@
 // world f; from the last frontier world on it the path avoids both, and f's owner
 // explores w. Any deal is complete; the deal only decides the duplicated work and balance.
 import { createHash } from 'node:crypto';
-import { apply, enabled, isQuiescent, type Scenario, type World } from '../actors/index.ts';
-import { endViolation, stepViolation } from './properties.ts';
+import { apply, enabled, type Scenario, type World } from '../actors/index.ts';
+import { stepViolation } from './properties.ts';
 import type { Session } from './session.ts';
 import { VisitedSet } from './visited.ts';
 import type { PropertyRef } from './types.ts';
@@ -225,11 +225,7 @@ export function dealFrontier(anc: readonly (Uint32Array | undefined)[], count: n
 
 /** What `arrive` checks on a world first met: reachability, depth, quiescence, end properties. */
 function arriveChecks(s: Session, n: Level, report: (p: PropertyRef, schedule: string[]) => boolean): boolean {
-  s.reach.see(n.world);
-  if (n.schedule.length > s.maxDepth) s.maxDepth = n.schedule.length;
-  const all = enabled(s.sc, n.world);
-  if (s.opts.inspect?.quiescent && isQuiescent(all)) s.opts.inspect.quiescent(n.world);
-  const end = endViolation(s.sc, n.world, all);
+  const { end } = s.firstVisit(n.world, n.schedule.length, false);
   return end !== undefined && report(end, n.schedule);
 }
 
