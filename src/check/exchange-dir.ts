@@ -12,7 +12,8 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { linkSync, mkdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import { linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import { writeAtomically } from './trace-file.ts';
 
 /** File access within the run directory (names relative to it); tests wrap it to delay what others see. */
 export interface DirIo {
@@ -47,10 +48,7 @@ export function fsDirIo(dir: string): DirIo {
   };
   return {
     write(name, data) {
-      parent(name);
-      const tmp = join(dir, tmpName(name));
-      writeFileSync(tmp, data);
-      renameSync(tmp, join(dir, name));
+      writeAtomically(join(dir, name), data);
     },
     read(name) {
       try {

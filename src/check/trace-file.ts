@@ -1,4 +1,5 @@
 // The counterexample file: versioned JSON the CLI reads back (and validates with zod).
+import { randomBytes } from 'node:crypto';
 import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, relative, resolve, sep } from 'node:path';
@@ -85,13 +86,15 @@ export function saveTraceFile(path: string, file: TraceFile, source?: { readonly
 /**
  * Writes `text` to `path` through a temporary file in the same directory and a rename,
  * creating the directory: a killed process leaves the old file or none, never half of one.
+ * The temporary name is unique per process and call, so writers on several hosts sharing
+ * a directory (exchange mode) never write into one temporary file.
  */
-export function writeAtomically(path: string, text: string): void {
+export function writeAtomically(path: string, data: string | Uint8Array): void {
   const abs = resolve(path);
   mkdirSync(dirname(abs), { recursive: true });
-  const tmp = `${abs}.${process.pid}.tmp`;
+  const tmp = `${abs}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`;
   try {
-    writeFileSync(tmp, text);
+    writeFileSync(tmp, data);
     renameSync(tmp, abs);
   } catch (e) {
     // A full disk or a directory in the way: leave no half-written temporary file behind.
