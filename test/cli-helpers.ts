@@ -65,3 +65,20 @@ export async function runMain(...argv: string[]): Promise<{ code: number; stdout
   const code = await main(argv, io);
   return { code, stdout, stderr };
 }
+
+/** Variables that choose a shard or a sharded mode: a child gets them only when a test passes them. */
+const SHARD_ENV = ['INTERLEAVE_SHARD', 'INTERLEAVE_EXCHANGE', 'INTERLEAVE_SHARE_VISITED', 'JOB_COMPLETION_INDEX', 'SLURM_ARRAY_TASK_ID', 'SLURM_ARRAY_TASK_COUNT'] as const;
+
+/** The real command in a child process, not waited for (shards run side by side). */
+export function startCli(args: readonly string[], cwd: string, env: NodeJS.ProcessEnv = {}): Promise<CliResult> {
+  return new Promise((done) => {
+    const base: NodeJS.ProcessEnv = { ...baseEnv(), ...env };
+    for (const k of SHARD_ENV) if (!(k in env)) delete base[k];
+    const child = spawn(process.execPath, [BIN, ...args], { cwd, env: base });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('close', (code) => done({ code, stdout, stderr }));
+  });
+}

@@ -69,8 +69,8 @@ export const EXCHANGE_DEFAULTS = {
   beatMs: 1000,
 } as const;
 
-/** What makes shards one run: they refuse a directory whose run differs in any of these. */
-function runKey(sc: Scenario, s: Session, opts: CheckOptions, count: number): RunKey {
+/** What makes shards one run: they refuse a directory whose run differs in any of these (`mode` and `extra` say which sharded mode and its own settings). */
+export function runKey(sc: Scenario, s: Session, opts: CheckOptions, count: number, mode: string, extra: RunKey = {}): RunKey {
   const src = opts.source;
   s.hasher.world(initialWorld(sc, { detail: false }).world);
   return {
@@ -82,6 +82,8 @@ function runKey(sc: Scenario, s: Session, opts: CheckOptions, count: number): Ru
     shards: count,
     symmetry: s.hasher.symmetric,
     maxDepth: opts.maxDepth ?? 'none',
+    mode,
+    ...extra,
   };
 }
 
@@ -94,7 +96,7 @@ export async function openExchange(s: Session, opts: CheckOptions): Promise<Exch
   let runId: string;
   try {
     io = fsDirIo(x.dir);
-    runId = joinRun(io, x.dir, index, count, runKey(s.sc, s, opts, count));
+    runId = joinRun(io, x.dir, index, count, runKey(s.sc, s, opts, count, 'exchange'));
   } catch (e) {
     if (e instanceof ExchangeError) throw e;
     throw new ExchangeError(`cannot use ${x.dir} as the exchange directory: ${e instanceof Error ? e.message : String(e)}; give a directory every shard can create files in`);

@@ -10,6 +10,7 @@ import { Stubborn } from './por-stubborn.ts';
 import { stepViolation } from './properties.ts';
 import type { Lanes } from './fingerprint.ts';
 import type { Explorer, Session } from './session.ts';
+import type { ShardRoot } from './shard.ts';
 import type { PropertyRef } from './types.ts';
 
 /** A state to expand: the steps still to take from it and its sleep set. */
@@ -59,6 +60,21 @@ function prefixChain(schedule: readonly string[]): Node | undefined {
   return p;
 }
 
+/**
+ * Shared-visited mode (claims.ts): the shards tell each other the worlds they visit.
+ * The search reports each world it visits first, lets the hook add other shards'
+ * worlds to its visited set (a world found there is not expanded), and starts from
+ * the frontier worlds one at a time, as the hook hands them out.
+ */
+export interface VisitHook {
+  /** A world this search just visited for the first time (its fingerprint lanes). */
+  visited(a: number, b: number): void;
+  /** Takes other shards' claims into the visited set (when due, or now if `force`); true when the search must stop (another shard stopped the run). */
+  poll(force: boolean): boolean;
+  /** The next frontier world to start from, hashed (the session's hasher holds it), visited and claimed; undefined when none is left or the run stopped. */
+  nextRoot(): ShardRoot | undefined;
+}
+
 /** Shared by dfs and bfs: the root node, and what to do with each successor. */
 export abstract class Search implements Explorer {
   protected readonly sc: Scenario;
@@ -80,6 +96,8 @@ export abstract class Search implements Explorer {
    * (first-violation.ts re-runs the unreduced search only when this is true).
    */
   diverged = false;
+  /** Shared-visited mode: set by index.ts before the first step. */
+  hook: VisitHook | undefined;
 
   constructor(
     protected readonly s: Session,
@@ -178,6 +196,23 @@ export abstract class Search implements Explorer {
     return node;
   }
 
+  /** A sharded search's frontier world (hashed by the caller), below its prefix schedule. */
+  private rootNode(r: ShardRoot): Node | undefined {
+    return this.arrive(r.world, true, r.schedule.length, [], prefixChain(r.schedule.slice(0, -1)), r.schedule.at(-1));
+  }
+
+  /** Shared-visited mode, once the search is empty: the next frontier world no shard has visited yet. */
+  private takeRoot(): Node | undefined {
+    for (let r; this.hook && !this.s.found && (r = this.hook.nextRoot()); ) {
+      const root = this.rootNode(r);
+      if (root) {
+        this.push(root);
+        return this.next();
+      }
+    }
+    return undefined;
+  }
+
   private restart(): void {
     this.stubborn!.restarts++;
     this.started = false;
@@ -192,12 +227,14 @@ export abstract class Search implements Explorer {
     if (!this.started) {
       this.started = true;
       if (s.shard) {
-        // A sharded search starts from its frontier worlds (shard.ts ran the prefix).
-        for (const r of [...s.shard.roots].reverse()) {
-          s.hasher.world(r.world);
-          const root = this.arrive(r.world, true, r.schedule.length, [], prefixChain(r.schedule.slice(0, -1)), r.schedule.at(-1));
-          if (s.found) return true;
-          if (root) this.push(root);
+        // A sharded search starts from its frontier worlds (shard.ts ran the prefix); with a hook, one at a time (takeRoot).
+        if (!this.hook) {
+          for (const r of [...s.shard.roots].reverse()) {
+            s.hasher.world(r.world);
+            const root = this.rootNode(r);
+            if (s.found) return true;
+            if (root) this.push(root);
+          }
         }
       } else {
         const init = s.start();
@@ -212,12 +249,13 @@ export abstract class Search implements Explorer {
       if ((++k & 63) === 0) {
         const now = performance.now();
         if (s.outOfBudget(now)) return true;
+        if (this.hook?.poll(false)) return true;
         if (now > until) {
           s.queue = this.size();
           return false;
         }
       }
-      const n = this.next();
+      const n = this.next() ?? this.takeRoot();
       if (!n) {
         s.queue = 0;
         return true;
@@ -241,6 +279,7 @@ export abstract class Search implements Explorer {
       // world need not satisfy an invariant that is not symmetric) nor when an
       // inspector collects every violation.
       const fresh = s.visit(r.world, from, fromLanes);
+      if (fresh && this.hook) this.hook.visited(s.hasher.ha, s.hasher.hb);
       if (!fresh && n.all && this.closesCycle(n)) this.expandFully(n);
       const v = stepViolation(sc, r.world, r.events, fresh || this.checkRevisits);
       if (v && this.report(v, this.scheduleOf(n, t.id))) return true;

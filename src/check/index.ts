@@ -27,6 +27,7 @@ import { DEFAULT_SHARD_PREFIX, assertShard, fingerprintDigest, runPrefix, shardF
 import { runSwarm, type SwarmHandle } from './swarm.ts';
 import { exchangeInfo, openExchange } from './exchange.ts';
 import type { ExchangeSearch } from './exchange-search.ts';
+import { SharedVisited, joinShared, type ClaimsLink } from './claims.ts';
 import type { CheckOptions, CheckResult, CheckRun, Progress, Violation } from './types.ts';
 
 export type * from './types.ts';
@@ -44,6 +45,7 @@ export { hasLiveness } from './liveness.ts';
 export { DEFAULT_SHARD_PREFIX, fingerprintDigest, type ShardInfo } from './shard.ts';
 export { EXCHANGE_DEFAULTS, ExchangeError, type ExchangeInfo, type ExchangeOptions } from './exchange.ts';
 export type { ExchangeCounts } from './exchange-search.ts';
+export { SHARE_VISITED_DEFAULTS, type ShareVisitedInfo, type ShareVisitedOptions } from './claims.ts';
 export type { LivenessStats } from './liveness-graph.ts';
 export { NondeterminismError, DETERMINISM_DEFAULTS } from './purity.ts';
 
@@ -121,18 +123,22 @@ async function run(
   const live = exhaustive && opts.liveness !== false && hasLiveness(sc);
   // Exchange mode: the cycle proviso of the reduction cannot see cycles through other shards.
   const exchange = exhaustive && opts.exchange !== undefined;
-  const por = porContext(sc, exhaustive && opts.por !== false && !live && !exchange);
+  // Shared-visited mode: sleep-set marks and the cycle proviso are per process (claims.ts).
+  const shared = exhaustive && opts.shareVisited !== undefined;
+  const por = porContext(sc, exhaustive && opts.por !== false && !live && !exchange && !shared);
   const symmetry = !live && (opts.symmetry ?? (sc.symmetry?.length ?? 0) > 0);
   const options: Record<string, unknown> = { strategy, seed, por: por.enabled, symmetry, shrink: opts.shrink !== false };
   if (por.reason && opts.por !== false) options.porNote = `POR off: ${por.reason}`;
   if (live && opts.por !== false) options.porNote = 'POR off: liveness properties are decided on the full state graph';
   if (exchange && opts.por !== false) options.porNote = 'POR off: exchange mode (the reduction\'s cycle proviso does not hold across shards)';
+  if (shared && opts.por !== false) options.porNote = 'POR off: shared-visited mode (a world skipped because another shard visited it may have been explored there with another sleep set; the cycle proviso sees one shard\'s stack)';
   if (hasLiveness(sc) && !live) options.livenessNote = exhaustive ? 'liveness properties not checked (liveness: false)' : `liveness properties are checked by dfs and bfs only; ${strategy} checked the other properties`;
   if (exhaustive) options.determinism = opts.determinism ?? true;
   // A sharded bfs starts from many roots (its frontier worlds): the compact frontier keeps each root's world and prefix.
   const frontier = opts.frontier ?? 'compact';
   if (frontier !== 'compact' && frontier !== 'worlds') throw new Error(`unknown frontier '${String(frontier)}'; use compact or worlds`);
-  if (strategy === 'bfs' && !live && !exchange) options.frontier = frontier;
+  // Shared-visited mode starts from frontier worlds one at a time: the compact frontier takes its roots at once.
+  if (strategy === 'bfs' && !live && !exchange) options.frontier = shared ? 'worlds' : frontier;
   for (const k of ['maxStates', 'maxDepth', 'timeLimitMs'] as const) if (opts[k] !== undefined) options[k] = opts[k];
 
   const shard = exhaustive ? opts.shard : undefined;
@@ -140,9 +146,12 @@ async function run(
     assertShard(shard);
     if (live) throw new Error(`scenario '${sc.name}' declares liveness properties, which a sharded search cannot decide (a cycle may cross shards); check it in one process, or pass liveness: false to check the other properties sharded`);
     options.shard = `${shard.index}/${shard.count}`;
+    if (exchange && shared) throw new Error('exchange and shareVisited are two sharded modes: pass one of them');
     if (exchange) options.exchange = opts.exchange!.dir;
     else options.shardPrefix = opts.shardPrefix ?? DEFAULT_SHARD_PREFIX;
+    if (shared) options.shareVisited = opts.shareVisited!.dir;
   } else if (exchange) throw new Error('exchange mode needs a shard: pass shard: { index, count } with exchange');
+  else if (shared) throw new Error('shared-visited mode needs a shard: pass shard: { index, count } with shareVisited');
 
   // Let the caller subscribe to progress$ before any work.
   await yieldToLoop();
@@ -151,6 +160,8 @@ async function run(
   hooks.onSession(s);
   let graph: GraphSearch | undefined;
   let xs: ExchangeSearch | undefined;
+  let sv: SharedVisited | undefined;
+  const link: ClaimsLink | undefined = shared ? joinShared(s, opts) : undefined;
   const shardPrefix = shard && !exchange ? () => void (s.shard = runPrefix(s, shard.index, shard.count, opts.shardPrefix ?? DEFAULT_SHARD_PREFIX)) : undefined;
   shardPrefix?.();
 
@@ -164,14 +175,16 @@ async function run(
     Object.assign(options, info.options);
   } else {
     let explorer: Explorer;
-    const search = (p: PorContext): Search => (strategy === 'dfs' ? new Dfs(s, p) : frontier === 'compact' ? new CompactBfs(s, p) : new Bfs(s, p));
+    const search = (p: PorContext): Search => (strategy === 'dfs' ? new Dfs(s, p) : frontier === 'compact' && !shared ? new CompactBfs(s, p) : new Bfs(s, p));
     if (live) {
       explorer = graph = new GraphSearch(s);
       options.liveness = { algorithm: 'scc', order: 'bfs', fairness: graph.classes.describe(), properties: graph.specs.map((x) => x.name) };
     } else if (exchange) {
       explorer = xs = await openExchange(s, opts);
     } else if (exhaustive) {
-      explorer = search(por);
+      const x = search(por);
+      if (link) x.hook = sv = new SharedVisited(s, link);
+      explorer = x;
     }
     else {
       const cfg = sampleConfig(sc, opts, strategy, seed, options);
@@ -191,7 +204,13 @@ async function run(
       }
     };
     const prefixFound = s.found !== undefined;
-    await drive(explorer);
+    try {
+      await drive(explorer);
+    } catch (e) {
+      sv?.end(e);
+      throw e;
+    }
+    sv?.end();
     if (explorer instanceof Search) {
       Object.assign(options, explorer.reductionInfo());
       // The reported violation is the one the unreduced search meets first (first-violation.ts).
@@ -215,6 +234,7 @@ async function run(
     opts.inspect?.fingerprints?.(fps);
     if (s.shard) result.shard = shardInfo(s, opts, fps);
     if (xs) result.exchange = exchangeInfo(xs, s, opts, fingerprintDigest(fps));
+    if (sv) result.shareVisited = sv.info(opts.shareVisited!.dir);
   }
   return result;
 }

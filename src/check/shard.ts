@@ -49,6 +49,8 @@ export interface ShardPlan {
   readonly roots: ShardRoot[];
   /** Other shards' frontier worlds: seeded as visited, not this shard's states. */
   readonly foreign: VisitedSet;
+  /** Other shards' frontier worlds, in frontier order (shared-visited mode starts from them too, claims.ts). */
+  readonly others: ShardRoot[];
   /** Worlds of the prefix (depth <= prefixDepth), checked by every shard. */
   readonly prefixStates: number;
   readonly prefixDepth: number;
@@ -107,7 +109,7 @@ export function runPrefix(s: Session, index: number, count: number, perShard: nu
     return true;
   };
   let partitionDepth: number | undefined;
-  const plan = (roots: ShardRoot[], foreign: VisitedSet, depth: number, frontier: number): ShardPlan => ({ index, count, roots, foreign, prefixStates: s.visited.size - frontier, prefixDepth: depth, frontier, partitionDepth: frontier > 0 ? partitionDepth : undefined });
+  const plan = (roots: ShardRoot[], foreign: VisitedSet, depth: number, frontier: number, others: ShardRoot[] = []): ShardPlan => ({ index, count, roots, foreign, others, prefixStates: s.visited.size - frontier, prefixDepth: depth, frontier, partitionDepth: frontier > 0 ? partitionDepth : undefined });
 
   const init = s.start();
   if (init.violation && report(init.violation, [])) return plan([], new VisitedSet(), 0, 0);
@@ -160,16 +162,18 @@ export function runPrefix(s: Session, index: number, count: number, perShard: nu
   }
   const owner = dealFrontier(level.map((n) => n.anc), count);
   const roots: ShardRoot[] = [];
+  const others: ShardRoot[] = [];
   const foreign = new VisitedSet();
   level.forEach((n, k) => {
     if (owner[k] === index) roots.push(n);
     else {
+      others.push(n);
       s.hasher.world(n.world);
       foreign.add(s.hasher.ha, s.hasher.hb);
     }
   });
   // Prefix worlds are depth <= depth - 1 once a frontier exists.
-  return plan(roots, foreign, level.length > 0 ? depth - 1 : depth, level.length);
+  return plan(roots, foreign, level.length > 0 ? depth - 1 : depth, level.length, others);
 }
 
 /**

@@ -97,6 +97,17 @@ export interface CheckOptions {
    * liveness properties. docs/sharding.md, "Exchange mode".
    */
   exchange?: import('./exchange.ts').ExchangeOptions;
+  /**
+   * Sharded dfs / bfs (`shard` required): shared-visited mode. Every shard runs the
+   * shared prefix, starts from its own frontier worlds first and then from the other
+   * shards', and tells the others the fingerprints of the worlds it visits through files
+   * in `dir` (a directory every shard can write); a world another shard visited is not
+   * explored again. The shards must run at the same time to share the work (each ends
+   * when its own search is empty). Partial-order reduction is off
+   * (`result.options.porNote`); not with liveness properties. docs/sharding.md,
+   * "Shared-visited mode".
+   */
+  shareVisited?: import('./claims.ts').ShareVisitedOptions;
   /** Swarm: the per-run strategy (default 'pct'). */
   swarmStrategy?: 'random' | 'pct';
   /**
@@ -338,6 +349,8 @@ export interface CheckResult {
   shard?: import('./shard.ts').ShardInfo;
   /** An exchange-mode shard (`exchange` option): its run, traffic, how it ended and its fingerprint digest. */
   exchange?: import('./exchange.ts').ExchangeInfo;
+  /** A shared-visited shard (`shareVisited` option): its run, the claims it sent and received, the frontier worlds it started, how it ended. */
+  shareVisited?: import('./claims.ts').ShareVisitedInfo;
 }
 
 /** A check in progress (`checkRun`): its result, a progress stream, and a way to stop it early. */

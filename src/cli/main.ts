@@ -59,6 +59,7 @@ Examples:
     .option('--shard-prefix <c>', `sharded dfs/bfs: the shared prefix grows until it has c frontier worlds per shard (default 64)`, intArg('--shard-prefix', 1))
     .option('--exchange <dir>', 'sharded dfs/bfs, exchange mode: each world is explored by one owner shard, the shards send each other worlds as files in this shared directory (one empty directory per run; also INTERLEAVE_EXCHANGE); all shards run at once, no state is explored twice, POR is off (docs/sharding.md)')
     .option('--exchange-timeout <seconds>', 'exchange mode: stop the run, incomplete, when a shard has been silent (or not started) this long (default 120)', secondsArgFor('--exchange-timeout'))
+    .option('--share-visited <dir>', 'sharded dfs/bfs, shared-visited mode: every shard runs the shared prefix and tells the others, as files in this shared directory, the fingerprints of the worlds it visits, so a world is explored again only when two shards meet it before hearing of each other; a shard that runs out of its own frontier worlds takes the others\' (one empty directory per run; also INTERLEAVE_SHARE_VISITED); all shards run at once, POR is off (docs/sharding.md)')
     .option('--result <file>', "dfs/bfs: write the result as JSON (atomically) for 'interleave merge'")
     .option('--fingerprints <file>', 'dfs/bfs: write the visited fingerprints, sorted, one hex line each')
     .option('--no-por', 'turn partial-order reduction off')

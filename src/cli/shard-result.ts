@@ -20,10 +20,12 @@ export interface ShardResultFile {
   shard: {
     i: number;
     n: number;
-    /** Absent: the no-communication mode (a shared prefix); `exchange`: shards exchanged worlds (docs/sharding.md). */
-    mode?: 'exchange';
-    /** Exchange mode: the run's id, the same in every shard of the run. */
+    /** Absent: the no-communication mode (a shared prefix); `exchange`: shards exchanged worlds; `share-visited`: shards shared visited fingerprints (docs/sharding.md). */
+    mode?: 'exchange' | 'share-visited';
+    /** Exchange and shared-visited modes: the run's id, the same in every shard of the run. */
     runId?: string;
+    /** Shared-visited mode: the claims this shard sent and received, the frontier worlds it started, and who stopped the run early, if one did. */
+    shareVisited?: { claimsSent: number; claimsReceived: number; foreign: number; duplicate: number; rootsStarted: { own: number; others: number }; rootsSkipped: number; stoppedBy?: string };
     /** Exchange mode: this shard's traffic, and who stopped the run early, if one did. */
     exchange?: { worldsSent: number; bytesSent: number; batchesSent: number; worldsReceived: number; worldsReceivedNew: number; stoppedBy?: string };
     prefix?: number;

@@ -13,6 +13,7 @@ import { resolveShard, type ShardChoice } from '../shard-env.ts';
 import { RESULT_KIND, RESULT_SCHEMA_VERSION, fingerprintLines, type ShardResultFile } from '../shard-result.ts';
 import { VERSION } from '../version.ts';
 import { exchangeChecks, exchangeLines, exchangeShard, stoppedByOther } from '../exchange-cli.ts';
+import { shareVisitedChecks, shareVisitedLines, shareVisitedShard, stoppedByOtherShared } from '../share-visited-cli.ts';
 import { modulePathFrom, writeAtomically } from '../../check/trace-file.ts';
 
 export interface CheckFlags {
@@ -34,6 +35,8 @@ export interface CheckFlags {
   exchange?: string;
   /** Exchange mode: seconds of a shard's silence before the run stops. */
   exchangeTimeout?: number;
+  /** Sharded dfs/bfs: shared-visited mode through this shared directory (or INTERLEAVE_SHARE_VISITED). */
+  shareVisited?: string;
   /** dfs/bfs: write the result JSON here (for `interleave merge`), atomically. */
   result?: string;
   /** dfs/bfs: write the visited fingerprints here, one 16-digit hex a line, sorted. */
@@ -77,6 +80,7 @@ function checkOptions(t: Target, p: ParamValues, flags: CheckFlags): CheckOption
   if (flags.shard !== undefined) o.shard = flags.shard;
   if (flags.shardPrefix !== undefined) o.shardPrefix = flags.shardPrefix;
   if (flags.exchange !== undefined) o.exchange = { dir: resolve(flags.exchange), ...(flags.exchangeTimeout !== undefined ? { timeoutMs: Math.round(flags.exchangeTimeout * 1000) } : {}) };
+  if (flags.shareVisited !== undefined) o.shareVisited = { dir: resolve(flags.shareVisited) };
   if (!flags.por) o.por = false;
   if (flags.determinismCheck === false) o.determinism = false;
   if (flags.frontier !== undefined) o.frontier = flags.frontier;
@@ -174,6 +178,8 @@ export async function runCheck(io: Io, name: string, flags: CheckFlags): Promise
   const chosen = resolveShard(flags.shard, flags.shardCount);
   const envExchange = process.env.INTERLEAVE_EXCHANGE;
   if (flags.exchange === undefined && envExchange) flags = { ...flags, exchange: envExchange };
+  const envShared = process.env.INTERLEAVE_SHARE_VISITED;
+  if (flags.shareVisited === undefined && envShared) flags = { ...flags, shareVisited: envShared };
   const opts = checkOptions(t, p, { ...flags, ...(chosen ? { shard: { index: chosen.index, count: chosen.count } } : {}) });
   const api0 = await loadChecker();
   const fps = shardChecks(api0, sc, opts, flags, chosen);
@@ -181,7 +187,7 @@ export async function runCheck(io: Io, name: string, flags: CheckFlags): Promise
   const arg = t.origin ? refText(t.origin) : f.name;
   const api = api0;
   const s = io.errStyle;
-  if (chosen && !flags.json) io.err(s.dim(`shard ${chosen.index + 1}/${chosen.count}${chosen.from === '--shard' ? '' : ` (from ${chosen.from})`}${opts.exchange ? `, exchanging worlds through ${opts.exchange.dir}` : ''}`));
+  if (chosen && !flags.json) io.err(s.dim(`shard ${chosen.index + 1}/${chosen.count}${chosen.from === '--shard' ? '' : ` (from ${chosen.from})`}${opts.exchange ? `, exchanging worlds through ${opts.exchange.dir}` : ''}${opts.shareVisited ? `, sharing visited worlds through ${opts.shareVisited.dir}` : ''}`));
   // Name the scenario with the parameters that differ from the defaults.
   const changed = Object.entries(p).filter(([k, v]) => f.params[k]?.default !== v);
   const short = (v: unknown) => (String(v).length > 40 ? `${String(v).slice(0, 30)}… (${String(v).length} chars)` : String(v));
@@ -246,7 +252,7 @@ export async function runCheck(io: Io, name: string, flags: CheckFlags): Promise
     const lasso = v.cycleStart !== undefined ? { cycleStart: v.cycleStart } : {};
     const view = traceView(file.schedule, file.trace);
     const steps = formatSteps(view, o, { failStep: file.schedule.length, ...lasso, ...(sc.legend ? { legend: sc.legend } : {}) });
-    const rerun = opts.exchange ? `npx interleave check ${shellWord(arg)}${paramFlags(f, p)} --strategy ${r.strategy} --no-por` : flags.from !== undefined ? `npx interleave check ${shellWord(arg)}${paramFlags(f, p, false, true)} --from ${shellWord(flags.from)} --within ${flags.within ?? 1}` : `npx interleave check ${shellWord(arg)}${paramFlags(f, p)} --strategy ${r.strategy} --seed ${r.seed}${chosen ? ` --shard ${chosen.index + 1}/${chosen.count}${flags.shardPrefix !== undefined ? ` --shard-prefix ${flags.shardPrefix}` : ''}` : ''}`;
+    const rerun = opts.exchange || opts.shareVisited ? `npx interleave check ${shellWord(arg)}${paramFlags(f, p)} --strategy ${r.strategy} --no-por` : flags.from !== undefined ? `npx interleave check ${shellWord(arg)}${paramFlags(f, p, false, true)} --from ${shellWord(flags.from)} --within ${flags.within ?? 1}` : `npx interleave check ${shellWord(arg)}${paramFlags(f, p)} --strategy ${r.strategy} --seed ${r.seed}${chosen ? ` --shard ${chosen.index + 1}/${chosen.count}${flags.shardPrefix !== undefined ? ` --shard-prefix ${flags.shardPrefix}` : ''}` : ''}`;
     const hint = f.hint?.(p, true);
     if (flags.json) {
       printJson(io, {
@@ -260,7 +266,7 @@ export async function runCheck(io: Io, name: string, flags: CheckFlags): Promise
         stats: r.stats,
         ...(r.collisionProbability !== undefined ? { collisionProbability: r.collisionProbability } : {}),
         ...(r.shard ? { shard: r.shard } : {}),
-        ...(r.exchange ? { exchange: r.exchange } : {}),
+        ...(r.exchange ? { exchange: r.exchange } : {}), ...(r.shareVisited ? { shareVisited: r.shareVisited } : {}),
         ...(r.options.firstViolation ? { firstViolation: r.options.firstViolation } : {}),
         ...(typeof r.options.firstViolationNote === 'string' ? { firstViolationNote: r.options.firstViolationNote } : {}),
         violation: { property: v.property, schedule: file.schedule, originalLength: v.originalLength, ...lasso, steps: formatSteps(traceView(file.schedule, file.trace), undefined, lasso).map((l) => l.trim()) },
@@ -288,15 +294,15 @@ export async function runCheck(io: Io, name: string, flags: CheckFlags): Promise
       io.out(`trace     ${shown(jsonPath)}`);
       io.out(`viewer    ${shown(htmlPath)}  (open in a browser; or: npx interleave show ${shellWord(shown(jsonPath))})`);
     }
-    for (const line of exchangeLines(r, o)) io.out(line);
+    for (const line of [...exchangeLines(r, o), ...shareVisitedLines(r, o)]) io.out(line);
     if (hint) io.out(`\n${o.cyan(hint)}`);
     return EXIT.violation;
   }
 
   const hint = f.hint?.(p, false);
-  const verdict = r.complete ? 'complete' : (stoppedByOther(r) ?? `cut by ${CUT[r.cutBy ?? ''] ?? r.cutBy ?? 'a budget'}`);
+  const verdict = r.complete ? 'complete' : (stoppedByOther(r) ?? stoppedByOtherShared(r) ?? `cut by ${CUT[r.cutBy ?? ''] ?? r.cutBy ?? 'a budget'}`);
   if (flags.json) {
-    printJson(io, { ok: true, scenario, strategy: r.strategy, seed: r.seed, complete: r.complete, ...(r.cutBy ? { cutBy: r.cutBy } : {}), ...(r.shard ? { shard: r.shard } : {}), ...(r.exchange ? { exchange: r.exchange } : {}), stats: r.stats, ...(r.collisionProbability !== undefined ? { collisionProbability: r.collisionProbability } : {}), unreached: r.unreached, interrupted, ...(hint ? { hint } : {}) });
+    printJson(io, { ok: true, scenario, strategy: r.strategy, seed: r.seed, complete: r.complete, ...(r.cutBy ? { cutBy: r.cutBy } : {}), ...(r.shard ? { shard: r.shard } : {}), ...(r.exchange ? { exchange: r.exchange } : {}), ...(r.shareVisited ? { shareVisited: r.shareVisited } : {}), stats: r.stats, ...(r.collisionProbability !== undefined ? { collisionProbability: r.collisionProbability } : {}), unreached: r.unreached, interrupted, ...(hint ? { hint } : {}) });
     return interrupted ? EXIT.interrupted : EXIT.ok;
   }
   const props = [
@@ -316,7 +322,7 @@ export async function runCheck(io: Io, name: string, flags: CheckFlags): Promise
     : o.yellow(`exploration not complete: ${verdict}; no violation found in the part explored (${r.strategy}, seed ${r.seed}; ${stats(r)})`));
   if (r.unreached.length) io.out(o.yellow(`never reached${r.complete ? '' : ' (in the part explored)'}: ${r.unreached.join(', ')}`));
   if (typeof r.options.livenessNote === 'string') io.out(o.yellow(r.options.livenessNote));
-  for (const line of exchangeLines(r, o)) io.out(line);
+  for (const line of [...exchangeLines(r, o), ...shareVisitedLines(r, o)]) io.out(line);
   if (hint) io.out(`\n${o.cyan(hint)}`);
   return EXIT.ok;
 }
@@ -334,6 +340,7 @@ function shardChecks(api: CheckerApi, sc: Scenario, opts: CheckOptions, flags: C
   if (chosen && strategy === 'bfs' && flags.frontier === 'compact') throw new UsageError(`a sharded bfs keeps worlds in its frontier (it starts from many frontier worlds; the compact frontier numbers entries from one root): drop --frontier compact${where}`);
   if (flags.shardPrefix !== undefined && !(chosen && exhaustive)) throw new UsageError('--shard-prefix applies to a sharded dfs/bfs (--shard i/n with --strategy dfs or bfs)');
   if (flags.exchange !== undefined) exchangeChecks(flags, chosen, exhaustive, strategy);
+  if (flags.shareVisited !== undefined) shareVisitedChecks(flags, chosen, exhaustive, strategy);
   for (const [flag, v] of [['--result', flags.result], ['--fingerprints', flags.fingerprints]] as const) {
     if (v !== undefined && (!exhaustive || flags.from !== undefined)) throw new UsageError(`${flag} records a dfs/bfs check (sharded or not); not ${flags.from !== undefined ? '--from' : strategy}`);
   }
@@ -357,7 +364,7 @@ function resultFile(api: CheckerApi, sc: Scenario, t: Target, p: ParamValues, r:
     tool: { name: 'interleave', version: VERSION },
     scenario,
     strategy: r.strategy,
-    shard: r.exchange ? exchangeShard(r.exchange) : sh ? { i: sh.index + 1, n: sh.count, prefix: sh.prefix, prefixDepth: sh.prefixDepth, prefixStates: sh.prefixStates, frontier: sh.frontier, roots: sh.roots, ...(sh.partitionDepth === undefined ? {} : { partitionDepth: sh.partitionDepth }) } : { i: 1, n: 1 },
+    shard: r.exchange ? exchangeShard(r.exchange) : r.shareVisited ? shareVisitedShard(r) : sh ? { i: sh.index + 1, n: sh.count, prefix: sh.prefix, prefixDepth: sh.prefixDepth, prefixStates: sh.prefixStates, frontier: sh.frontier, roots: sh.roots, ...(sh.partitionDepth === undefined ? {} : { partitionDepth: sh.partitionDepth }) } : { i: 1, n: 1 },
     options,
     ok: r.ok,
     complete: r.complete && !interrupted,

@@ -76,7 +76,7 @@ export async function runMerge(io: Io, files: string[], flags: { json?: boolean;
     else {
       io.err(o.red('these files are not the shards of one check:'));
       for (const p of mismatch) io.err(`  ${p.message}`);
-      io.err(rs.some((r) => r.shard.mode === 'exchange') ? 'merge the --result files of the shards of one exchange run (one --exchange directory, all started together); shards of two runs or modes do not combine' : "run every shard with the same scenario, --param values, interleave version, --shard …/n and --shard-prefix, then merge their --result files");
+      io.err(rs.some((r) => r.shard.mode !== undefined) ? `merge the --result files of the shards of one ${rs.find((r) => r.shard.mode)!.shard.mode} run (one directory, all started together); shards of two runs or modes do not combine` : "run every shard with the same scenario, --param values, interleave version, --shard …/n and --shard-prefix, then merge their --result files");
     }
     return EXIT.usage;
   }
@@ -123,11 +123,17 @@ export async function runMerge(io: Io, files: string[], flags: { json?: boolean;
     return EXIT.ok;
   }
   const n = (x: number) => Math.round(x).toLocaleString('en-US');
-  const exchange = rs[0]!.shard.mode === 'exchange';
-  const what = `${rs[0]!.scenario.name}, ${stats.count} shard${stats.count > 1 ? 's' : ''}: ${n(stats.distinctStates)} distinct states summed over the shards (${exchange ? 'exchange mode: each explored by its owner only' : `prefix of ${n(stats.prefixStates)} in each`}), ${n(stats.states)} states`;
+  const mode = rs[0]!.shard.mode;
+  const how = mode === 'exchange' ? 'exchange mode: each explored by its owner only' : `prefix of ${n(stats.prefixStates)} in each${mode === 'share-visited' ? '; shared-visited mode: a world twice only when two shards met it before hearing of each other' : ''}`;
+  const what = `${rs[0]!.scenario.name}, ${stats.count} shard${stats.count > 1 ? 's' : ''}: ${n(stats.distinctStates)} distinct states summed over the shards (${how}), ${n(stats.states)} states`;
   io.out(o.green(`✓ all properties hold (${what})`));
-  if (complete) io.out(exchange ? 'complete: the run ended with every shard idle and no world in transit, so every reachable state was visited' : 'complete: every shard explored its whole slice, so every reachable state was visited');
-  else io.out(o.yellow(`not complete: ${cut.map((r) => `shard ${r.shard.i}/${r.shard.n} ${r.shard.exchange?.stoppedBy ? `stopped by shard ${r.shard.exchange.stoppedBy}` : `cut by ${r.cutBy ?? (r.interrupted ? 'Ctrl-C' : 'a budget')}`}`).join(', ')}; no violation in the part explored`));
+  const done = {
+    exchange: 'complete: the run ended with every shard idle and no world in transit, so every reachable state was visited',
+    'share-visited': 'complete: every shard ended with its own search empty, having expanded every world it visited, and every world it skipped was visited by another, so every reachable state was visited',
+    prefix: 'complete: every shard explored its whole slice, so every reachable state was visited',
+  };
+  if (complete) io.out(done[mode ?? 'prefix']);
+  else io.out(o.yellow(`not complete: ${cut.map((r) => `shard ${r.shard.i}/${r.shard.n} ${(r.shard.exchange ?? r.shard.shareVisited)?.stoppedBy ? `stopped by shard ${(r.shard.exchange ?? r.shard.shareVisited)!.stoppedBy}` : `cut by ${r.cutBy ?? (r.interrupted ? 'Ctrl-C' : 'a budget')}`}`).join(', ')}; no violation in the part explored`));
   if (unreached.length) io.out(o.yellow(`never reached${complete ? '' : ' (in the part explored)'}: ${unreached.join(', ')}`));
   return EXIT.ok;
 }
