@@ -33,14 +33,23 @@ for (const doc of userDocs(root)) {
   byDoc.set(doc, saved);
 }
 
+/**
+ * How long one `npx interleave` line of a `sh run` block may take before it counts as hung.
+ * Each line starts node and transpiles the CLI (about 1 s idle, most of a line's time), so
+ * on a loaded 2-core CI machine a line can take tens of seconds; the test's own limit is
+ * this times the block's line count (vitest's 60 s default cut a 4-line block short).
+ */
+const SHELL_LINE_MS = 120_000;
+
 /** Runs the `npx interleave` lines of a `sh run` block in the doc's folder; returns their stdout. */
 function runShell(block: DocBlock, dir: string): string {
   const printed: string[] = [];
   // A doc with no code block of its own has no folder yet.
   mkdirSync(dir, { recursive: true });
   for (const { args, exit } of shellCommands(block)) {
-    const r = spawnSync(process.execPath, [join(root, 'bin/interleave.js'), ...args], { cwd: dir, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' }, timeout: 120_000 });
-    expect(r.status, `npx interleave ${args.join(' ')}\n${r.stdout}\n${r.stderr}`).toBe(exit);
+    const r = spawnSync(process.execPath, [join(root, 'bin/interleave.js'), ...args], { cwd: dir, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' }, timeout: SHELL_LINE_MS });
+    const hung = r.error ? ` (${r.error.message}; a line may take ${SHELL_LINE_MS / 1000} s)` : '';
+    expect(r.status, `npx interleave ${args.join(' ')}${hung}\n${r.stdout}\n${r.stderr}`).toBe(exit);
     printed.push(r.stdout);
   }
   return printed.join('\n');
@@ -112,7 +121,8 @@ for (const [doc, saved] of byDoc) {
         continue;
       }
       if (path.endsWith('.test.ts')) continue; // registered below, at the top level
-      it(`${name} runs`, async () => {
+      const limit = isShell(block) ? { timeout: SHELL_LINE_MS * Math.max(1, shellCommands(block).length) } : {};
+      it(`${name} runs`, limit, async () => {
         const printed = isShell(block) ? runShell(block, dirname(path)) : await runBlock(path);
         if (block.expectOutput !== undefined) {
           const missing = missingOutput(block.expectOutput, printed);
