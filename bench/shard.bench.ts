@@ -12,16 +12,19 @@
 //   --prefix=C     --shard-prefix (frontier worlds per shard, default the checker's)
 //   --strategy=S   dfs (default) or bfs
 //   --mode=M       prefix (the no-communication split), exchange (shards exchange worlds
-//                  through a shared directory, --exchange DIR) or both (default)
-// Exchange rows compare with a --no-por single run too (exchange mode runs without POR;
-// on airflow POR removes no states, so both single runs count the same states) and
-// add the worlds each shard sent to the other, and their bytes on disk.
+//                  through a shared directory, --exchange DIR), claims (shards share their
+//                  visited fingerprints, --share-visited DIR), both (prefix and exchange) or
+//                  all (default: every mode)
+// Exchange and claims rows compare with a --no-por single run too (both modes run without
+// POR; on airflow POR removes no states, so both single runs count the same states) and
+// add what each shard sent to the other (worlds and bytes; fingerprints).
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { printTable } from './table.ts';
+import { claimsRows, type Single } from './shard-claims.ts';
 
 const BIN = fileURLToPath(new URL('../bin/interleave.js', import.meta.url));
 
@@ -29,7 +32,7 @@ function flag(argv: readonly string[], name: string): string | undefined {
   return argv.find((x) => x.startsWith(`--${name}=`))?.slice(name.length + 3);
 }
 
-function run(args: readonly string[], cwd: string): Promise<number | null> {
+export function run(args: readonly string[], cwd: string): Promise<number | null> {
   return new Promise((done) => {
     const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1' };
     for (const k of ['INTERLEAVE_SHARD', 'JOB_COMPLETION_INDEX', 'SLURM_ARRAY_TASK_ID']) delete env[k];
@@ -38,20 +41,27 @@ function run(args: readonly string[], cwd: string): Promise<number | null> {
   });
 }
 
-interface Result {
+export interface Result {
   ok: boolean;
   complete: boolean;
   cpuMs: number;
   stats: { distinctStates: number; states: number; ms: number };
-  shard: { prefixStates?: number; frontier?: number; roots?: number; exchange?: { worldsSent: number; bytesSent: number; worldsReceivedNew: number } };
+  shard: {
+    prefixStates?: number;
+    frontier?: number;
+    roots?: number;
+    exchange?: { worldsSent: number; bytesSent: number; worldsReceivedNew: number };
+    shareVisited?: { claimsSent: number; claimsReceived: number; foreign: number; duplicate: number; rootsStarted: { own: number; others: number }; rootsSkipped: number };
+  };
 }
 
 export default async function shardBench(argv: readonly string[]): Promise<void> {
   const items = Number(flag(argv, 'items') ?? 8);
   const prefix = flag(argv, 'prefix');
   const strategy = flag(argv, 'strategy') ?? 'dfs';
-  const mode = flag(argv, 'mode') ?? 'both';
-  if (!['both', 'prefix', 'exchange'].includes(mode)) throw new Error(`--mode takes prefix, exchange or both; got '${mode}'`);
+  const mode = flag(argv, 'mode') ?? 'all';
+  const modes = { all: ['prefix', 'exchange', 'claims'], both: ['prefix', 'exchange'], prefix: ['prefix'], exchange: ['exchange'], claims: ['claims'] }[mode];
+  if (!modes) throw new Error(`--mode takes prefix, exchange, claims, both (prefix and exchange) or all; got '${mode}'`);
   const dir = mkdtempSync(join(tmpdir(), 'interleave-bench-shard-'));
   const check = ['check', 'airflow-checkpoints', '--param', `items=${items}`, '--param', 'taskConcurrency=2', '--strategy', strategy, '--max-states', '100000000', '--no-determinism-check'];
   const read = (f: string): Result => JSON.parse(readFileSync(join(dir, f), 'utf8'));
@@ -61,8 +71,17 @@ export default async function shardBench(argv: readonly string[]): Promise<void>
   const code1 = await run([...check, '--result', 'single.json'], dir);
   const wall1 = (performance.now() - t0) / 1000;
   if (code1 !== 0) throw new Error(`the 1-process check failed: exit ${code1} (files in ${dir})`);
-  if (mode !== 'prefix') await exchangeRows(dir, check, read, read('single.json'), wall1, items, strategy);
-  if (mode === 'exchange') {
+  let nopor: Single | undefined;
+  if (modes.includes('exchange') || modes.includes('claims')) {
+    t0 = performance.now();
+    const codeN = await run([...check, '--no-por', '--result', 'nopor.json'], dir);
+    if (codeN !== 0) throw new Error(`the --no-por 1-process check failed: exit ${codeN} (files in ${dir})`);
+    nopor = { r: read('nopor.json'), wall: (performance.now() - t0) / 1000 };
+  }
+  const singleRun: Single = { r: read('single.json'), wall: wall1 };
+  if (modes.includes('exchange')) await exchangeRows(dir, check, read, singleRun, nopor!, items, strategy);
+  if (modes.includes('claims')) await claimsRows(dir, check, read, singleRun, nopor!, items, strategy, prefix);
+  if (!modes.includes('prefix')) {
     rmSync(dir, { recursive: true, force: true });
     return;
   }
@@ -98,17 +117,15 @@ export default async function shardBench(argv: readonly string[]): Promise<void>
 }
 
 /** 2 shards in exchange mode, against the single run and a --no-por single run. */
-async function exchangeRows(dir: string, check: string[], read: (f: string) => Result, one: Result, wall1: number, items: number, strategy: string): Promise<void> {
+async function exchangeRows(dir: string, check: string[], read: (f: string) => Result, single: Single, noporRun: Single, items: number, strategy: string): Promise<void> {
   const load0 = loadavg()[0]!;
-  let t0 = performance.now();
-  const codeN = await run([...check, '--no-por', '--result', 'nopor.json'], dir);
-  const wallN = (performance.now() - t0) / 1000;
-  t0 = performance.now();
+  const { r: one, wall: wall1 } = single;
+  const { r: nopor, wall: wallN } = noporRun;
+  const t0 = performance.now();
   const codes = await Promise.all([1, 2].map((i) => run([...check, '--shard', `${i}/2`, '--exchange', 'xdir', '--result', `x${i}.json`], dir)));
   const wall2 = (performance.now() - t0) / 1000;
   const merged = await run(['merge', 'x1.json', 'x2.json'], dir);
-  if (codeN !== 0 || codes.some((c) => c !== 0) || merged !== 0) throw new Error(`a check failed: --no-por single exit ${codeN}, exchange shards ${codes.join(', ')}, merge ${merged} (files in ${dir})`);
-  const nopor = read('nopor.json');
+  if (codes.some((c) => c !== 0) || merged !== 0) throw new Error(`a check failed: exchange shards ${codes.join(', ')}, merge ${merged} (files in ${dir})`);
   const s = [read('x1.json'), read('x2.json')];
   const base = nopor.stats.distinctStates;
   const sum = s[0]!.stats.distinctStates + s[1]!.stats.distinctStates;
