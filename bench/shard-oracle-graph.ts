@@ -21,6 +21,8 @@ export interface ExplicitGraph {
   readonly faultEdge: Uint8Array;
   /** Transitions taken (steps applied), as `check --no-por` counts them. */
   readonly transitions: number;
+  /** Node v's enabled steps (what the checker's deal weighs a frontier world by, src/check/shard.ts). */
+  readonly enabledCount: Int32Array;
 }
 
 class Grow {
@@ -51,6 +53,7 @@ export function buildGraph(sc: Scenario, maxStates: number): ExplicitGraph {
   const succ = new Grow();
   // Fault flags, packed in the sign bit of a parallel list while building.
   const fault = new Grow();
+  const enabledCount = new Grow();
   const levelStart = [0];
   let n = 0;
   let transitions = 0;
@@ -69,7 +72,9 @@ export function buildGraph(sc: Scenario, maxStates: number): ExplicitGraph {
       hasher.world(w);
       const lanes: Lanes | undefined = hasher.lastLanes;
       seen.clear();
-      for (const t of enabled(sc, w)) {
+      const steps = enabled(sc, w);
+      enabledCount.push(steps.length);
+      for (const t of steps) {
         const r = apply(sc, w, t, { detail: false, memo });
         transitions++;
         hasher.world(r.world, w, lanes);
@@ -94,7 +99,7 @@ export function buildGraph(sc: Scenario, maxStates: number): ExplicitGraph {
   off.push(succ.n);
   levelStart.pop();
   levelStart.push(n);
-  return { n, levelStart, off: off.done(), succ: succ.done(), faultEdge: Uint8Array.from(fault.done()), transitions };
+  return { n, levelStart, off: off.done(), succ: succ.done(), faultEdge: Uint8Array.from(fault.done()), transitions, enabledCount: enabledCount.done() };
 }
 
 /** The worlds reachable from the initial world by non-fault steps only (the fault-free part). */

@@ -1,19 +1,21 @@
 // Deals a shard can compute from the prefix alone (no knowledge of what lies below the
 // frontier), replayed on the explicit graph (shard-oracle-graph.ts) so the oracle can
-// score them exactly: the checker's own ancestry deal, and components of shared ancestry.
-import { dealFrontier } from '../src/check/shard.ts';
+// score them exactly: the checker's own deal, and components of shared ancestry.
+import { AncestryClasses, dealByAncestry, dealPartition } from '../src/check/shard-deal.ts';
 import type { ExplicitGraph } from './shard-oracle-graph.ts';
 
 /**
- * The checker's own deal at a depth cut: ancestry bitsets over the first level with at
- * least 16 * 2 worlds, merged over every step between consecutive levels, as runPrefix does.
+ * The checker's deal (src/check/shard.ts, runPrefix) with its frontier at level d + 1 and
+ * its partition level `lookahead` levels above: ancestry bitsets over the partition
+ * level, merged over every step between consecutive levels as runPrefix does; classes
+ * of frontier worlds weighted by their enabled steps; dealPartition, then each frontier
+ * world with most of its ancestors.
  */
-export function ancestryDeal(g: ExplicitGraph, d: number, partition?: number): Uint8Array | undefined {
-  const L = (k: number) => g.levelStart[k + 1]! - g.levelStart[k]!;
-  let p = partition ?? 0;
-  while (partition === undefined && p <= d && L(p) < 32) p++;
-  if (p > d) return undefined;
-  const words = (L(p) + 31) >>> 5;
+export function checkerDeal(g: ExplicitGraph, d: number, lookahead: number): Uint8Array | undefined {
+  const p = d + 1 - lookahead;
+  if (p < 0 || d + 2 >= g.levelStart.length) return undefined;
+  const size = g.levelStart[p + 1]! - g.levelStart[p]!;
+  const words = (size + 31) >>> 5;
   let anc = new Map<number, Uint32Array>();
   for (let v = g.levelStart[p]!; v < g.levelStart[p + 1]!; v++) {
     const a = new Uint32Array(words);
@@ -37,10 +39,13 @@ export function ancestryDeal(g: ExplicitGraph, d: number, partition?: number): U
     anc = next;
   }
   const level: Uint32Array[] = [];
-  for (let v = g.levelStart[d + 1]!; v < g.levelStart[d + 2]!; v++) level.push(anc.get(v)!);
-  return Uint8Array.from(dealFrontier(level, 2));
+  const classes = new AncestryClasses();
+  for (let v = g.levelStart[d + 1]!; v < g.levelStart[d + 2]!; v++) {
+    level.push(anc.get(v)!);
+    classes.add(anc.get(v)!, g.enabledCount[v]!);
+  }
+  return Uint8Array.from(dealByAncestry(level, dealPartition(size, classes.list(), 2), 2));
 }
-
 
 /**
  * Components of shared ancestry: the partition level is `up` levels above the frontier

@@ -8,7 +8,8 @@
 // - reach of a frontier world: min / median / max of |R(f)| / all worlds;
 // - lower bounds over every deal (proofs in shard-oracle-deal.ts): the larger shard's
 //   share and the duplication no deal can beat;
-// - the checker's ancestry deal (src/check/shard.ts, dealFrontier) at that cut, and an
+// - the checker's deal (src/check/shard.ts, runPrefix; src/check/shard-deal.ts) with its
+//   frontier at that cut and its partition level SHARD_LOOKAHEAD_LEVELS above, and an
 //   experiment: components of shared ancestry 4 levels up (shard-oracle-prefix-deals.ts);
 // - the best deal found: greedy plus local search (from it and from both prefix deals),
 //   minimising the larger share down to the goal's 59% (1 / 1.7), then the duplication;
@@ -28,7 +29,8 @@
 import { parseParams, type Scenario } from '../src/actors/index.ts';
 import { loadFamily } from '../src/machines/family-loaders.ts';
 import { buildGraph, faultFree, type ExplicitGraph } from './shard-oracle-graph.ts';
-import { ancestryDeal, componentDeal } from './shard-oracle-prefix-deals.ts';
+import { checkerDeal, componentDeal } from './shard-oracle-prefix-deals.ts';
+import { DEFAULT_SHARD_PREFIX, LOOKAHEAD_GROWTH, SHARD_LOOKAHEAD_LEVELS } from '../src/check/shard.ts';
 import { depthCut, faultCut, reachOf, type Cut, type Reach } from './shard-oracle-reach.ts';
 import { DealState, bounds, exhaustiveDeal, greedyDeal, improve, totalOf, type Score } from './shard-oracle-deal.ts';
 import { median, printTable, type Cell } from './table.ts';
@@ -71,7 +73,7 @@ function analyse(g: ExplicitGraph, cut: Cut, capShare: number, d: number | undef
   const total = totalOf(r);
   const frac = [...r.reach].map((x) => x / total);
   const lb = bounds(r);
-  const anc = d === undefined ? undefined : ancestryDeal(g, d);
+  const anc = d === undefined ? undefined : checkerDeal(g, d, SHARD_LOOKAHEAD_LEVELS);
   const comp = d === undefined ? undefined : componentDeal(g, d, COMPONENT_UP);
   const scoreOf = (owner: Uint8Array | undefined) => (owner ? new DealState(r, total, owner).score() : undefined);
   // The best deal found: local search from the greedy deal and from the two prefix deals.
@@ -104,6 +106,19 @@ function analyse(g: ExplicitGraph, cut: Cut, capShare: number, d: number | undef
       meets ? 'YES' : lb.larger > capShare ? 'no (bound)' : exact ? 'no (all deals)' : 'not found',
     ],
   };
+}
+
+/** The cut `check --shard i/2` makes by default: the first level with DEFAULT_SHARD_PREFIX * 2 worlds, then the lookahead (as runPrefix). */
+function defaultCut(g: ExplicitGraph): number | undefined {
+  const L = (k: number) => g.levelStart[k + 1]! - g.levelStart[k]!;
+  const target = DEFAULT_SHARD_PREFIX * 2;
+  const levels = g.levelStart.length - 1;
+  let p = 0;
+  while (p < levels && L(p) < target) p++;
+  if (p >= levels) return undefined;
+  let f = p;
+  while (f + 1 < levels && f - p < SHARD_LOOKAHEAD_LEVELS && L(f) < LOOKAHEAD_GROWTH * target) f++;
+  return f - 1;
 }
 
 async function oracle(m: Model, maxFrontier: number, capShare: number): Promise<void> {
@@ -148,9 +163,11 @@ async function oracle(m: Model, maxFrontier: number, capShare: number): Promise<
     meets ||= row.meets;
   }
   const s = ((performance.now() - t0) / 1000).toFixed(0);
+  const dflt = defaultCut(g);
+  if (dflt !== undefined) stop += ` The checker's default cut (--shard-prefix ${DEFAULT_SHARD_PREFIX}, 2 shards) is depth ${dflt}.`;
   printTable(
     `${m.label}: ${g.n.toLocaleString('en-US')} worlds, ${g.transitions.toLocaleString('en-US')} transitions, ${g.levelStart.length - 1} levels; 2 shards`,
-    ['cut', 'prefix', 'frontier', 'R(f) / all: min / median / max', 'reached by all', 'no deal beats (dup / larger)', 'ancestry deal (checker)', `components ${COMPONENT_UP} up`, 'best deal found', `larger <= ${pct(capShare)}, dup <= 1.3?`],
+    ['cut', 'prefix', 'frontier', 'R(f) / all: min / median / max', 'reached by all', 'no deal beats (dup / larger)', `checker's deal (partition ${SHARD_LOOKAHEAD_LEVELS} up)`, `components ${COMPONENT_UP} up`, 'best deal found', `larger <= ${pct(capShare)}, dup <= 1.3?`],
     rows,
     `${meets ? 'A deal meeting the goal exists (see YES rows).' : 'No deal found meets the goal at any cut.'}${stop} (${s} s of analysis)`,
   );

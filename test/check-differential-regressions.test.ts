@@ -6,7 +6,7 @@ import { check, replayLasso, replaySchedule } from '../src/check/index.ts';
 
 describe('sharded bfs, compact frontier: an end violation at a frontier world', () => {
   // x forwards one message to a, which relays to b; the channel x -> a may lose it. The
-  // prefix stops at level 2 (2 worlds, one per shard), where the lost message leaves a
+  // prefix (no lookahead) stops at level 2 (2 worlds, one per shard), where the lost message leaves a
   // quiescent world that violates `delivered`. Its shard used to crash building the
   // schedule (TypeError in CompactBfs.scheduleOf: the root's parent is the prefix chain,
   // not an entry); fuzzer seed 33.
@@ -24,7 +24,7 @@ describe('sharded bfs, compact frontier: an end violation at a frontier world', 
   it('reports it from the shard that holds it, with a schedule from the initial world, as the worlds frontier does', async () => {
     for (const frontier of ['compact', 'worlds'] as const) {
       const rs = [];
-      for (let index = 0; index < 2; index++) rs.push(await check(sc, { strategy: 'bfs', frontier, shard: { index, count: 2 }, shardPrefix: 1 }));
+      for (let index = 0; index < 2; index++) rs.push(await check(sc, { strategy: 'bfs', frontier, shard: { index, count: 2 }, shardPrefix: 1, shardLookahead: 0 }));
       expect(rs.map((r) => r.shard!.prefixDepth)).toEqual([1, 1]);
       const found = rs.filter((r) => !r.ok);
       expect(found, frontier).toHaveLength(1);

@@ -9,7 +9,7 @@ import { WorldHasher, check, fpHex, replaySchedule, type CheckOptions, type Chec
 import { families } from '../src/machines/catalog.ts';
 import { independentPairs, lostUpdate, orderingBug } from './fixtures-check/models.ts';
 import { randomActors } from './fixtures-check/random-actors.ts';
-import { FRONTIER_SLACK, dealFrontier } from '../src/check/shard.ts';
+import { AncestryClasses, dealByAncestry, dealPartition } from '../src/check/shard-deal.ts';
 
 interface Explored {
   r: CheckResult;
@@ -130,13 +130,33 @@ describe('sharded exhaustive search: the union of the shards is the full search'
     }
     expect(sliced).toBeGreaterThan(3);
   });
+
+  it('random actor systems, small partitions and lookaheads (the deal of shard-deal.ts at every size): the union is the full search', async () => {
+    let sliced = 0;
+    let looked = 0;
+    for (let seed = 21; seed <= 32; seed++) {
+      const { sc, info } = randomActors(seed);
+      const strategy = seed % 2 === 0 ? 'dfs' : 'bfs';
+      if (!(await explore(sc, { strategy, por: false, maxStates: 1000 })).r.complete) continue;
+      const opts = { shardPrefix: 1 + (seed % 3), shardLookahead: seed % 4 };
+      const { shards } = await compare(sc, strategy, 2 + (seed % 3), opts, info.symmetric);
+      if (shards.filter((s) => s.r.shard!.roots > 0).length > 1) sliced++;
+      const p = shards[0]!.r.shard!;
+      // The frontier lies `shardLookahead` levels below the partition level (or fewer, when a level grew past the cap).
+      if (p.frontier > 0 && p.partitionDepth! < p.prefixDepth + 1) looked++;
+      if (p.frontier > 0) expect(p.prefixDepth + 1 - p.partitionDepth!).toBeLessThanOrEqual(opts.shardLookahead);
+    }
+    expect(sliced).toBeGreaterThan(2);
+    expect(looked).toBeGreaterThan(1);
+  });
 });
 
 describe('sharded exhaustive search: violations', () => {
   it('a shard reports a violation exactly when its slice holds one; its counterexample replays from the initial world', async () => {
     let some = 0;
     // An ordering bug lives in the slices whose frontier worlds have not yet let A move.
-    // [scenario, symmetric, shards, frontier worlds per shard]: small frontiers, so that some shard's slice holds no A-first world.
+    // [scenario, symmetric, shards, partition worlds per shard]: small frontiers and a 1-level lookahead, so that some shard's slice holds no A-first world.
+    const shardLookahead = 1;
     const cases: [Scenario, boolean, number, number][] = [[lostUpdate({ clients: 3, rounds: 1 }), false, 3, 2], [orderingBug(4, 1, 2), false, 4, 1], [orderingBug(3, 2, 2), false, 3, 1]];
     for (let seed = 1; seed <= 10; seed++) {
       const { sc, info } = randomActors(seed);
@@ -144,13 +164,13 @@ describe('sharded exhaustive search: violations', () => {
     }
     for (const [k, [sc, symmetric, count, shardPrefix]] of cases.entries()) {
       const strategy = k % 2 === 0 ? 'bfs' : 'dfs';
-      const { shards } = await compare(sc, strategy, count, { shardPrefix }, symmetric);
+      const { shards } = await compare(sc, strategy, count, { shardPrefix, shardLookahead }, symmetric);
       let found = 0;
       for (let index = 0; index < count; index++) {
         // The normal run (stops at the first violation) of this shard, with sleep sets and
         // without: a shard reports the same first violation either way.
-        const r = await check(sc, { strategy, shard: { index, count }, shardPrefix, shrink: false });
-        const off = await check(sc, { strategy, shard: { index, count }, shardPrefix, shrink: false, por: false });
+        const r = await check(sc, { strategy, shard: { index, count }, shardPrefix, shardLookahead, shrink: false });
+        const off = await check(sc, { strategy, shard: { index, count }, shardPrefix, shardLookahead, shrink: false, por: false });
         expect([r.violation?.property.name, r.violation?.schedule], `case ${k} shard ${index}`).toEqual([off.violation?.property.name, off.violation?.schedule]);
         expect(r.ok).toBe(shards[index]!.violations.size === 0);
         if (!r.ok) {
@@ -184,62 +204,92 @@ describe('sharded exhaustive search: violations', () => {
   });
 });
 
-describe('dealing the frontier', () => {
+describe('dealing the frontier (shard-deal.ts)', () => {
   const bits = (size: number, ...set: number[]) => {
     const a = new Uint32Array((size + 31) >>> 5);
     for (const k of set) a[k >>> 5]! |= 1 << (k & 31);
     return a;
   };
-  const counts = (owner: number[], count: number) => Array.from({ length: count }, (_, i) => owner.filter((o) => o === i).length);
+  const ofBits = (a: Uint32Array) => [...Array(a.length * 32).keys()].filter((b) => (a[b >>> 5]! >>> (b & 31)) & 1);
 
-  it('without ancestry: round robin', () => {
-    expect(dealFrontier(new Array(7).fill(undefined), 3)).toEqual([0, 1, 2, 0, 1, 2, 0]);
-  });
-
-  it('keeps frontier worlds of one ancestry together, within the slack', () => {
-    // Two families (ancestors 0-1 and 2-3 of 40 partition worlds), 6 worlds each, interleaved.
-    const anc = Array.from({ length: 12 }, (_, k) => (k % 2 === 0 ? bits(40, 0, 1) : bits(40, 2, 3)));
-    const owner = dealFrontier(anc, 2);
-    expect(new Set(owner.filter((_, k) => k % 2 === 0)).size).toBe(1);
-    expect(new Set(owner.filter((_, k) => k % 2 === 1)).size).toBe(1);
-    expect(counts(owner, 2)).toEqual([6, 6]);
-    // One family larger than a shard's share: the shard fills to the slack, the rest goes elsewhere.
-    const big = dealFrontier(Array.from({ length: 20 }, () => bits(40, 5)), 2);
-    expect(Math.max(...counts(big, 2))).toBe(Math.ceil(10 * FRONTIER_SLACK));
-    expect(dealFrontier(anc, 2)).toEqual(owner);
-  });
-
-  /** The deal as specified, every shard scored for every world (dealFrontier only scores the shards holding an ancestor, and the emptiest other). */
-  function reference(anc: (Uint32Array | undefined)[], count: number): number[] {
-    const cap = Math.max(1, Math.ceil((anc.length / count) * FRONTIER_SLACK));
-    const covered = Array.from({ length: count }, () => new Set<number>());
-    const load = new Array<number>(count).fill(0);
-    const set = anc.map((a) => (a ? [...Array(a.length * 32).keys()].filter((b) => (a[b >>> 5]! >>> (b & 31)) & 1) : []));
-    const owner: number[] = [];
-    for (const k of set.map((_, k) => k).sort((x, y) => set[y]!.length - set[x]!.length || x - y)) {
-      let best = -1;
-      for (let i = 0; i < count; i++) {
-        if (load[i]! >= cap) continue;
-        const fresh = (j: number) => set[k]!.filter((b) => !covered[j]!.has(b)).length;
-        if (best < 0 || fresh(i) < fresh(best) || (fresh(i) === fresh(best) && load[i]! < load[best]!)) best = i;
-      }
-      owner[k] = best;
-      load[best]!++;
-      for (const b of set[k]!) covered[best]!.add(b);
-    }
-    return owner;
+  /** The deal's cost from scratch: max(largest work, even share) first, then the total work. */
+  function cost(size: number, classes: { anc: Uint32Array; weight: number }[], owner: number[], count: number): [number, number] {
+    const work = new Array<number>(count).fill(0);
+    for (const o of owner) work[o]!++;
+    for (const c of classes) for (const s of new Set(ofBits(c.anc).map((k) => owner[k]!))) work[s]! += c.weight;
+    const total = size + classes.reduce((x, c) => x + c.weight, 0);
+    return [Math.max(...work, total / count), work.reduce((x, y) => x + y, 0)];
   }
+  const less = (a: [number, number], b: [number, number]) => a[0] < b[0] || (a[0] === b[0] && a[1] < b[1]);
 
-  it('with random ancestries: the same deal as scoring every shard, every world dealt, no shard over the slack', () => {
-    let seed = 7;
+  it('classes add up the weights of equal ancestries and drop weightless worlds', () => {
+    const c = new AncestryClasses();
+    c.add(bits(40, 1, 33), 2);
+    c.add(bits(40, 5), 1);
+    c.add(bits(40, 1, 33), 3);
+    c.add(bits(40, 7), 0);
+    expect(c.list().map((x) => [ofBits(x.anc), x.weight])).toEqual([
+      [[1, 33], 5],
+      [[5], 1],
+    ]);
+  });
+
+  it('keeps families that share descendants on one shard and balances their weights', () => {
+    // Two families: partition worlds 0-3 share descendants, so do 4-7; equal weights.
+    const classes = [
+      { anc: bits(8, 0, 1), weight: 10 },
+      { anc: bits(8, 1, 2, 3), weight: 10 },
+      { anc: bits(8, 4, 5), weight: 10 },
+      { anc: bits(8, 5, 6, 7), weight: 10 },
+    ];
+    const owner = dealPartition(8, classes, 2);
+    expect(new Set(owner.slice(0, 4)).size).toBe(1);
+    expect(new Set(owner.slice(4)).size).toBe(1);
+    expect(owner[0]).not.toBe(owner[4]);
+    // Three families on three shards, whatever the order of the classes.
+    const three = [0, 1, 2].flatMap((f) => [{ anc: bits(9, 3 * f, 3 * f + 1), weight: 5 }, { anc: bits(9, 3 * f + 1, 3 * f + 2), weight: 5 }]);
+    const o3 = dealPartition(9, [...three].reverse(), 3);
+    expect([0, 1, 2].map((f) => new Set(o3.slice(3 * f, 3 * f + 3)).size)).toEqual([1, 1, 1]);
+    expect(new Set(o3).size).toBe(3);
+  });
+
+  it('splits a family that outweighs an even share, where it costs least', () => {
+    // One chain 0-1-2-3 with a heavy class on each end and a light link in the middle.
+    const classes = [
+      { anc: bits(4, 0, 1), weight: 50 },
+      { anc: bits(4, 1, 2), weight: 1 },
+      { anc: bits(4, 2, 3), weight: 50 },
+    ];
+    const owner = dealPartition(4, classes, 2);
+    expect(owner[0]).toBe(owner[1]);
+    expect(owner[2]).toBe(owner[3]);
+    expect(owner[1]).not.toBe(owner[2]);
+  });
+
+  it('random classes: every world dealt, deterministic, and no single move lowers the cost', () => {
+    let seed = 11;
     const next = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0);
-    for (const count of [2, 3, 5, 9, 60]) {
-      const anc = Array.from({ length: 50 }, (_, k) => (k % 7 === 6 ? bits(70) : bits(70, next() % 70, next() % 70, next() % 70)));
-      const owner = dealFrontier(anc, count);
-      expect(owner).toEqual(reference(anc, count));
-      expect(owner.every((o) => o >= 0 && o < count)).toBe(true);
-      expect(Math.max(...counts(owner, count))).toBeLessThanOrEqual(Math.ceil((50 / count) * FRONTIER_SLACK));
+    for (const [size, count] of [[12, 2], [30, 3], [50, 5], [9, 9], [70, 2]] as const) {
+      const classes = Array.from({ length: 40 }, () => ({ anc: bits(size, next() % size, next() % size, ...(next() % 3 === 0 ? [next() % size] : [])), weight: 1 + (next() % 9) }));
+      const owner = dealPartition(size, classes, count);
+      expect(owner).toHaveLength(size);
+      expect(owner.every((o) => Number.isInteger(o) && o >= 0 && o < count)).toBe(true);
+      expect(dealPartition(size, classes, count)).toEqual(owner);
+      const now = cost(size, classes, owner, count);
+      for (let i = 0; i < size; i++) {
+        if (owner.filter((o) => o === owner[i]).length <= 1) continue;
+        for (let t = 0; t < count; t++) {
+          if (t === owner[i]) continue;
+          const moved = owner.slice();
+          moved[i] = t;
+          expect(less(cost(size, classes, moved, count), now), `size ${size} count ${count}: moving ${i} to ${t}`).toBe(false);
+        }
+      }
     }
-    expect(dealFrontier(new Array(9).fill(undefined), 4)).toEqual(reference(new Array(9).fill(undefined), 4));
+  });
+
+  it('a frontier world goes with most of its ancestors; ties (among the most-voted shards) and worlds without ancestry to the shard with fewest', () => {
+    const part = [0, 0, 1, 1, 2];
+    expect(dealByAncestry([bits(5, 0, 1, 2), bits(5, 2, 3, 4), bits(5, 4), bits(5, 0, 2), undefined, bits(5, 1, 3)], part, 3)).toEqual([0, 1, 2, 0, 1, 0]);
   });
 });

@@ -162,7 +162,7 @@ async function run(
   let xs: ExchangeSearch | undefined;
   let sv: SharedVisited | undefined;
   const link: ClaimsLink | undefined = shared ? joinShared(s, opts) : undefined;
-  const shardPrefix = shard && !exchange ? () => void (s.shard = runPrefix(s, shard.index, shard.count, opts.shardPrefix ?? DEFAULT_SHARD_PREFIX)) : undefined;
+  const shardPrefix = shard && !exchange ? () => void (s.shard = runPrefix(s, shard.index, shard.count, opts.shardPrefix ?? DEFAULT_SHARD_PREFIX, opts.shardLookahead)) : undefined;
   shardPrefix?.();
 
   if (strategy === 'swarm') {

@@ -2,39 +2,46 @@
 // communication (separate processes or machines) and whose union visits every
 // reachable world. The argument, the duplicated work and the limits: docs/sharding.md.
 //
-// Every shard runs the same breadth-first prefix, without any reduction, until the
-// next level (the frontier: the distinct worlds first met at depth d + 1) holds at
-// least `prefix * count` worlds. The frontier is dealt out by `dealFrontier` (below);
-// a shard explores from its own, with its own visited set seeded with the prefix and
-// the whole frontier, so it never re-enters the prefix nor another shard's frontier world.
+// Every shard runs the same breadth-first prefix, without any reduction: until a level
+// (the partition level) holds at least `prefix * count` worlds, then `lookahead` levels
+// more (fewer when a level grows past LOOKAHEAD_GROWTH times that). The last level is
+// the frontier: the distinct worlds first met at depth d + 1. Every world below the
+// partition level records which partition-level worlds it descends from; shard-deal.ts
+// deals the partition level so that shards share few descendants and get even weights,
+// and each frontier world goes with most of its ancestors. A shard explores from its
+// own frontier worlds, with its own visited set seeded with the prefix and the whole
+// frontier, so it never re-enters the prefix nor another shard's frontier world.
 // Every successor of a prefix world is in the prefix or the frontier (complete levels),
 // so a path from the initial world to any world w leaves the prefix through a frontier
 // world f; from the last frontier world on it the path avoids both, and f's owner
 // explores w. Any deal is complete; the deal only decides the duplicated work and balance.
 import { createHash } from 'node:crypto';
-import { apply, enabled, type Scenario, type World } from '../actors/index.ts';
+import { StepMemo, apply, enabled, type Scenario, type World } from '../actors/index.ts';
+import type { Lanes } from './fingerprint.ts';
 import { stepViolation } from './properties.ts';
 import type { Session } from './session.ts';
 import { VisitedSet } from './visited.ts';
+import { AncestryClasses, dealByAncestry, dealPartition } from './shard-deal.ts';
 import type { PropertyRef } from './types.ts';
 
-/** Frontier worlds per shard the prefix waits for (balance vs. prefix size and duplicated work). */
-export const DEFAULT_SHARD_PREFIX = 64;
+/**
+ * Partition-level worlds per shard the prefix waits for. On airflow-checkpoints (W=2,
+ * items 5 to 8, 2 shards, the oracle's exact futures: docs/sharding.md) 128 a shard with
+ * a 6-level lookahead gave duplication 1.01-1.06 and a larger shard of 56-58%; 96 or
+ * 192 gave 59-62% (a partition level of 212 or 511 worlds), 64 gave 1.10-1.15 and 64-71%.
+ */
+export const DEFAULT_SHARD_PREFIX = 128;
 
 /**
- * The partition level: the first prefix level with at least this many worlds per shard.
- * Every later prefix world records which partition-level worlds it descends from, by
- * every prefix step (not only the first that found it); `dealFrontier` keeps frontier
- * worlds with shared ancestry together. Chosen on airflow-checkpoints (items=3 to 5, W=2,
- * 2 shards): 16 gave duplication 1.12-1.24 and a larger shard of 61-63% at prefix 64-256
- * per shard (1.33 and 72% at 32); 8-12 did as well at prefix 32-64 but 1.6-1.7 and
- * 84-91% at 128-256 (a few ancestries span most of the frontier); 24-32 gave 1.19-1.28
- * and 68-77%.
+ * Levels the prefix explores past the partition level before it deals (the lookahead).
+ * Frontier worlds whose futures meet within it are kept on one shard; it costs those
+ * levels in every shard. On airflow-checkpoints 5 to 7 did about as well, 4 or fewer
+ * left groups apart that meet later (duplication 1.2-1.5).
  */
-export const PARTITION_WORLDS_PER_SHARD = 16;
+export const SHARD_LOOKAHEAD_LEVELS = 6;
 
-/** A shard takes at most this factor over an even share of the frontier worlds. */
-export const FRONTIER_SLACK = 1.1;
+/** The lookahead stops early once a level holds this many times the partition target (fast-growing models). */
+export const LOOKAHEAD_GROWTH = 4;
 
 /** A frontier world this shard explores from, and the prefix schedule that reaches it. */
 export interface ShardRoot {
@@ -55,7 +62,7 @@ export interface ShardPlan {
   readonly prefixStates: number;
   readonly prefixDepth: number;
   readonly frontier: number;
-  /** Depth of the partition level (`dealFrontier`), undefined when the frontier came first. */
+  /** Depth of the partition level (shard-deal.ts), undefined when the search ended inside the prefix. */
   readonly partitionDepth: number | undefined;
 }
 
@@ -75,7 +82,7 @@ export interface ShardInfo {
   frontier: number;
   /** Frontier worlds this shard explored from. */
   roots: number;
-  /** Depth of the level whose worlds' descendants are kept together (absent: the frontier was dealt round robin). */
+  /** Depth of the partition level, whose worlds were dealt by their descendants (absent: the search ended inside the prefix). */
   partitionDepth?: number;
   /** sha256 of this shard's visited fingerprints (sorted 64-bit, little-endian), other shards' frontier left out. */
   digest: string;
@@ -90,6 +97,8 @@ export function assertShard(shard: { index: number; count: number }): void {
 interface Level {
   world: World;
   schedule: string[];
+  /** Its per-actor hash lanes (undefined under symmetry), for its successors' incremental hashing. */
+  lanes?: Lanes;
   /** Once the partition level is reached: a bitset of the partition-level worlds it descends from. */
   anc?: Uint32Array;
 }
@@ -98,8 +107,9 @@ interface Level {
  * Runs the shared prefix on the session: visits (and checks) every world up to the
  * frontier, seeds the visited set with the whole frontier, and returns this shard's
  * roots. A violation in the prefix is recorded in `s.found` (every shard finds it).
+ * `lookahead`: levels past the partition level (SHARD_LOOKAHEAD_LEVELS by default).
  */
-export function runPrefix(s: Session, index: number, count: number, perShard: number): ShardPlan {
+export function runPrefix(s: Session, index: number, count: number, perShard: number, lookahead = SHARD_LOOKAHEAD_LEVELS): ShardPlan {
   const sc: Scenario = s.sc;
   const target = Math.max(1, perShard) * count;
   const checkRevisits = s.hasher.symmetric || s.opts.inspect?.violation !== undefined;
@@ -109,40 +119,46 @@ export function runPrefix(s: Session, index: number, count: number, perShard: nu
     return true;
   };
   let partitionDepth: number | undefined;
+  let partitionSize = 0;
   const plan = (roots: ShardRoot[], foreign: VisitedSet, depth: number, frontier: number, others: ShardRoot[] = []): ShardPlan => ({ index, count, roots, foreign, others, prefixStates: s.visited.size - frontier, prefixDepth: depth, frontier, partitionDepth: frontier > 0 ? partitionDepth : undefined });
+  const atFrontier = (depth: number, size: number): boolean => partitionDepth !== undefined && (depth - partitionDepth >= lookahead || size >= LOOKAHEAD_GROWTH * target);
 
   const init = s.start();
   if (init.violation && report(init.violation, [])) return plan([], new VisitedSet(), 0, 0);
   // `level` holds the worlds at `depth`, visited and counted; each is checked when expanded.
-  let level: Level[] = [{ world: init.world, schedule: [] }];
+  const memo = new StepMemo();
+  s.hasher.world(init.world);
+  let level: Level[] = [{ world: init.world, schedule: [], lanes: s.hasher.lastLanes }];
   let depth = 0;
   for (;;) {
-    if (level.length >= target || level.length === 0 || depth >= s.maxDepthBudget) break;
-    if (level.length >= PARTITION_WORLDS_PER_SHARD * count && !level[0]!.anc) {
+    if (level.length === 0) break;
+    if (partitionDepth === undefined && level.length >= target) {
       partitionDepth = depth;
+      partitionSize = level.length;
       const words = (level.length + 31) >>> 5;
       level.forEach((n, k) => {
         n.anc = new Uint32Array(words);
         n.anc[k >>> 5] = 1 << (k & 31);
       });
     }
+    if (atFrontier(depth, level.length) || depth >= s.maxDepthBudget) break;
     const next: Level[] = [];
     // The next level's worlds by fingerprint: a step into one of them from another parent adds that parent's ancestry.
     const nextIndex = level[0]!.anc ? new Map<string, Level>() : undefined;
     for (const n of level) {
-      if (arriveChecks(s, n, report)) return plan([], new VisitedSet(), depth, 0);
-      const all = enabled(sc, n.world);
+      const { all, end } = s.firstVisit(n.world, n.schedule.length, false);
+      if (end !== undefined && report(end, n.schedule)) return plan([], new VisitedSet(), depth, 0);
       for (const t of all) {
-        const r = apply(sc, n.world, t, { detail: false });
+        const r = apply(sc, n.world, t, { detail: false, memo });
         s.determinism?.check(n.world, t, r.world, r.events);
         s.transitions++;
         s.states++;
-        const fresh = s.visit(r.world);
-        const schedule = [...n.schedule, t.id];
+        // Hashed incrementally from the parent's lanes, as the search does.
+        const fresh = s.visit(r.world, n.world, n.lanes);
         const v = stepViolation(sc, r.world, r.events, fresh || checkRevisits);
-        if (v && report(v, schedule)) return plan([], new VisitedSet(), depth, 0);
+        if (v && report(v, [...n.schedule, t.id])) return plan([], new VisitedSet(), depth, 0);
         if (fresh) {
-          const m: Level = n.anc ? { world: r.world, schedule, anc: n.anc.slice() } : { world: r.world, schedule };
+          const m: Level = { world: r.world, schedule: [...n.schedule, t.id], lanes: s.hasher.lastLanes, ...(n.anc ? { anc: n.anc.slice() } : {}) };
           next.push(m);
           nextIndex?.set(`${s.hasher.ha},${s.hasher.hb}`, m);
         } else if (nextIndex) {
@@ -154,13 +170,13 @@ export function runPrefix(s: Session, index: number, count: number, perShard: nu
     level = next;
     depth++;
   }
-  if (level.length > 0 && depth >= s.maxDepthBudget && level.length < target) {
+  if (level.length > 0 && !atFrontier(depth, level.length)) {
     // The depth bound ends the search inside the prefix: the last level is checked, not expanded.
     for (const n of level) if (arriveChecks(s, n, report)) break;
     s.cutBy ??= 'maxDepth';
     return plan([], new VisitedSet(), depth, 0);
   }
-  const owner = dealFrontier(level.map((n) => n.anc), count);
+  const owner = dealLevel(sc, level, partitionSize, count);
   const roots: ShardRoot[] = [];
   const others: ShardRoot[] = [];
   const foreign = new VisitedSet();
@@ -178,53 +194,20 @@ export function runPrefix(s: Session, index: number, count: number, perShard: nu
 
 /**
  * The shard of each frontier world (by position in the level, which every shard computes
- * alike). Two frontier worlds that descend from the same partition-level world often
- * reach the same worlds below the frontier (interleavings of one early choice meet
- * again), so a greedy deal keeps ancestries together: worlds with the most ancestors
- * first, each to the shard whose frontier worlds already cover most of its ancestors,
- * while that shard holds fewer than FRONTIER_SLACK times an even share. Without
- * ancestry (no partition level before the frontier) this is a round robin.
+ * alike). A frontier world weighs its number of enabled steps (a one-step estimate of
+ * how much lies below it: on airflow it balanced the futures better than counting
+ * worlds); worlds of equal ancestry form a class, the partition level is dealt on those
+ * classes (dealPartition) and each frontier world follows most of its ancestors.
  */
-export function dealFrontier(anc: readonly (Uint32Array | undefined)[], count: number): number[] {
-  const owner = new Array<number>(anc.length).fill(0);
-  const cap = Math.max(1, Math.ceil((anc.length / count) * FRONTIER_SLACK));
-  const load = new Array<number>(count).fill(0);
-  const bits = anc.map((a) => {
-    const out: number[] = [];
-    if (a) for (let w = 0; w < a.length; w++) for (let x = a[w]!; x !== 0; x &= x - 1) out.push(w * 32 + (31 - Math.clz32(x & -x)));
-    return out;
-  });
-  // Per partition-level world, the shards already holding one of its descendants: only
-  // those (and the emptiest other shard) are candidates, so many shards stay cheap.
-  const holders: number[][] = [];
-  const held = Array.from({ length: count }, () => new Set<number>());
-  const order = anc.map((_, k) => k).sort((x, y) => bits[y]!.length - bits[x]!.length || x - y);
-  for (const k of order) {
-    const mine = bits[k]!;
-    const hits = new Map<number, number>();
-    for (const b of mine) for (const i of holders[b] ?? []) hits.set(i, (hits.get(i) ?? 0) + 1);
-    let best = -1;
-    let bestNew = Infinity;
-    const consider = (i: number, fresh: number): void => {
-      if (load[i]! >= cap) return;
-      if (fresh < bestNew || (fresh === bestNew && (load[i]! < load[best]! || (load[i] === load[best] && i < best)))) {
-        best = i;
-        bestNew = fresh;
-      }
-    };
-    for (const [i, h] of hits) consider(i, mine.length - h);
-    let emptiest = -1;
-    for (let i = 0; i < count; i++) if (!hits.has(i) && load[i]! < cap && (emptiest < 0 || load[i]! < load[emptiest]!)) emptiest = i;
-    if (emptiest >= 0) consider(emptiest, mine.length);
-    owner[k] = best;
-    load[best]!++;
-    for (const b of mine) {
-      if (held[best]!.has(b)) continue;
-      held[best]!.add(b);
-      (holders[b] ??= []).push(best);
-    }
-  }
-  return owner;
+function dealLevel(sc: Scenario, level: readonly Level[], partitionSize: number, count: number): number[] {
+  if (level.length === 0) return [];
+  const classes = new AncestryClasses();
+  for (const n of level) classes.add(n.anc!, enabled(sc, n.world).length);
+  return dealByAncestry(
+    level.map((n) => n.anc),
+    dealPartition(partitionSize, classes.list(), count),
+    count,
+  );
 }
 
 /** What `arrive` checks on a world first met: reachability, depth, quiescence, end properties. */

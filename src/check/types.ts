@@ -83,11 +83,19 @@ export interface CheckOptions {
     count: number;
   };
   /**
-   * Sharded dfs / bfs: the prefix grows until its frontier holds at least this many
-   * worlds per shard (default 64): more balances the slices better and costs a longer
-   * prefix that every shard explores.
+   * Sharded dfs / bfs: the prefix grows until a level (the partition level) holds at
+   * least this many worlds per shard (default 128), then `shardLookahead` levels more,
+   * and the last level is dealt out (docs/sharding.md). More gives finer slices and
+   * costs a longer prefix that every shard explores.
    */
   shardPrefix?: number;
+  /**
+   * Sharded dfs / bfs: levels the shared prefix explores past the partition level
+   * before it deals the frontier (default 6). Frontier worlds whose futures meet within
+   * these levels stay on one shard; every shard pays for them. 0 deals the partition
+   * level itself. Every shard of one check must use the same value.
+   */
+  shardLookahead?: number;
   /**
    * Sharded dfs / bfs (`shard` required): exchange mode. Instead of a shared prefix, every
    * world has one owner shard (by its fingerprint); a shard explores only the worlds it

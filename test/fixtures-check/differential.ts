@@ -19,7 +19,7 @@ export interface Combo {
   determinism: boolean;
   liveness: boolean;
   shrink: boolean;
-  shard?: { count: number; prefix: number };
+  shard?: { count: number; prefix: number; lookahead: number };
   maxStates?: number;
   maxDepth?: number;
   timeLimitMs?: number;
@@ -35,7 +35,7 @@ export const budgeted = (c: Combo): boolean => c.maxStates !== undefined || c.ma
 export function describeCombo(c: Combo): string {
   const on = (k: keyof Combo, txt = k as string) => (c[k] ? txt : `no-${txt}`);
   const parts = [c.strategy, on('por'), on('symmetry'), c.strategy === 'bfs' ? c.frontier : '', on('leanHeap', 'lean'), on('memo'), c.determinism ? '' : 'no-determinism', c.liveness ? 'liveness' : '', c.shrink ? 'shrink' : ''];
-  if (c.shard) parts.push(`shards=${c.shard.count}/prefix=${c.shard.prefix}`);
+  if (c.shard) parts.push(`shards=${c.shard.count}/prefix=${c.shard.prefix}/lookahead=${c.shard.lookahead}`);
   for (const k of ['maxStates', 'maxDepth', 'timeLimitMs'] as const) if (c[k] !== undefined) parts.push(`${k}=${c[k]}`);
   if (c.stop) parts.push('stopped');
   return parts.filter(Boolean).join(' ');
@@ -66,7 +66,7 @@ export function drawCombo(r: ReturnType<typeof rng>, sys: { symmetric: boolean; 
   if (b === 1) c.maxDepth = r.int(sys.depth + 2);
   if (b === 2) c.timeLimitMs = 0;
   if (b === 3) c.stop = true;
-  if (r.int(4) === 0) c.shard = { count: 2 + r.int(2), prefix: 1 + r.int(4) };
+  if (r.int(4) === 0) c.shard = { count: 2 + r.int(2), prefix: 1 + r.int(4), lookahead: r.int(4) };
   return c;
 }
 
@@ -129,7 +129,7 @@ export async function observe(sc: Scenario, c: Combo, opts: { fresh?: boolean; s
       sc,
       c,
       optionsOf(c, {
-        ...(c.shard ? { shard: { index: opts.shard ?? 0, count: c.shard.count }, shardPrefix: c.shard.prefix } : {}),
+        ...(c.shard ? { shard: { index: opts.shard ?? 0, count: c.shard.count }, shardPrefix: c.shard.prefix, shardLookahead: c.shard.lookahead } : {}),
         inspect: {
           ...(fresh
             ? {
@@ -165,7 +165,7 @@ function start(sc: Scenario, c: Combo, opts: CheckOptions): Promise<CheckResult>
 
 /** A normal run of `c` (stops at the first violation). */
 export async function verdict(sc: Scenario, c: Combo, shard?: number): Promise<CheckResult> {
-  const run = () => start(sc, c, optionsOf(c, c.shard ? { shard: { index: shard ?? 0, count: c.shard.count }, shardPrefix: c.shard.prefix } : {}));
+  const run = () => start(sc, c, optionsOf(c, c.shard ? { shard: { index: shard ?? 0, count: c.shard.count }, shardPrefix: c.shard.prefix, shardLookahead: c.shard.lookahead } : {}));
   return c.memo ? run() : withoutMemo(run);
 }
 
