@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { rng, type Scenario } from '../src/actors/index.ts';
 import { check, replaySchedule } from '../src/check/index.ts';
 import { MAX_BATCH, decodeBatches, encodeBatch } from '../src/check/claims-log.ts';
+import { families } from '../src/machines/catalog.ts';
 import { allToOne, randomSystem, tokenRing } from './fixtures-check/models.ts';
 import { randomActors } from './fixtures-check/random-actors.ts';
 import { randomMachineSystem } from './fixtures-check/random-machines.ts';
@@ -112,6 +113,23 @@ describe('shared-visited shards over an adversarial channel', () => {
       expect(finders.every((x) => x.sv.stop?.reason === 'violation')).toBe(true);
     }
     expect(tried).toBe(4);
+  });
+});
+
+describe('shared-visited shards on amber-loop nested', () => {
+  it('rows=3 (Arrow record batches in its worlds: only fingerprints cross): the union of own worlds is the full search, late and torn claims, dfs and bfs', async () => {
+    const f = families.find((x) => x.name === 'amber-loop')!;
+    const p: Record<string, unknown> = {};
+    for (const [k, spec] of Object.entries(f.params)) p[k] = spec.default;
+    const sc = f.build({ ...p, design: 'read-at-endchannel', topology: 'nested', rows: 3 } as never);
+    const full = await fullSearch(sc);
+    expect(full.complete).toBe(true);
+    for (const [seed, order] of [[1, 'dfs'], [2, 'bfs']] as const) {
+      const { shards, own } = runClaimsShards(sc, { count: 2, seed, order, prefix: 2, adv: { maxLag: 10, tear: true, garble: true, deaf: [], mute: [] }, batch: 5, pollMs: 2, check: { inspect: { violation: () => true } } });
+      for (const x of shards) expect(x.s.cutBy).toBeUndefined();
+      expect(sorted(own.flatMap((o) => [...o]))).toEqual(full.fps);
+      expect(shards.reduce((a, x) => a + x.sv.foreign.size, 0)).toBeGreaterThan(0);
+    }
   });
 });
 
