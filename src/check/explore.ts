@@ -163,15 +163,18 @@ export abstract class Search implements Explorer {
       // Met again with a different sleep set: explore what the first visit left asleep.
       // Under symmetry the world met may be a permutation of the first one, whose
       // enabled steps are listed in another order, so the mark (one bit per position)
-      // cannot be read: it only says "something was asleep", and every step not
-      // asleep now is explored (a superset of Godefroid's wake-up set).
+      // cannot be read: it only says "something was asleep". Then every step is
+      // explored, with an empty sleep set, and the mark cleared: the world is now fully
+      // expanded, so later visits need nothing. (Exploring the steps not asleep now and
+      // leaving the mark set re-expanded the world at every such visit: on cycles the
+      // search never ended, test/check-por-symmetry.test.ts.)
       const all = enabled(this.sc, world);
       const symmetric = s.hasher.symmetric;
-      const steps = symmetric ? all.filter((t) => !inSet(t, sleep)) : wokenSteps(m, all, sleep);
+      const steps = symmetric ? all : wokenSteps(m, all, sleep);
       if (steps.length === 0) return undefined;
       this.diverged = true;
-      s.visited.setMark(symmetric ? (sleep.length > 0 ? 0xff : 0) : m & markOf(sleep, all));
-      return { world, depth, steps, i: 0, sleep, done: [], parent, via, lanes: s.hasher.lastLanes, all: this.stubborn?.on && steps.length < all.length ? all : undefined, key, en: this.keepsEnabled ? all : undefined, index: -1 };
+      s.visited.setMark(symmetric ? 0 : m & markOf(sleep, all));
+      return { world, depth, steps, i: 0, sleep: symmetric ? [] : sleep, done: [], parent, via, lanes: s.hasher.lastLanes, all: this.stubborn?.on && steps.length < all.length ? all : undefined, key, en: this.keepsEnabled ? all : undefined, index: -1 };
     }
     const { all, end } = s.firstVisit(world, depth);
     if (this.por.enabled && sleep.length > 0) s.visited.setMark(s.hasher.symmetric ? 0xff : markOf(sleep, all));
