@@ -13,28 +13,13 @@ import { registerSource } from '../scripts/source-loader.mjs';
 
 registerSource();
 const { families } = await import('../src/machines/catalog.ts');
-const { apply, enabled, initialWorld, parseParams } = await import('../src/actors/index.ts');
+const { apply, enabled, parseParams } = await import('../src/actors/index.ts');
 const { WorldHasher, fpHex } = await import('../src/check/fingerprint.ts');
 const { createWorldCodec } = await import('../src/check/world-codec.ts');
+const { reach } = await import('./fixtures-check/reach.ts');
 
 const [mode, dir, casesJson] = process.argv.slice(2);
 const cases = JSON.parse(casesJson);
-
-function reach(sc, limit) {
-  const h = new WorldHasher(sc, false);
-  const seen = new Set();
-  const out = [];
-  const queue = [initialWorld(sc, { detail: false }).world];
-  while (queue.length > 0 && out.length < limit) {
-    const w = queue.shift();
-    const key = fpHex(h.fp(w));
-    if (seen.has(key)) continue;
-    seen.add(key);
-    out.push(w);
-    for (const s of enabled(sc, w)) queue.push(apply(sc, w, s, { detail: false }).world);
-  }
-  return out;
-}
 
 function describe(sc, w, bytes) {
   const plain = new WorldHasher(sc, false);

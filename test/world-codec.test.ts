@@ -18,25 +18,9 @@ import { ValueWriter } from '../src/check/value-encode.ts';
 import { ValueReader } from '../src/check/value-decode.ts';
 import { objectStore, scriptClient, s3Get, s3List, s3Put, s3Delete, taskStateStore, tsGet, tsSet, type TaskScope } from '../src/storage/index.ts';
 import { randomSystem } from './fixtures-check/models.ts';
+import { reach } from './fixtures-check/reach.ts';
 import { randomActors } from './fixtures-check/random-actors.ts';
 import { randomMachineSystem } from './fixtures-check/random-machines.ts';
-
-/** Up to `limit` distinct worlds of a bfs from the initial world (every step, no reduction). */
-function reach(sc: Scenario, limit: number): World[] {
-  const h = new WorldHasher(sc, false);
-  const seen = new Set<string>();
-  const out: World[] = [];
-  const queue = [initialWorld(sc, { detail: false }).world];
-  while (queue.length > 0 && out.length < limit) {
-    const w = queue.shift()!;
-    const key = fpHex(h.fp(w));
-    if (seen.has(key)) continue;
-    seen.add(key);
-    out.push(w);
-    for (const s of enabled(sc, w)) queue.push(apply(sc, w, s, { detail: false }).world);
-  }
-  return out;
-}
 
 /**
  * What a world does next: its steps, and per step the successor's fingerprint and the hash
