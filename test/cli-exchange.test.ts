@@ -3,27 +3,14 @@
 // search's; merge says complete; a violation is found, merged and replayed; a missing
 // shard, a stale directory, mixed modes and liveness are refused with exit 2; amber-loop
 // nested (Arrow values in its worlds) is refused by every shard.
-import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { BIN, cli, runMain, scratchDir } from './cli-helpers.ts';
+import { cli, runMain, scratchDir, startCli } from './cli-helpers.ts';
 
 const run = runMain;
 
-/** The real command in a child process, not waited for (shards run side by side). */
-function start(args: string[], cwd: string, env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((done) => {
-    const base: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', ...env };
-    for (const k of ['INTERLEAVE_SHARD', 'INTERLEAVE_EXCHANGE', 'JOB_COMPLETION_INDEX', 'SLURM_ARRAY_TASK_ID', 'SLURM_ARRAY_TASK_COUNT'] as const) if (!(k in env)) delete base[k];
-    const child = spawn(process.execPath, [BIN, ...args], { cwd, env: base });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('close', (code) => done({ code, stdout, stderr }));
-  });
-}
+const start = startCli;
 
 const lines = (path: string) => readFileSync(path, 'utf8').split('\n').filter(Boolean);
 const json = (path: string) => JSON.parse(readFileSync(path, 'utf8'));

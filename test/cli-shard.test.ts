@@ -1,27 +1,15 @@
 // `interleave check --shard i/n --result FILE` and `interleave merge`: shards as
 // separate processes (the union of their fingerprints is one process's), the shard
 // index from the environment of batch engines, and merge's exit codes.
-import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { resolveShard } from '../src/cli/shard-env.ts';
-import { BIN, cli, runMain, scratchDir } from './cli-helpers.ts';
+import { cli, runMain, scratchDir, startCli } from './cli-helpers.ts';
 
 const run = runMain;
 
-/** Runs the real command in a child process without waiting for it (shards run side by side). */
-function start(args: string[], cwd: string, env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; stderr: string }> {
-  return new Promise((done) => {
-    const base: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', ...env };
-    for (const k of ['INTERLEAVE_SHARD', 'JOB_COMPLETION_INDEX', 'SLURM_ARRAY_TASK_ID', 'SLURM_ARRAY_TASK_COUNT'] as const) if (!(k in env)) delete base[k];
-    const child = spawn(process.execPath, [BIN, ...args], { cwd, env: base });
-    let stderr = '';
-    child.stderr.on('data', (d) => (stderr += d));
-    child.stdout.resume();
-    child.on('close', (code) => done({ code, stderr }));
-  });
-}
+const start = startCli;
 
 const lines = (path: string) => readFileSync(path, 'utf8').split('\n').filter(Boolean);
 const json = (path: string) => JSON.parse(readFileSync(path, 'utf8'));
