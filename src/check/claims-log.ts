@@ -9,8 +9,9 @@
 // and read again later from the same offset. A false claim would make other shards skip
 // a world nobody explores, so a damaged batch is never taken; a batch never taken only
 // costs duplicated work.
-import { closeSync, fstatSync, mkdirSync, openSync, readSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
+import { makeDir } from './trace-file.ts';
 
 const MAGIC = 0x4d4c4349; // "ICLM"
 const HEADER = 12;
@@ -100,7 +101,7 @@ export const claimsName = (j: number): string => `claims-${j}.bin`;
  * what the writer's last close flushed); the writer keeps its file open in append mode.
  */
 export function fsClaimsFiles(dir: string, index: number): ClaimsFiles {
-  mkdirSync(dir, { recursive: true });
+  makeDir(dir);
   let fd: number | undefined = openSync(join(dir, claimsName(index)), 'a');
   return {
     append(bytes) {

@@ -12,8 +12,8 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
-import { writeAtomically } from './trace-file.ts';
+import { linkSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import { makeDir, writeAtomically } from './trace-file.ts';
 
 /** File access within the run directory (names relative to it); tests wrap it to delay what others see. */
 export interface DirIo {
@@ -35,7 +35,7 @@ export class ExchangeError extends Error {
 
 /** The real file system under `dir` (created if missing). */
 export function fsDirIo(dir: string): DirIo {
-  mkdirSync(dir, { recursive: true });
+  makeDir(dir);
   const made = new Set<string>();
   const tmpName = (name: string) => `${name}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`;
   const parent = (name: string) => {
@@ -43,7 +43,7 @@ export function fsDirIo(dir: string): DirIo {
     if (slash < 0) return;
     const sub = name.slice(0, slash);
     if (made.has(sub)) return;
-    mkdirSync(join(dir, sub), { recursive: true });
+    makeDir(join(dir, sub));
     made.add(sub);
   };
   return {

@@ -1,6 +1,6 @@
 // The counterexample file: versioned JSON the CLI reads back (and validates with zod).
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -84,6 +84,29 @@ export function saveTraceFile(path: string, file: TraceFile, source?: { readonly
 }
 
 /**
+ * Creates `dir` and its missing parents (`mkdir -p`). Not `mkdirSync(dir, { recursive:
+ * true })`: on Node 20 that never returns for a path under /proc, where the kernel
+ * refuses the new directory with ENOENT; here the refusal is thrown, for the caller to
+ * turn into a clear error.
+ */
+export function makeDir(dir: string): void {
+  const missing: string[] = [];
+  for (let p = resolve(dir); !existsSync(p); ) {
+    missing.push(p);
+    const up = dirname(p);
+    if (up === p) break;
+    p = up;
+  }
+  for (const m of missing.reverse()) {
+    try {
+      mkdirSync(m);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+    }
+  }
+}
+
+/**
  * Writes `text` to `path` through a temporary file in the same directory and a rename,
  * creating the directory: a killed process leaves the old file or none, never half of one.
  * The temporary name is unique per process and call, so writers on several hosts sharing
@@ -91,7 +114,7 @@ export function saveTraceFile(path: string, file: TraceFile, source?: { readonly
  */
 export function writeAtomically(path: string, data: string | Uint8Array): void {
   const abs = resolve(path);
-  mkdirSync(dirname(abs), { recursive: true });
+  makeDir(dirname(abs));
   const tmp = `${abs}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`;
   try {
     writeFileSync(tmp, data);
