@@ -26,9 +26,9 @@ export function exchangeShard(x: ExchangeInfo): ShardResultFile['shard'] {
   };
 }
 
-/** Why this shard ended early when another shard stopped the run (replaces "cut by Ctrl-C"). */
+/** Why this shard ended early when another shard stopped the run (exchange or shared-visited mode; replaces "cut by Ctrl-C"). */
 export function stoppedByOther(r: CheckResult): string | undefined {
-  const x = r.exchange;
+  const x = r.exchange ?? r.shareVisited;
   return x?.stoppedBy && x.stoppedBy.shard !== x.index ? `stopped by shard ${x.stoppedBy.shard + 1}/${x.count}: ${x.stoppedBy.message}` : undefined;
 }
 

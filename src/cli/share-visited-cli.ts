@@ -42,12 +42,6 @@ export function shareVisitedShard(r: CheckResult): ShardResultFile['shard'] {
   };
 }
 
-/** Why this shard ended early when another shard stopped the run (replaces "cut by Ctrl-C"). */
-export function stoppedByOtherShared(r: CheckResult): string | undefined {
-  const x = r.shareVisited;
-  return x?.stoppedBy && x.stoppedBy.shard !== x.index ? `stopped by shard ${x.stoppedBy.shard + 1}/${x.count}: ${x.stoppedBy.message}` : undefined;
-}
-
 /** What this shard did: its run, its claims, the frontier worlds it started, that POR was off, and that merge gives the verdict. */
 export function shareVisitedLines(r: CheckResult, o: Style): string[] {
   const x = r.shareVisited;

@@ -13,7 +13,7 @@ import { resolveShard, type ShardChoice } from '../shard-env.ts';
 import { RESULT_KIND, RESULT_SCHEMA_VERSION, fingerprintLines, type ShardResultFile } from '../shard-result.ts';
 import { VERSION } from '../version.ts';
 import { exchangeChecks, exchangeLines, exchangeShard, stoppedByOther } from '../exchange-cli.ts';
-import { shareVisitedChecks, shareVisitedLines, shareVisitedShard, stoppedByOtherShared } from '../share-visited-cli.ts';
+import { shareVisitedChecks, shareVisitedLines, shareVisitedShard } from '../share-visited-cli.ts';
 import { modulePathFrom, writeAtomically } from '../../check/trace-file.ts';
 
 export interface CheckFlags {
@@ -300,7 +300,7 @@ export async function runCheck(io: Io, name: string, flags: CheckFlags): Promise
   }
 
   const hint = f.hint?.(p, false);
-  const verdict = r.complete ? 'complete' : (stoppedByOther(r) ?? stoppedByOtherShared(r) ?? `cut by ${CUT[r.cutBy ?? ''] ?? r.cutBy ?? 'a budget'}`);
+  const verdict = r.complete ? 'complete' : (stoppedByOther(r) ?? `cut by ${CUT[r.cutBy ?? ''] ?? r.cutBy ?? 'a budget'}`);
   if (flags.json) {
     printJson(io, { ok: true, scenario, strategy: r.strategy, seed: r.seed, complete: r.complete, ...(r.cutBy ? { cutBy: r.cutBy } : {}), ...(r.shard ? { shard: r.shard } : {}), ...(r.exchange ? { exchange: r.exchange } : {}), ...(r.shareVisited ? { shareVisited: r.shareVisited } : {}), stats: r.stats, ...(r.collisionProbability !== undefined ? { collisionProbability: r.collisionProbability } : {}), unreached: r.unreached, interrupted, ...(hint ? { hint } : {}) });
     return interrupted ? EXIT.interrupted : EXIT.ok;
