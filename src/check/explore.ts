@@ -67,7 +67,7 @@ function prefixChain(schedule: readonly string[]): Node | undefined {
  * the frontier worlds one at a time, as the hook hands them out.
  */
 export interface VisitHook {
-  /** A world this search just visited for the first time (its fingerprint lanes). */
+  /** A world this search just visited for the first time (its fingerprint, as the two 32-bit halves the visited set keys on). */
   visited(a: number, b: number): void;
   /** Takes other shards' claims into the visited set (when due, or now if `force`); true when the search must stop (another shard stopped the run). */
   poll(force: boolean): boolean;

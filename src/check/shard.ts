@@ -16,7 +16,7 @@
 // world f; from the last frontier world on it the path avoids both, and f's owner
 // explores w. Any deal is complete; the deal only decides the duplicated work and balance.
 import { createHash } from 'node:crypto';
-import { StepMemo, apply, enabled, type Scenario, type World } from '../actors/index.ts';
+import { StepMemo, apply, enabled, type Scenario, type Step, type World } from '../actors/index.ts';
 import type { Lanes } from './fingerprint.ts';
 import { stepViolation } from './properties.ts';
 import type { Session } from './session.ts';
@@ -146,8 +146,8 @@ export function runPrefix(s: Session, index: number, count: number, perShard: nu
     // The next level's worlds by fingerprint: a step into one of them from another parent adds that parent's ancestry.
     const nextIndex = level[0]!.anc ? new Map<string, Level>() : undefined;
     for (const n of level) {
-      const { all, end } = s.firstVisit(n.world, n.schedule.length, false);
-      if (end !== undefined && report(end, n.schedule)) return plan([], new VisitedSet(), depth, 0);
+      const all = arriveChecks(s, n, report);
+      if (!all) return plan([], new VisitedSet(), depth, 0);
       for (const t of all) {
         const r = apply(sc, n.world, t, { detail: false, memo });
         s.determinism?.check(n.world, t, r.world, r.events);
@@ -172,7 +172,7 @@ export function runPrefix(s: Session, index: number, count: number, perShard: nu
   }
   if (level.length > 0 && !atFrontier(depth, level.length)) {
     // The depth bound ends the search inside the prefix: the last level is checked, not expanded.
-    for (const n of level) if (arriveChecks(s, n, report)) break;
+    for (const n of level) if (!arriveChecks(s, n, report)) break;
     s.cutBy ??= 'maxDepth';
     return plan([], new VisitedSet(), depth, 0);
   }
@@ -210,10 +210,10 @@ function dealLevel(sc: Scenario, level: readonly Level[], partitionSize: number,
   );
 }
 
-/** What `arrive` checks on a world first met: reachability, depth, quiescence, end properties. */
-function arriveChecks(s: Session, n: Level, report: (p: PropertyRef, schedule: string[]) => boolean): boolean {
-  const { end } = s.firstVisit(n.world, n.schedule.length, false);
-  return end !== undefined && report(end, n.schedule);
+/** What `arrive` checks on a world first met (reachability, depth, quiescence, end properties): its enabled steps, or undefined when it reported a violation. */
+function arriveChecks(s: Session, n: Level, report: (p: PropertyRef, schedule: string[]) => boolean): readonly Step[] | undefined {
+  const { all, end } = s.firstVisit(n.world, n.schedule.length, false);
+  return end !== undefined && report(end, n.schedule) ? undefined : all;
 }
 
 /** This shard's visited fingerprints, sorted, other shards' frontier worlds left out. */
