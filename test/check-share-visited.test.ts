@@ -7,12 +7,14 @@
 import { describe, expect, it } from 'vitest';
 import { rng, type Scenario } from '../src/actors/index.ts';
 import { check, replaySchedule } from '../src/check/index.ts';
-import { MAX_BATCH, decodeBatches, encodeBatch } from '../src/check/claims-log.ts';
+import { CLAIM_WORDS, MAX_BATCH, decodeBatches, encodeBatch } from '../src/check/claims-log.ts';
 import { families } from '../src/machines/catalog.ts';
 import { allToOne, randomSystem, tokenRing } from './fixtures-check/models.ts';
 import { randomActors } from './fixtures-check/random-actors.ts';
 import { randomMachineSystem } from './fixtures-check/random-machines.ts';
 import { runClaimsShards, type Adversary } from './fixtures-check/claims-harness.ts';
+import { Session } from '../src/check/session.ts';
+import { runPrefix } from '../src/check/shard.ts';
 
 /** The unreduced search's fingerprints, going on past violations (as the shards are asked to). */
 async function fullSearch(sc: Scenario, maxDepth?: number): Promise<{ fps: bigint[]; complete: boolean }> {
@@ -46,52 +48,70 @@ describe('shared-visited shards over an adversarial channel', () => {
     let seed = 0;
     let tricks = 0;
     let foreign = 0;
+    let marked = 0;
     for (const sc of models()) {
       const full = await fullSearch(sc);
       expect(full.complete).toBe(true);
-      for (const round of [0, 1]) {
+      // Round 0 without POR, rounds 1 and 2 with sleep sets (the default): claims then carry marks.
+      for (const round of [0, 1, 2]) {
         seed++;
         const count = 2 + (seed % 2);
         const adv = adversary(seed, count);
-        const { shards, own, net } = runClaimsShards(sc, { count, seed, order: (seed + round) % 2 === 0 ? 'dfs' : 'bfs', prefix: 1 + (seed % 4), adv, batch: 1 + (seed % 9), pollMs: seed % 4, check: { inspect: { violation: () => true } } });
+        const por = round > 0;
+        const { shards, own, net } = runClaimsShards(sc, { count, seed, order: (seed + round) % 2 === 0 ? 'dfs' : 'bfs', prefix: 1 + (seed % 4), adv, batch: 1 + (seed % 9), pollMs: seed % 4, por, check: { inspect: { violation: () => true } } });
         for (const x of shards) expect(x.s.cutBy, `${sc.name} seed ${seed}`).toBeUndefined();
-        expect(sorted(own.flatMap((f) => [...f])), `${sc.name} seed ${seed} ${JSON.stringify(adv)}`).toEqual(full.fps);
+        expect(sorted(own.flatMap((f) => [...f])), `${sc.name} seed ${seed} por ${por} ${JSON.stringify(adv)}`).toEqual(full.fps);
         tricks += net.tricks;
         foreign += shards.reduce((a, x) => a + x.sv.foreign.size, 0);
+        if (por && shards[0]!.s.withMarks) marked += shards.reduce((a, x) => a + x.sv.marked, 0);
       }
     }
-    // The channel did misbehave, and claims did make shards skip worlds.
+    // The channel did misbehave, claims did make shards skip worlds, and some claims carried a sleep set.
     expect(tricks).toBeGreaterThan(0);
     expect(foreign).toBeGreaterThan(0);
+    expect(marked).toBeGreaterThan(0);
   });
 
-  it('with a depth bound: when every shard ends complete the union is the full search; when the bound cuts, some shard says so', async () => {
-    let cut = 0;
-    for (let k = 1; k <= 16; k++) {
-      const sc = randomSystem(k, k % 2 === 1);
-      const unbounded = await fullSearch(sc);
-      const maxDepth = 3 + (k % 6);
-      const bounded = await fullSearch(sc, maxDepth);
-      const { shards, own } = runClaimsShards(sc, { count: 2, seed: k, order: k % 2 === 0 ? 'dfs' : 'bfs', prefix: 2, adv: adversary(k, 2), batch: 3, pollMs: 1, check: { maxDepth, inspect: { violation: () => true } } });
-      const complete = shards.every((x) => x.s.cutBy === undefined);
-      if (complete) expect(sorted(own.flatMap((f) => [...f])), `${sc.name} depth ${maxDepth}`).toEqual(unbounded.fps);
-      else cut++;
-      // A bound that cuts the single search cuts some shard too (never "complete" wrongly).
-      if (!bounded.complete) expect(complete, `${sc.name} depth ${maxDepth}`).toBe(false);
+  it('a claim carries its mark into the visited set: a frontier world claimed with one is met again with the empty sleep set, one claimed without is skipped', async () => {
+    let woken = 0;
+    for (let k = 1; k <= 6; k++) {
+      const sc = randomSystem(k);
+      const full = await fullSearch(sc);
+      // The frontier every shard computes (the same prefix and deal as the run below).
+      const probe = new Session(sc, { strategy: 'dfs', shard: { index: 0, count: 2 }, inspect: { violation: () => true } }, true);
+      const plan = runPrefix(probe, 0, 2, 2);
+      const frontier = [...plan.roots, ...plan.others];
+      if (frontier.length < 2) continue;
+      // Shard 2 never runs; its forged claims name every frontier world, half of them with a mark.
+      const claims = new Uint32Array(frontier.length * CLAIM_WORDS);
+      frontier.forEach((r, i) => {
+        probe.hasher.world(r.world);
+        claims.set([probe.hasher.ha, probe.hasher.hb, i % 2], i * CLAIM_WORDS);
+      });
+      const { shards, own } = runClaimsShards(sc, { count: 2, seed: k, order: 'dfs', prefix: 2, adv: { maxLag: 0, tear: false, garble: false, deaf: [], mute: [] }, batch: 4, pollMs: 0, dead: [1], por: true, before: (net) => net.forge(1, encodeBatch(claims, frontier.length)), check: { inspect: { violation: () => true } } });
+      const sv = shards[0]!.sv;
+      const marked = frontier.filter((_, i) => i % 2 === 1).length;
+      // Every frontier world was claimed: none is started fresh; the marked ones are met again, unless the search met them first and woke their steps.
+      expect(sv.started, `seed ${k}`).toEqual({ own: 0, others: 0 });
+      expect(sv.rootsWoken + sv.skipped, `seed ${k}`).toBe(frontier.length);
+      expect(sv.rootsWoken, `seed ${k}`).toBeLessThanOrEqual(marked);
+      woken += sv.rootsWoken;
+      // What the forged claims left out of shard 1's worlds is at most what lies beyond the frontier: never more than the full search.
+      expect(own[0]!.length, `seed ${k}`).toBeLessThanOrEqual(full.fps.length);
     }
-    expect(cut).toBeGreaterThan(0);
+    expect(woken).toBeGreaterThan(0);
   });
 
   it('control: a shard that claims worlds it never visited makes the union miss worlds (the comparison above can fail)', async () => {
     const sc = randomSystem(1);
     const full = await fullSearch(sc);
     // Shard 2 "claims" every reachable world but never runs: a false claim skips worlds nobody explores.
-    const lanes = new Uint32Array(full.fps.length * 2);
+    const claims = new Uint32Array(full.fps.length * CLAIM_WORDS);
     full.fps.forEach((x, i) => {
-      lanes[i * 2] = Number(x >> 32n);
-      lanes[i * 2 + 1] = Number(x & 0xffffffffn);
+      claims[i * CLAIM_WORDS] = Number(x >> 32n);
+      claims[i * CLAIM_WORDS + 1] = Number(x & 0xffffffffn);
     });
-    const { shards, own } = runClaimsShards(sc, { count: 2, seed: 3, order: 'dfs', prefix: 2, adv: { maxLag: 0, tear: false, garble: false, deaf: [], mute: [] }, batch: 4, pollMs: 0, dead: [1], before: (net) => net.forge(1, encodeBatch(lanes, full.fps.length)), check: { inspect: { violation: () => true } } });
+    const { shards, own } = runClaimsShards(sc, { count: 2, seed: 3, order: 'dfs', prefix: 2, adv: { maxLag: 0, tear: false, garble: false, deaf: [], mute: [] }, batch: 4, pollMs: 0, dead: [1], before: (net) => net.forge(1, encodeBatch(claims, full.fps.length)), check: { inspect: { violation: () => true } } });
     expect(shards[0]!.s.cutBy).toBeUndefined();
     expect(sorted(own[0]!).length).toBeLessThan(full.fps.length);
   });
@@ -124,8 +144,8 @@ describe('shared-visited shards on amber-loop nested', () => {
     const sc = f.build({ ...p, design: 'read-at-endchannel', topology: 'nested', rows: 3 } as never);
     const full = await fullSearch(sc);
     expect(full.complete).toBe(true);
-    for (const [seed, order] of [[1, 'dfs'], [2, 'bfs']] as const) {
-      const { shards, own } = runClaimsShards(sc, { count: 2, seed, order, prefix: 2, adv: { maxLag: 10, tear: true, garble: true, deaf: [], mute: [] }, batch: 5, pollMs: 2, check: { inspect: { violation: () => true } } });
+    for (const [seed, order, por] of [[1, 'dfs', false], [2, 'bfs', true], [3, 'dfs', true]] as const) {
+      const { shards, own } = runClaimsShards(sc, { count: 2, seed, order, prefix: 2, adv: { maxLag: 10, tear: true, garble: true, deaf: [], mute: [] }, batch: 5, pollMs: 2, por, check: { inspect: { violation: () => true } } });
       for (const x of shards) expect(x.s.cutBy).toBeUndefined();
       expect(sorted(own.flatMap((o) => [...o]))).toEqual(full.fps);
       expect(shards.reduce((a, x) => a + x.sv.foreign.size, 0)).toBeGreaterThan(0);
@@ -135,14 +155,14 @@ describe('shared-visited shards on amber-loop nested', () => {
 
 describe('claims file format', () => {
   it('a batch is taken only whole and intact: every prefix gives nothing, every damaged byte is refused', () => {
-    const lanes = Uint32Array.from([1, 2, 0xffffffff, 0, 7, 9]);
-    const one = encodeBatch(lanes, 3);
-    const two = new Uint8Array([...one, ...encodeBatch(Uint32Array.from([5, 6]), 1)]);
-    expect([...decodeBatches(two).lanes]).toEqual([1, 2, 0xffffffff, 0, 7, 9, 5, 6]);
+    const claims = Uint32Array.from([1, 2, 0, 0xffffffff, 0, 3, 7, 9, 255]);
+    const one = encodeBatch(claims, 3);
+    const two = new Uint8Array([...one, ...encodeBatch(Uint32Array.from([5, 6, 1]), 1)]);
+    expect([...decodeBatches(two).claims]).toEqual([1, 2, 0, 0xffffffff, 0, 3, 7, 9, 255, 5, 6, 1]);
     expect(decodeBatches(two).used).toBe(two.length);
     for (let n = 0; n < one.length; n++) {
       const got = decodeBatches(one.subarray(0, n));
-      expect(got.lanes.length, `prefix ${n}`).toBe(0);
+      expect(got.claims.length, `prefix ${n}`).toBe(0);
       expect(got.used).toBe(0);
     }
     for (let i = 0; i < one.length; i++) {
@@ -150,13 +170,14 @@ describe('claims file format', () => {
         const bad = one.slice();
         bad[i] = bad[i]! ^ mask;
         const got = decodeBatches(bad);
-        expect(got.lanes.length, `byte ${i} ^ ${mask}`).toBe(0);
+        expect(got.claims.length, `byte ${i} ^ ${mask}`).toBe(0);
         expect(got.used).toBe(0);
       }
     }
-    // A zero-filled region is no batch.
+    // A zero-filled region is no batch; nor is one whose mark does not fit in a byte, checksum or not.
     expect(decodeBatches(new Uint8Array(64))).toMatchObject({ used: 0, damaged: true });
-    expect(() => encodeBatch(lanes, 0)).toThrow(/1\.\.\d+ fingerprints/);
+    expect(decodeBatches(encodeBatch(Uint32Array.from([1, 2, 256]), 1))).toMatchObject({ used: 0, damaged: true });
+    expect(() => encodeBatch(claims, 0)).toThrow(/1\.\.\d+ claims/);
     expect(MAX_BATCH).toBeGreaterThan(4096);
   });
 });

@@ -1,9 +1,11 @@
 // A shard's claims file in shared-visited mode (claims.ts, docs/sharding.md): an
-// append-only log of the 64-bit fingerprints of the worlds the shard visited, written in
-// batches, read by every other shard from where it last stopped.
+// append-only log of the worlds the shard visited, each as its 64-bit fingerprint and the
+// sleep-set mark it was first expanded with, written in batches, read by every other
+// shard from where it last stopped.
 //
 // A batch: magic (u32), count (u32, 1..MAX_BATCH), checksum (u32) over the count and the
-// payload, then count pairs of u32 lanes (little-endian). A reader takes a batch only
+// payload, then count claims of three u32 (little-endian): lane a, lane b, mark (0..255;
+// 0 when every step was expanded, por.ts's `markOf` otherwise). A reader takes a batch only
 // when all its bytes are there and the checksum holds: a read that sees part of an
 // append (or, on a network file system, bytes not yet filled in) is taken as "not yet"
 // and read again later from the same offset. A false claim would make other shards skip
@@ -13,7 +15,10 @@ import { closeSync, fstatSync, openSync, readSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { makeDir } from './trace-file.ts';
 
-const MAGIC = 0x4d4c4349; // "ICLM"
+// "ICL2": the second format (the first had no marks); a file of the first is damage.
+const MAGIC = 0x324c4349;
+/** u32 words a claim takes: lane a, lane b, mark. */
+export const CLAIM_WORDS = 3;
 const HEADER = 12;
 /** The most fingerprints one batch holds (a larger count is damage, not a batch). */
 export const MAX_BATCH = 1 << 20;
@@ -31,23 +36,31 @@ function checksum(count: number, words: Uint32Array, from: number, n: number): n
   return (h ^ (h >>> 13)) >>> 0;
 }
 
-/** One batch's bytes: the fingerprints (a, b) in `lanes[0 .. 2 * count)`. */
-export function encodeBatch(lanes: Uint32Array, count: number): Uint8Array {
-  if (count < 1 || count > MAX_BATCH) throw new Error(`internal: a claims batch holds 1..${MAX_BATCH} fingerprints, got ${count}`);
-  const out = new Uint8Array(HEADER + count * 8);
+/** True when every claim's mark fits in a byte (por.ts's marks are 8 bits). */
+function marksFit(claims: Uint32Array): boolean {
+  for (let i = 2; i < claims.length; i += CLAIM_WORDS) if (claims[i]! > 0xff) return false;
+  return true;
+}
+
+/** One batch's bytes: the claims (a, b, mark) in `claims[0 .. CLAIM_WORDS * count)`. */
+export function encodeBatch(claims: Uint32Array, count: number): Uint8Array {
+  if (count < 1 || count > MAX_BATCH) throw new Error(`internal: a claims batch holds 1..${MAX_BATCH} claims, got ${count}`);
+  const words = count * CLAIM_WORDS;
+  const out = new Uint8Array(HEADER + words * 4);
   const dv = new DataView(out.buffer);
   dv.setUint32(0, MAGIC, true);
   dv.setUint32(4, count, true);
-  dv.setUint32(8, checksum(count, lanes, 0, count * 2), true);
-  for (let i = 0; i < count * 2; i++) dv.setUint32(HEADER + i * 4, lanes[i]!, true);
+  dv.setUint32(8, checksum(count, claims, 0, words), true);
+  for (let i = 0; i < words; i++) dv.setUint32(HEADER + i * 4, claims[i]!, true);
   return out;
 }
 
 /**
- * The whole batches at the start of `bytes`: their fingerprints as lanes, and how many
- * bytes they span. Stops at the first batch that is incomplete or does not check.
+ * The whole batches at the start of `bytes`: their claims (a, b, mark; `CLAIM_WORDS`
+ * words each), and how many bytes they span. Stops at the first batch that is incomplete
+ * or does not check.
  */
-export function decodeBatches(bytes: Uint8Array): { lanes: Uint32Array; used: number; damaged: boolean } {
+export function decodeBatches(bytes: Uint8Array): { claims: Uint32Array; used: number; damaged: boolean } {
   const dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const parts: Uint32Array[] = [];
   let at = 0;
@@ -59,11 +72,12 @@ export function decodeBatches(bytes: Uint8Array): { lanes: Uint32Array; used: nu
       damaged = true;
       break;
     }
-    const end = at + HEADER + count * 8;
+    const words = count * CLAIM_WORDS;
+    const end = at + HEADER + words * 4;
     if (end > bytes.length) break;
-    const lanes = new Uint32Array(count * 2);
-    for (let i = 0; i < count * 2; i++) lanes[i] = dv.getUint32(at + HEADER + i * 4, true);
-    if (checksum(count, lanes, 0, count * 2) !== dv.getUint32(at + 8, true)) {
+    const lanes = new Uint32Array(words);
+    for (let i = 0; i < words; i++) lanes[i] = dv.getUint32(at + HEADER + i * 4, true);
+    if (checksum(count, lanes, 0, words) !== dv.getUint32(at + 8, true) || !marksFit(lanes)) {
       damaged = true;
       break;
     }
@@ -71,15 +85,15 @@ export function decodeBatches(bytes: Uint8Array): { lanes: Uint32Array; used: nu
     total += lanes.length;
     at = end;
   }
-  const lanes = parts.length === 1 ? parts[0]! : new Uint32Array(total);
+  const claims = parts.length === 1 ? parts[0]! : new Uint32Array(total);
   if (parts.length > 1) {
     let k = 0;
     for (const p of parts) {
-      lanes.set(p, k);
+      claims.set(p, k);
       k += p.length;
     }
   }
-  return { lanes, used: at, damaged };
+  return { claims, used: at, damaged };
 }
 
 /** The claims files of a run: this shard appends to its own, reads the others'. Tests supply one that delivers late, torn or never. */
@@ -138,11 +152,11 @@ export function fsClaimsFiles(dir: string, index: number): ClaimsFiles {
   };
 }
 
-/** This shard's fingerprints waiting to be written (a batch). */
+/** This shard's claims waiting to be written (a batch). */
 export class ClaimsOut {
-  private lanes: Uint32Array;
+  private claims: Uint32Array;
   count = 0;
-  /** Fingerprints written, batches written, bytes written. */
+  /** Claims written, batches written, bytes written. */
   sent = 0;
   batches = 0;
   bytes = 0;
@@ -151,19 +165,21 @@ export class ClaimsOut {
     private readonly files: ClaimsFiles,
     readonly batchSize: number,
   ) {
-    this.lanes = new Uint32Array(Math.min(batchSize, MAX_BATCH) * 2);
+    this.claims = new Uint32Array(Math.min(batchSize, MAX_BATCH) * CLAIM_WORDS);
   }
 
-  /** Adds one; writes the batch when full. */
-  add(a: number, b: number): void {
-    this.lanes[this.count * 2] = a;
-    this.lanes[this.count * 2 + 1] = b;
-    if (++this.count * 2 === this.lanes.length) this.flush();
+  /** Adds one (a world's fingerprint and the sleep-set mark it was expanded with); writes the batch when full. */
+  add(a: number, b: number, mark: number): void {
+    const k = this.count * CLAIM_WORDS;
+    this.claims[k] = a;
+    this.claims[k + 1] = b;
+    this.claims[k + 2] = mark;
+    if (++this.count * CLAIM_WORDS === this.claims.length) this.flush();
   }
 
   flush(): void {
     if (this.count === 0) return;
-    const bytes = encodeBatch(this.lanes, this.count);
+    const bytes = encodeBatch(this.claims, this.count);
     this.files.append(bytes);
     this.sent += this.count;
     this.batches++;
@@ -183,13 +199,13 @@ export class ClaimsIn {
     private readonly shard: number,
   ) {}
 
-  /** The fingerprints (lanes) of the whole, checked batches appended since the last call. */
+  /** The claims (a, b, mark: `CLAIM_WORDS` words each) of the whole, checked batches appended since the last call. */
   take(): Uint32Array | undefined {
     const bytes = this.files.readFrom(this.shard, this.offset);
     if (!bytes || bytes.length === 0) return undefined;
     const got = decodeBatches(bytes);
     if (got.damaged) this.damaged++;
     this.offset += got.used;
-    return got.lanes.length > 0 ? got.lanes : undefined;
+    return got.claims.length > 0 ? got.claims : undefined;
   }
 }

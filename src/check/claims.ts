@@ -15,11 +15,19 @@
 // false (claims-log.ts checks each batch); a late or lost claim only costs duplicated
 // work. No termination protocol: each shard ends when its own search is empty.
 //
-// Partial-order reduction is off: a world skipped here because another shard claimed it
-// may have been expanded there with a sleep set, and the cycle proviso sees one stack.
+// Partial-order reduction: sleep sets stay on, the state reduction (stubborn sets) is off
+// as in every sharded search (its learned relation and cycle proviso are per process). A
+// claim carries the sleep-set mark the claiming shard first expanded the world with, and a
+// shard keeps it for the world as its own visited set keeps its own marks: meeting a
+// claimed world with a sleep set that leaves a marked step awake, the shard explores that
+// step itself, exactly as one process does when it meets a world again (por.ts). So every
+// time any shard meets a world with sleep set S, every step of the world outside S is
+// explored by some shard (the claimant took those outside its mark, this shard the rest),
+// which is what the sleep-set argument needs; a frontier world is met with the empty sleep
+// set, so one claimed with a mark is explored again for the marked steps.
 import { ExchangeError, fsDirIo, joinRun, readStop, writeStop, type DirIo, type StopNote } from './exchange-dir.ts';
 import { runKey } from './exchange.ts';
-import { ClaimsIn, ClaimsOut, fsClaimsFiles, type ClaimsFiles } from './claims-log.ts';
+import { CLAIM_WORDS, ClaimsIn, ClaimsOut, fsClaimsFiles, type ClaimsFiles } from './claims-log.ts';
 import type { VisitHook } from './explore.ts';
 import type { Session } from './session.ts';
 import { DEFAULT_SHARD_PREFIX, type ShardRoot } from './shard.ts';
@@ -56,8 +64,10 @@ export interface ShareVisitedInfo {
   runId: string;
   /** Distinct worlds this shard visited itself, the prefix included (its `stats.distinctStates`). */
   own: number;
-  /** Fingerprints this shard wrote to its claims file (every world it visited below the prefix). */
+  /** Claims this shard wrote to its claims file (every world it visited below the prefix). */
   claimsSent: number;
+  /** Claims written with a sleep-set mark (the world was expanded with some steps asleep; 0 with POR off). */
+  claimsMarked: number;
   /** Batches written. */
   batchesSent: number;
   /** Fingerprints read from the other shards' claims files. */
@@ -73,8 +83,10 @@ export interface ShareVisitedInfo {
     /** Other shards' frontier worlds no shard had visited yet when this one reached them. */
     others: number;
   };
-  /** Frontier worlds skipped because a shard (this one, from another root, or another shard) had visited them. */
+  /** Frontier worlds skipped because a shard (this one, from another root, or another shard) had visited them with every step awake. */
   rootsSkipped: number;
+  /** Frontier worlds a shard had visited with a sleep set, met again here with none: their asleep steps explored here. */
+  rootsWoken: number;
   /** Reads of a claims file whose new bytes did not check (magic, count or checksum): read again later, never taken as claims. */
   tornReads: number;
   /** Why the run ended early, when a shard stopped it: which (0-based), why, and in words. */
@@ -130,10 +142,16 @@ export class SharedVisited implements VisitHook {
   readonly foreign = new VisitedSet();
   received = 0;
   duplicate = 0;
+  /** Claims sent with a sleep-set mark (steps this shard left asleep). */
+  marked = 0;
+  /** Frontier worlds met again with the empty sleep set because a visit with a mark came first. */
+  rootsWoken = 0;
   started = { own: 0, others: 0 };
   skipped = 0;
   /** Set when the run was stopped early (by this shard or another). */
   stop: StopNote | undefined;
+  /** Sleep sets are on: claims carry marks, and the visited set keeps them. */
+  private readonly marks: boolean;
 
   /** After the prefix (s.shard set): the frontier leaves the visited set, to be claimed by whichever shard starts it. */
   constructor(
@@ -141,6 +159,7 @@ export class SharedVisited implements VisitHook {
     private readonly link: ClaimsLink,
   ) {
     const plan = s.shard!;
+    this.marks = s.withMarks;
     this.out = new ClaimsOut(link.files, link.batch);
     for (let j = 0; j < link.count; j++) if (j !== link.index) this.ins.push(new ClaimsIn(link.files, j));
     this.queue = [...plan.roots, ...[...plan.others].reverse()];
@@ -162,8 +181,9 @@ export class SharedVisited implements VisitHook {
     return this.link.runId;
   }
 
-  visited(a: number, b: number): void {
-    this.out.add(a, b);
+  visited(a: number, b: number, mark: number): void {
+    if (mark !== 0) this.marked++;
+    this.out.add(a, b, mark);
   }
 
   poll(force: boolean): boolean {
@@ -174,12 +194,17 @@ export class SharedVisited implements VisitHook {
     this.out.flush();
     const s = this.s;
     for (const x of this.ins) {
-      const lanes = x.take();
-      if (!lanes) continue;
-      for (let i = 0; i < lanes.length; i += 2) {
+      const claims = x.take();
+      if (!claims) continue;
+      for (let i = 0; i < claims.length; i += CLAIM_WORDS) {
         this.received++;
-        if (s.visited.add(lanes[i]!, lanes[i + 1]!)) {
-          this.foreign.add(lanes[i]!, lanes[i + 1]!);
+        const a = claims[i]!,
+          b = claims[i + 1]!,
+          mark = claims[i + 2]!;
+        if (s.visited.add(a, b)) {
+          // The claimant's mark: steps it left asleep, which a later meeting may wake here.
+          if (mark !== 0 && this.marks) s.visited.setMark(mark);
+          this.foreign.add(a, b);
           // Held in the visited set, counted by the shard that visited it.
           s.extraDistinct--;
         } else this.duplicate++;
@@ -192,21 +217,23 @@ export class SharedVisited implements VisitHook {
     return true;
   }
 
-  nextRoot(): ShardRoot | undefined {
+  nextRoot(): { root: ShardRoot; fresh: boolean } | undefined {
     const s = this.s;
     while (this.taken < this.queue.length) {
       if (this.poll(true)) return undefined;
       const k = this.taken++;
       const r = this.queue[k]!;
       s.hasher.world(r.world);
-      if (!s.visited.add(s.hasher.ha, s.hasher.hb)) {
+      const fresh = s.visited.add(s.hasher.ha, s.hasher.hb);
+      // Met before (here or by a claim) with a sleep set: met now with none, so the marked steps wake.
+      if (!fresh && !(this.marks && s.visited.mark() !== 0)) {
         this.skipped++;
         continue;
       }
-      this.visited(s.hasher.ha, s.hasher.hb);
-      if (k < this.ownRoots) this.started.own++;
+      if (!fresh) this.rootsWoken++;
+      else if (k < this.ownRoots) this.started.own++;
       else this.started.others++;
-      return r;
+      return { root: r, fresh };
     }
     return undefined;
   }
@@ -242,12 +269,14 @@ export class SharedVisited implements VisitHook {
       runId: this.link.runId,
       own: this.s.visited.size - this.foreign.size,
       claimsSent: this.out.sent,
+      claimsMarked: this.marked,
       batchesSent: this.out.batches,
       claimsReceived: this.received,
       foreign: this.foreign.size,
       duplicate: this.duplicate,
       rootsStarted: { ...this.started },
       rootsSkipped: this.skipped,
+      rootsWoken: this.rootsWoken,
       tornReads: this.ins.reduce((a, x) => a + x.damaged, 0),
       ...(stop ? { stoppedBy: { shard: stop.by, reason: stop.reason, message: stop.message } } : {}),
     };

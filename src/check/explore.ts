@@ -67,12 +67,17 @@ function prefixChain(schedule: readonly string[]): Node | undefined {
  * the frontier worlds one at a time, as the hook hands them out.
  */
 export interface VisitHook {
-  /** A world this search just visited for the first time (its fingerprint, as the two 32-bit halves the visited set keys on). */
-  visited(a: number, b: number): void;
+  /** A world this search just visited for the first time (its fingerprint, as the two 32-bit halves the visited set keys on), and the sleep-set mark it is expanded with (0: every step). */
+  visited(a: number, b: number, mark: number): void;
   /** Takes other shards' claims into the visited set (when due, or now if `force`); true when the search must stop (another shard stopped the run). */
   poll(force: boolean): boolean;
-  /** The next frontier world to start from, hashed (the session's hasher holds it), visited and claimed; undefined when none is left or the run stopped. */
-  nextRoot(): ShardRoot | undefined;
+  /**
+   * The next frontier world to start from, hashed (the session's hasher holds it) and in
+   * the visited set (its slot the last touched): `fresh` when it was not there before,
+   * else it was met with a sleep set and must be met again with none. Undefined when none
+   * is left or the run stopped.
+   */
+  nextRoot(): { root: ShardRoot; fresh: boolean } | undefined;
 }
 
 /** Shared by dfs and bfs: the root node, and what to do with each successor. */
@@ -151,7 +156,9 @@ export abstract class Search implements Explorer {
   /** Records a new or revisited state; returns the node to expand, if any. */
   private arrive(world: World, fresh: boolean, depth: number, sleep: Step[], parent: Node | undefined, via: string | undefined): Node | undefined {
     const s = this.s;
-    const key = keyOf(s.hasher.ha, s.hasher.hb);
+    const ha = s.hasher.ha,
+      hb = s.hasher.hb;
+    const key = keyOf(ha, hb);
     if (!fresh) {
       if (!this.por.enabled) return undefined;
       const m = s.visited.mark();
@@ -177,7 +184,10 @@ export abstract class Search implements Explorer {
       return { world, depth, steps, i: 0, sleep: symmetric ? [] : sleep, done: [], parent, via, lanes: s.hasher.lastLanes, all: this.stubborn?.on && steps.length < all.length ? all : undefined, key, en: this.keepsEnabled ? all : undefined, index: -1 };
     }
     const { all, end } = s.firstVisit(world, depth);
-    if (this.por.enabled && sleep.length > 0) s.visited.setMark(s.hasher.symmetric ? 0xff : markOf(sleep, all));
+    const mark = this.por.enabled && sleep.length > 0 ? (s.hasher.symmetric ? 0xff : markOf(sleep, all)) : 0;
+    if (mark !== 0) s.visited.setMark(mark);
+    // Claimed once its mark is known: the claim promises every step outside it is expanded here.
+    this.hook?.visited(ha, hb, mark);
     if (this.stubborn?.on && s.visited.hasAux) s.visited.setAux(depth);
     if (end && this.report(end, this.scheduleOf(parent, via))) return undefined;
     if (all.length === 0) return undefined;
@@ -199,15 +209,15 @@ export abstract class Search implements Explorer {
     return node;
   }
 
-  /** A sharded search's frontier world (hashed by the caller), below its prefix schedule. */
-  private rootNode(r: ShardRoot): Node | undefined {
-    return this.arrive(r.world, true, r.schedule.length, [], prefixChain(r.schedule.slice(0, -1)), r.schedule.at(-1));
+  /** A sharded search's frontier world (hashed by the caller), below its prefix schedule, met with the empty sleep set. */
+  private rootNode(r: ShardRoot, fresh = true): Node | undefined {
+    return this.arrive(r.world, fresh, r.schedule.length, [], prefixChain(r.schedule.slice(0, -1)), r.schedule.at(-1));
   }
 
-  /** Shared-visited mode, once the search is empty: the next frontier world no shard has visited yet. */
+  /** Shared-visited mode, once the search is empty: the next frontier world no shard has fully expanded yet. */
   private takeRoot(): Node | undefined {
     for (let r; this.hook && !this.s.found && (r = this.hook.nextRoot()); ) {
-      const root = this.rootNode(r);
+      const root = this.rootNode(r.root, r.fresh);
       if (root) {
         this.push(root);
         return this.next();
@@ -282,7 +292,6 @@ export abstract class Search implements Explorer {
       // world need not satisfy an invariant that is not symmetric) nor when an
       // inspector collects every violation.
       const fresh = s.visit(r.world, from, fromLanes);
-      if (fresh && this.hook) this.hook.visited(s.hasher.ha, s.hasher.hb);
       if (!fresh && n.all && this.closesCycle(n)) this.expandFully(n);
       const v = stepViolation(sc, r.world, r.events, fresh || this.checkRevisits);
       if (v && this.report(v, this.scheduleOf(n, t.id))) return true;

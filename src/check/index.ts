@@ -123,15 +123,14 @@ async function run(
   const live = exhaustive && opts.liveness !== false && hasLiveness(sc);
   // Exchange mode: the cycle proviso of the reduction cannot see cycles through other shards.
   const exchange = exhaustive && opts.exchange !== undefined;
-  // Shared-visited mode: sleep-set marks and the cycle proviso are per process (claims.ts).
+  // Shared-visited mode: claims carry sleep-set marks, so sleep sets stay on (claims.ts).
   const shared = exhaustive && opts.shareVisited !== undefined;
-  const por = porContext(sc, exhaustive && opts.por !== false && !live && !exchange && !shared);
+  const por = porContext(sc, exhaustive && opts.por !== false && !live && !exchange);
   const symmetry = !live && (opts.symmetry ?? (sc.symmetry?.length ?? 0) > 0);
   const options: Record<string, unknown> = { strategy, seed, por: por.enabled, symmetry, shrink: opts.shrink !== false };
   if (por.reason && opts.por !== false) options.porNote = `POR off: ${por.reason}`;
   if (live && opts.por !== false) options.porNote = 'POR off: liveness properties are decided on the full state graph';
   if (exchange && opts.por !== false) options.porNote = 'POR off: exchange mode (the reduction\'s cycle proviso does not hold across shards)';
-  if (shared && opts.por !== false) options.porNote = 'POR off: shared-visited mode (a world skipped because another shard visited it may have been explored there with another sleep set; the cycle proviso sees one shard\'s stack)';
   if (hasLiveness(sc) && !live) options.livenessNote = exhaustive ? 'liveness properties not checked (liveness: false)' : `liveness properties are checked by dfs and bfs only; ${strategy} checked the other properties`;
   if (exhaustive) options.determinism = opts.determinism ?? true;
   // A sharded bfs starts from many roots (its frontier worlds): the compact frontier keeps each root's world and prefix.
@@ -214,7 +213,9 @@ async function run(
     if (explorer instanceof Search) {
       Object.assign(options, explorer.reductionInfo());
       // The reported violation is the one the unreduced search meets first (first-violation.ts).
-      if (por.enabled && s.found && !prefixFound) {
+      // Not across shared-visited shards: which shard meets a violation first is timing.
+      if (por.enabled && s.found && !prefixFound && shared) options.firstViolationNote = 'shared-visited mode reports the violation its shard met (with sleep sets; which shard meets one first depends on timing)';
+      else if (por.enabled && s.found && !prefixFound) {
         const first = await unreducedFirst(s, explorer.diverged, {
           explorer: () => search(porContext(sc, false)),
           drive,

@@ -53,7 +53,8 @@ export class Session {
   constructor(
     readonly sc: Scenario,
     readonly opts: CheckOptions,
-    private readonly withMarks: boolean,
+    /** The visited set keeps a sleep-set mark per state (POR on). */
+    readonly withMarks: boolean,
     /** Liveness keeps a node number per state (its state graph). */
     private readonly withIds = false,
   ) {

@@ -25,7 +25,7 @@ export interface ShardResultFile {
     /** Exchange and shared-visited modes: the run's id, the same in every shard of the run. */
     runId?: string;
     /** Shared-visited mode: the claims this shard sent and received, the frontier worlds it started, and who stopped the run early, if one did. */
-    shareVisited?: { claimsSent: number; claimsReceived: number; foreign: number; duplicate: number; rootsStarted: { own: number; others: number }; rootsSkipped: number; stoppedBy?: string };
+    shareVisited?: { claimsSent: number; claimsReceived: number; foreign: number; duplicate: number; rootsStarted: { own: number; others: number }; rootsSkipped: number; rootsWoken: number; claimsMarked: number; stoppedBy?: string };
     /** Exchange mode: this shard's traffic, and who stopped the run early, if one did. */
     exchange?: { worldsSent: number; bytesSent: number; batchesSent: number; worldsReceived: number; worldsReceivedNew: number; stoppedBy?: string };
     prefix?: number;

@@ -36,19 +36,21 @@ export function shareVisitedShard(r: CheckResult): ShardResultFile['shard'] {
       duplicate: x.duplicate,
       rootsStarted: x.rootsStarted,
       rootsSkipped: x.rootsSkipped,
+      rootsWoken: x.rootsWoken,
+      claimsMarked: x.claimsMarked,
       // The shard that stopped the run says why in its own cutBy.
       ...(x.stoppedBy && x.stoppedBy.shard !== x.index ? { stoppedBy: `${x.stoppedBy.shard + 1}/${x.count}: ${x.stoppedBy.message}` } : {}),
     },
   };
 }
 
-/** What this shard did: its run, its claims, the frontier worlds it started, that POR was off, and that merge gives the verdict. */
+/** What this shard did: its run, its claims, the frontier worlds it started, what POR did, and that merge gives the verdict. */
 export function shareVisitedLines(r: CheckResult, o: Style): string[] {
   const x = r.shareVisited;
   if (!x) return [];
   const n = (v: number) => Math.round(v).toLocaleString('en-US');
   const out = [
-    o.dim(`shared    shard ${x.index + 1}/${x.count} of run ${x.runId} in ${x.dir}: visited ${n(x.own)} worlds itself; claims sent ${n(x.claimsSent)}, received ${n(x.claimsReceived)} (${n(x.foreign)} skipped here, ${n(x.duplicate)} visited here too); frontier worlds started ${n(x.rootsStarted.own)} own + ${n(x.rootsStarted.others)} of other shards, ${n(x.rootsSkipped)} skipped`),
+    o.dim(`shared    shard ${x.index + 1}/${x.count} of run ${x.runId} in ${x.dir}: visited ${n(x.own)} worlds itself; claims sent ${n(x.claimsSent)}, received ${n(x.claimsReceived)} (${n(x.foreign)} skipped here, ${n(x.duplicate)} visited here too); frontier worlds started ${n(x.rootsStarted.own)} own + ${n(x.rootsStarted.others)} of other shards, ${n(x.rootsSkipped)} skipped${x.rootsWoken > 0 ? `, ${n(x.rootsWoken)} met again to wake asleep steps` : ''}`),
   ];
   if (typeof r.options.porNote === 'string') out.push(o.dim(`por       ${r.options.porNote}`));
   if (r.complete) out.push(o.dim(`complete  here means this shard's search ended empty: the run is complete only if every shard's is`));

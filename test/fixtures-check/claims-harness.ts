@@ -121,6 +121,8 @@ export interface ClaimsRunOptions {
   dead?: readonly number[];
   /** Called with the network before the shards start. */
   before?: (net: ClaimsNetwork) => void;
+  /** Sleep sets on (as `check` runs shared-visited shards by default); off when false or absent. */
+  por?: boolean;
 }
 
 /** Runs the shards to the end, interleaving slices of 64 steps in a seeded order. */
@@ -133,10 +135,10 @@ export function runClaimsShards(sc: Scenario, o: ClaimsRunOptions): { shards: Cl
   const shards: ClaimsShard[] = Array.from({ length: o.count }, (_, index) => {
     const io = store.view();
     const runId = joinRun(io, '/shared/run', index, o.count, { scenario: sc.name, count: o.count });
-    const s = new Session(sc, { strategy: o.order, por: false, determinism: false, shard: { index, count: o.count }, ...o.check }, false);
+    const por = porContext(sc, o.por === true);
+    const s = new Session(sc, { strategy: o.order, por: por.enabled, determinism: false, shard: { index, count: o.count }, ...o.check }, por.enabled);
     s.shard = runPrefix(s, index, o.count, o.prefix);
     const sv = new SharedVisited(s, { io, files: net.files(index), where: '/shared/run', runId, index, count: o.count, batch: o.batch, pollMs: o.pollMs, now: () => net.clock });
-    const por = porContext(sc, false);
     const search = o.order === 'dfs' ? new Dfs(s, por) : new Bfs(s, por);
     search.hook = sv;
     const dead = o.dead?.includes(index) ?? false;
