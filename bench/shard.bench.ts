@@ -13,11 +13,14 @@
 //   --strategy=S   dfs (default) or bfs
 //   --mode=M       prefix (the no-communication split), exchange (shards exchange worlds
 //                  through a shared directory, --exchange DIR), claims (shards share their
-//                  visited fingerprints, --share-visited DIR), both (prefix and exchange) or
-//                  all (default: every mode)
-// Exchange and claims rows compare with a --no-por single run too (both modes run without
-// POR; on airflow POR removes no states, so both single runs count the same states) and
-// add what each shard sent to the other (worlds and bytes; fingerprints).
+//                  visited fingerprints, --share-visited DIR), a list (prefix,claims), both
+//                  (prefix and exchange) or all (default: every mode)
+//   --repeat=N     rounds (default 1): each runs the single process, then the shards; the
+//                  detailed tables are the last round's, then one row per round and the
+//                  median speed-ups (wall times drift on a shared machine: compare in a round)
+// Exchange rows compare with a --no-por single run too (exchange runs without POR; on
+// airflow POR removes no states, so both single runs count the same states) and add what
+// each shard sent to the other (worlds and bytes); claims rows add the claims sent.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
@@ -60,39 +63,72 @@ export default async function shardBench(argv: readonly string[]): Promise<void>
   const prefix = flag(argv, 'prefix');
   const strategy = flag(argv, 'strategy') ?? 'dfs';
   const mode = flag(argv, 'mode') ?? 'all';
-  const modes = { all: ['prefix', 'exchange', 'claims'], both: ['prefix', 'exchange'], prefix: ['prefix'], exchange: ['exchange'], claims: ['claims'] }[mode];
-  if (!modes) throw new Error(`--mode takes prefix, exchange, claims, both (prefix and exchange) or all; got '${mode}'`);
+  const repeat = Number(flag(argv, 'repeat') ?? 1);
+  const named: Record<string, string[]> = { all: ['prefix', 'exchange', 'claims'], both: ['prefix', 'exchange'] };
+  const modes = named[mode] ?? mode.split(',');
+  if (!modes.every((m) => ['prefix', 'exchange', 'claims'].includes(m))) throw new Error(`--mode takes prefix, exchange, claims or a comma-separated list of them, both (prefix and exchange) or all; got '${mode}'`);
+  if (!Number.isInteger(repeat) || repeat < 1) throw new Error(`--repeat takes a whole number of rounds >= 1; got '${flag(argv, 'repeat')}'`);
   const dir = mkdtempSync(join(tmpdir(), 'interleave-bench-shard-'));
   const check = ['check', 'airflow-checkpoints', '--param', `items=${items}`, '--param', 'taskConcurrency=2', '--strategy', strategy, '--max-states', '100000000', '--no-determinism-check'];
   const read = (f: string): Result => JSON.parse(readFileSync(join(dir, f), 'utf8'));
   const load0 = loadavg()[0]!;
+  const rounds: { single: number; prefix?: number; claims?: number }[] = [];
 
-  let t0 = performance.now();
-  const code1 = await run([...check, '--result', 'single.json'], dir);
-  const wall1 = (performance.now() - t0) / 1000;
-  if (code1 !== 0) throw new Error(`the 1-process check failed: exit ${code1} (files in ${dir})`);
-  let nopor: Single | undefined;
-  if (modes.includes('exchange') || modes.includes('claims')) {
-    t0 = performance.now();
-    const codeN = await run([...check, '--no-por', '--result', 'nopor.json'], dir);
-    if (codeN !== 0) throw new Error(`the --no-por 1-process check failed: exit ${codeN} (files in ${dir})`);
-    nopor = { r: read('nopor.json'), wall: (performance.now() - t0) / 1000 };
+  for (let round = 1; round <= repeat; round++) {
+    // Each round runs the single process and then the shards, so a drift in the machine's speed
+    // (seen here: the same single run from 33 s to 49 s within an hour) lands in both halves of its ratio.
+    const last = round === repeat;
+    let t0 = performance.now();
+    const code1 = await run([...check, '--result', 'single.json'], dir);
+    const wall1 = (performance.now() - t0) / 1000;
+    if (code1 !== 0) throw new Error(`the 1-process check failed: exit ${code1} (files in ${dir})`);
+    const singleRun: Single = { r: read('single.json'), wall: wall1 };
+    const row: (typeof rounds)[number] = { single: wall1 };
+    rounds.push(row);
+    if (modes.includes('exchange') && last) {
+      t0 = performance.now();
+      const codeN = await run([...check, '--no-por', '--result', 'nopor.json'], dir);
+      if (codeN !== 0) throw new Error(`the --no-por 1-process check failed: exit ${codeN} (files in ${dir})`);
+      await exchangeRows(dir, check, read, singleRun, { r: read('nopor.json'), wall: (performance.now() - t0) / 1000 }, items, strategy);
+    }
+    if (modes.includes('claims')) row.claims = await claimsRows(dir, check, read, singleRun, items, strategy, prefix, last);
+    if (modes.includes('prefix')) row.prefix = await prefixRows(dir, check, read, singleRun, items, strategy, prefix, last);
   }
-  const singleRun: Single = { r: read('single.json'), wall: wall1 };
-  if (modes.includes('exchange')) await exchangeRows(dir, check, read, singleRun, nopor!, items, strategy);
-  if (modes.includes('claims')) await claimsRows(dir, check, read, singleRun, nopor!, items, strategy, prefix);
-  if (!modes.includes('prefix')) {
-    rmSync(dir, { recursive: true, force: true });
-    return;
-  }
-  t0 = performance.now();
+  if (repeat > 1) roundsTable(rounds, items, strategy, load0);
+  rmSync(dir, { recursive: true, force: true });
+}
+
+const median = (xs: number[]): number => {
+  const a = [...xs].sort((x, y) => x - y);
+  return a.length % 2 === 1 ? a[(a.length - 1) / 2]! : (a[a.length / 2 - 1]! + a[a.length / 2]!) / 2;
+};
+
+/** One row per round (its single run and its shards' wall times), then the median speed-ups. */
+function roundsTable(rounds: { single: number; prefix?: number; claims?: number }[], items: number, strategy: string, load0: number): void {
+  const sp = (k: 'prefix' | 'claims') => rounds.filter((r) => r[k] !== undefined).map((r) => r.single / r[k]!);
+  const rows = rounds.map((r, i) => [`round ${i + 1}`, r.single, r.prefix ?? '', r.prefix ? r.single / r.prefix : '', r.claims ?? '', r.claims ? r.single / r.claims : '']);
+  const p = sp('prefix');
+  const c = sp('claims');
+  rows.push(['median', median(rounds.map((r) => r.single)), '', p.length ? median(p) : '', '', c.length ? median(c) : '']);
+  printTable(
+    `airflow-checkpoints items=${items} W=2, ${strategy}: wall time of 1 process and of 2 shards as 2 processes, ${rounds.length} rounds`,
+    ['round', '1 process wall s', '2 shards (no communication) wall s', 'speed-up', '2 shards (shared visited) wall s', 'speed-up'],
+    rows,
+    `Each round runs the single process, then the shards. Speed-up = the round's single wall / its shards' wall; the median is over rounds. Load average ${load0.toFixed(1)} at the start, ${loadavg()[0]!.toFixed(1)} at the end, ${availableParallelism()} cores. Goal: >= 1.7x.`,
+  );
+}
+
+/** 2 shards with no communication, against the round's single run; prints the table when `print`; returns the shards' wall time (s). */
+async function prefixRows(dir: string, check: string[], read: (f: string) => Result, singleRun: Single, items: number, strategy: string, prefix: string | undefined, print: boolean): Promise<number> {
+  const load0 = loadavg()[0]!;
+  const { r: one, wall: wall1 } = singleRun;
+  const t0 = performance.now();
   const shardArgs = prefix ? ['--shard-prefix', prefix] : [];
   const codes = await Promise.all([1, 2].map((i) => run([...check, ...shardArgs, '--shard', `${i}/2`, '--result', `s${i}.json`], dir)));
   const wall2 = (performance.now() - t0) / 1000;
   const merged = await run(['merge', 's1.json', 's2.json'], dir);
-  if (code1 !== 0 || codes.some((c) => c !== 0) || merged !== 0) throw new Error(`a check failed: single exit ${code1}, shards ${codes.join(', ')}, merge ${merged} (files in ${dir})`);
-
-  const one = read('single.json');
+  if (codes.some((c) => c !== 0) || merged !== 0) throw new Error(`a check failed: shards ${codes.join(', ')}, merge ${merged} (files in ${dir})`);
+  if (!print) return wall2;
   const s = [read('s1.json'), read('s2.json')];
   const single = one.stats.distinctStates;
   const sum = s[0]!.stats.distinctStates + s[1]!.stats.distinctStates;
@@ -113,7 +149,7 @@ export default async function shardBench(argv: readonly string[]): Promise<void>
       `Load average ${load0.toFixed(1)} at the start, ${loadavg()[0]!.toFixed(1)} at the end, ${availableParallelism()} cores; shard rows: wall = exploration time from the result file. ` +
       'CPU speed-up = 1-process CPU / slowest shard CPU: the wall speed-up an idle machine with a core per shard would give. Goal: wall >= 1.7x.',
   );
-  rmSync(dir, { recursive: true, force: true });
+  return wall2;
 }
 
 /** 2 shards in exchange mode, against the single run and a --no-por single run. */
