@@ -1,15 +1,16 @@
 // The partial-order reduction under symmetry, on cyclic symmetric systems
 // (test/fixtures-check/sym-cyclic.ts): a revisited world may be a permutation of the one
-// first met, so the sleep-set mark (one bit per enabled step's position) cannot be read,
-// and such a revisit expands the world fully and clears its mark (src/check/explore.ts,
-// `arrive`). Against the search without reduction (symmetry on in both): the reduced
+// first met, so the sleep-set mark (one bit per enabled step's position) cannot be read.
+// Under symmetry the checker runs stubborn sets without sleep sets (src/check/explore.ts,
+// `sleepSets`). Against the search without reduction (symmetry on in both): the reduced
 // search completes, and reaches the same quiescent worlds (canonical fingerprints) and
 // violates the same invariants (one per server state, so they say which server states
 // are reachable).
-// The earlier rule (explore the steps not asleep now, keep the mark set) re-expanded a
-// world at every revisit with a sleep set; on seeds 146 and 279 the search never ended
-// (dfs: 31 distinct states and 18,851 transitions after 8 s, on and on). Not reading
-// revisits at all loses quiescent worlds on both seeds (dfs).
+// History: sleep sets under symmetry first explored the steps not asleep now and kept the
+// mark set, which re-expanded a world at every revisit with a sleep set; on seeds 146 and
+// 279 the search never ended (dfs: 31 distinct states and 18,851 transitions after 8 s).
+// Not reading revisits at all lost quiescent worlds on both seeds (dfs). Expanding such a
+// revisit in full was sound but took more transitions than no reduction on lost-update.
 import { describe, expect, it } from 'vitest';
 import type { World } from '../src/actors/index.ts';
 import { WorldHasher, check, fpHex } from '../src/check/index.ts';
