@@ -1,10 +1,12 @@
-// makeDir: `mkdir -p` for run directories and result files. Node 20's recursive mkdir
-// never returns for a path under /proc; these directories must fail with an error instead.
+// makeDir: `mkdir -p` for run directories, result files and file stores' roots. Node 20's
+// recursive mkdir never returns for a path under /proc; these directories must fail with an
+// error instead.
 import { existsSync, mkdtempSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { makeDir } from '../src/check/trace-file.ts';
+import { makeDir } from '../src/actors/make-dir.ts';
+import { FsObjectStore } from '../src/storage/live/index.ts';
 import { runMain } from './cli-helpers.ts';
 
 describe('makeDir', () => {
@@ -29,5 +31,9 @@ describe('makeDir', () => {
       expect(r.stderr).toContain('/proc/interleave-nope');
       expect(r.stderr).toContain('give a directory every shard can create files in');
     }
+  });
+
+  it.runIf(existsSync('/proc/self'))('a file object store rooted under /proc throws, naming the root, instead of never returning', () => {
+    expect(() => new FsObjectStore('/proc/interleave-nope/store')).toThrow(/FsObjectStore: cannot create the root directory \/proc\/interleave-nope\/store: ENOENT.*give a directory/);
   });
 });

@@ -13,7 +13,7 @@
 // costs duplicated work.
 import { closeSync, fstatSync, openSync, readSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { makeDir } from './trace-file.ts';
+import { makeDir } from '../actors/make-dir.ts';
 
 // "ICL2": the second format (the first had no marks); a file of the first is damage.
 const MAGIC = 0x324c4349;

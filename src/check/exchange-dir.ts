@@ -13,7 +13,8 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { linkSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
-import { makeDir, writeAtomically } from './trace-file.ts';
+import { makeDir } from '../actors/make-dir.ts';
+import { writeAtomically } from './trace-file.ts';
 
 /** File access within the run directory (names relative to it); tests wrap it to delay what others see. */
 export interface DirIo {

@@ -1,10 +1,11 @@
 // The counterexample file: versioned JSON the CLI reads back (and validates with zod).
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { toPlain, type RecordedEvent, type Scenario } from '../actors/index.ts';
+import { makeDir } from '../actors/make-dir.ts';
 import { replaySchedule } from './replay.ts';
 import type { TraceFile, Violation } from './types.ts';
 
@@ -81,29 +82,6 @@ export function saveTraceFile(path: string, file: TraceFile, source?: { readonly
   const text = `${JSON.stringify({ ...file, scenario }, null, 2)}\n`;
   writeAtomically(path, text);
   return JSON.parse(text) as TraceFile;
-}
-
-/**
- * Creates `dir` and its missing parents (`mkdir -p`). Not `mkdirSync(dir, { recursive:
- * true })`: on Node 20 that never returns for a path under /proc, where the kernel
- * refuses the new directory with ENOENT; here the refusal is thrown, for the caller to
- * turn into a clear error.
- */
-export function makeDir(dir: string): void {
-  const missing: string[] = [];
-  for (let p = resolve(dir); !existsSync(p); ) {
-    missing.push(p);
-    const up = dirname(p);
-    if (up === p) break;
-    p = up;
-  }
-  for (const m of missing.reverse()) {
-    try {
-      mkdirSync(m);
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
-    }
-  }
 }
 
 /**

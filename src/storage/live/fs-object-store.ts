@@ -13,7 +13,8 @@
 //   those of a put still running in another process;
 // - a key and a key under it (`a`, `a/b`) cannot both exist (a file cannot be a
 //   directory), as in MinIO's filesystem mode: the second put fails with InvalidKey.
-import { fstatSync, lstatSync, mkdirSync, realpathSync, type Stats } from 'node:fs';
+import { fstatSync, lstatSync, realpathSync, type Stats } from 'node:fs';
+import { makeDir } from '../../actors/make-dir.ts';
 import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
 import type { ExternalHandler } from '../../actors/live.ts';
 import type { Message } from '../../actors/types.ts';
@@ -58,7 +59,11 @@ export class FsObjectStore {
   private readonly confined: ConfinedRoot;
 
   constructor(root: string, opts: FsObjectStoreOptions = {}) {
-    mkdirSync(root, { recursive: true });
+    try {
+      makeDir(root);
+    } catch (e) {
+      throw new Error(`FsObjectStore: cannot create the root directory ${root}: ${e instanceof Error ? e.message : String(e)}; give a directory this process can create and write`);
+    }
     this.root = realpathSync(root);
     this.bucket = opts.bucket ?? 'bucket';
     this.missingKey = opts.missingKey ?? 403;
