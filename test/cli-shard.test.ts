@@ -50,6 +50,16 @@ describe('sharded check as separate processes', () => {
     const mixed = await run('merge', join(dir, 's1.json'), join(dir, 'other.json'));
     expect(mixed.code).toBe(2);
     expect(mixed.stderr).toMatch(/other\.json \(shard 2\/2\) has parameters .*"clients":2/);
+    // Another deal (--shard-lookahead 0 deals the partition level itself): its shards cover everything too, but do not merge with the default deal's.
+    const [c, d] = await Promise.all([1, 2].map((i) => start(['check', 'lost-update', ...cas, '--shard-lookahead', '0', '--shard', `${i}/2`, '--result', `l${i}.json`, '--fingerprints', `l${i}.txt`], dir)));
+    expect([c!.code, d!.code]).toEqual([0, 0]);
+    expect([...new Set([...lines(join(dir, 'l1.txt')), ...lines(join(dir, 'l2.txt'))])].sort()).toEqual(lines(join(dir, 'all.txt')));
+    expect(json(join(dir, 'l1.json')).shard.prefixDepth).toBeLessThan(json(join(dir, 's1.json')).shard.prefixDepth);
+    expect(cli(['merge', 'l1.json', 'l2.json'], { cwd: dir }).code).toBe(0);
+    const deals = await run('merge', join(dir, 's1.json'), join(dir, 'l2.json'));
+    expect(deals.code).toBe(2);
+    expect(deals.stderr).toMatch(/partition/);
+    expect((await run('check', 'lost-update', '--strategy', 'dfs', '--shard-lookahead', '2')).code).toBe(2);
     // And another shard count.
     expect((await run('check', 'lost-update', ...cas, '--shard', '2/3', '--result', join(dir, 'three.json'))).code).toBe(0);
     const counts = await run('merge', '--json', join(dir, 's1.json'), join(dir, 'three.json'));

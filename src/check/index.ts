@@ -143,6 +143,8 @@ async function run(
   const shard = exhaustive ? opts.shard : undefined;
   if (shard) {
     assertShard(shard);
+    const la = opts.shardLookahead;
+    if (la !== undefined && !(Number.isInteger(la) && la >= 0)) throw new Error(`shardLookahead must be a whole number of levels >= 0, got ${String(la)}`);
     if (live) throw new Error(`scenario '${sc.name}' declares liveness properties, which a sharded search cannot decide (a cycle may cross shards); check it in one process, or pass liveness: false to check the other properties sharded`);
     options.shard = `${shard.index}/${shard.count}`;
     if (exchange && shared) throw new Error('exchange and shareVisited are two sharded modes: pass one of them');

@@ -7,11 +7,12 @@ import type { ShardChoice } from './shard-env.ts';
 import type { Style } from '../report/style.ts';
 
 /** Refuses exchange mode where it does not apply. */
-export function exchangeChecks(flags: { exchange?: string; shardPrefix?: number; frontier?: string; from?: string }, chosen: ShardChoice | undefined, exhaustive: boolean, strategy: string): void {
+export function exchangeChecks(flags: { exchange?: string; shardPrefix?: number; shardLookahead?: number; frontier?: string; from?: string }, chosen: ShardChoice | undefined, exhaustive: boolean, strategy: string): void {
   const from = process.env.INTERLEAVE_EXCHANGE && flags.exchange === process.env.INTERLEAVE_EXCHANGE ? ' (from INTERLEAVE_EXCHANGE)' : '';
   if (!chosen) throw new UsageError(`--exchange${from} splits one search over shards: give the shard too (--shard i/n, INTERLEAVE_SHARD, or JOB_COMPLETION_INDEX / SLURM_ARRAY_TASK_ID with --shard-count)`);
   if (!exhaustive) throw new UsageError(`--exchange${from} splits a dfs or bfs search, not ${strategy}; use --strategy dfs|bfs`);
   if (flags.shardPrefix !== undefined) throw new UsageError('--shard-prefix sizes the shared prefix of the no-communication mode; exchange mode has no prefix: drop one of --shard-prefix and --exchange');
+  if (flags.shardLookahead !== undefined) throw new UsageError('--shard-lookahead shapes the deal of the shared prefix; exchange mode has no prefix: drop one of --shard-lookahead and --exchange');
   if (flags.frontier !== undefined) throw new UsageError('--frontier does not apply to exchange mode (each shard queues the worlds it owns); drop it');
 }
 

@@ -31,6 +31,7 @@ export interface CheckFlags {
   shardCount?: number;
   /** Sharded dfs/bfs: frontier worlds per shard the shared prefix waits for. */
   shardPrefix?: number;
+  shardLookahead?: number;
   /** Sharded dfs/bfs: exchange mode through this shared directory (or INTERLEAVE_EXCHANGE). */
   exchange?: string;
   /** Exchange mode: seconds of a shard's silence before the run stops. */
@@ -79,6 +80,7 @@ function checkOptions(t: Target, p: ParamValues, flags: CheckFlags): CheckOption
   if (flags.workers !== undefined) o.workers = flags.workers;
   if (flags.shard !== undefined) o.shard = flags.shard;
   if (flags.shardPrefix !== undefined) o.shardPrefix = flags.shardPrefix;
+  if (flags.shardLookahead !== undefined) o.shardLookahead = flags.shardLookahead;
   if (flags.exchange !== undefined) o.exchange = { dir: resolve(flags.exchange), ...(flags.exchangeTimeout !== undefined ? { timeoutMs: Math.round(flags.exchangeTimeout * 1000) } : {}) };
   if (flags.shareVisited !== undefined) o.shareVisited = { dir: resolve(flags.shareVisited) };
   if (!flags.por) o.por = false;
@@ -252,7 +254,7 @@ export async function runCheck(io: Io, name: string, flags: CheckFlags): Promise
     const lasso = v.cycleStart !== undefined ? { cycleStart: v.cycleStart } : {};
     const view = traceView(file.schedule, file.trace);
     const steps = formatSteps(view, o, { failStep: file.schedule.length, ...lasso, ...(sc.legend ? { legend: sc.legend } : {}) });
-    const rerun = opts.exchange || opts.shareVisited ? `npx interleave check ${shellWord(arg)}${paramFlags(f, p)} --strategy ${r.strategy} --no-por` : flags.from !== undefined ? `npx interleave check ${shellWord(arg)}${paramFlags(f, p, false, true)} --from ${shellWord(flags.from)} --within ${flags.within ?? 1}` : `npx interleave check ${shellWord(arg)}${paramFlags(f, p)} --strategy ${r.strategy} --seed ${r.seed}${chosen ? ` --shard ${chosen.index + 1}/${chosen.count}${flags.shardPrefix !== undefined ? ` --shard-prefix ${flags.shardPrefix}` : ''}` : ''}`;
+    const rerun = opts.exchange || opts.shareVisited ? `npx interleave check ${shellWord(arg)}${paramFlags(f, p)} --strategy ${r.strategy} --no-por` : flags.from !== undefined ? `npx interleave check ${shellWord(arg)}${paramFlags(f, p, false, true)} --from ${shellWord(flags.from)} --within ${flags.within ?? 1}` : `npx interleave check ${shellWord(arg)}${paramFlags(f, p)} --strategy ${r.strategy} --seed ${r.seed}${chosen ? ` --shard ${chosen.index + 1}/${chosen.count}${flags.shardPrefix !== undefined ? ` --shard-prefix ${flags.shardPrefix}` : ''}${flags.shardLookahead !== undefined ? ` --shard-lookahead ${flags.shardLookahead}` : ''}` : ''}`;
     const hint = f.hint?.(p, true);
     if (flags.json) {
       printJson(io, {
@@ -338,7 +340,9 @@ function shardChecks(api: CheckerApi, sc: Scenario, opts: CheckOptions, flags: C
     throw new UsageError(`scenario '${sc.name}' declares liveness properties, which a sharded search cannot decide (a cycle may cross shards)${where}; check it in one process, or turn the liveness properties off`);
   }
   if (chosen && strategy === 'bfs' && flags.frontier === 'compact') throw new UsageError(`a sharded bfs keeps worlds in its frontier (it starts from many frontier worlds; the compact frontier numbers entries from one root): drop --frontier compact${where}`);
-  if (flags.shardPrefix !== undefined && !(chosen && exhaustive)) throw new UsageError('--shard-prefix applies to a sharded dfs/bfs (--shard i/n with --strategy dfs or bfs)');
+  for (const [flag, v] of [['--shard-prefix', flags.shardPrefix], ['--shard-lookahead', flags.shardLookahead]] as const) {
+    if (v !== undefined && !(chosen && exhaustive)) throw new UsageError(`${flag} applies to a sharded dfs/bfs (--shard i/n with --strategy dfs or bfs)`);
+  }
   if (flags.exchange !== undefined) exchangeChecks(flags, chosen, exhaustive, strategy);
   if (flags.shareVisited !== undefined) shareVisitedChecks(flags, chosen, exhaustive, strategy);
   for (const [flag, v] of [['--result', flags.result], ['--fingerprints', flags.fingerprints]] as const) {

@@ -24,7 +24,8 @@ function identity(r: ShardResultFile): Record<string, string> {
     'run id': r.shard.runId ?? '-',
     'shard prefix': String(r.shard.prefix ?? '-'),
     // The same scenario and version give the same prefix: a difference means another model.
-    partition: `depth ${r.shard.prefixDepth ?? '-'}, ${r.shard.frontier ?? '-'} frontier worlds`,
+    // The partition level and the frontier depth decide the deal (--shard-prefix, --shard-lookahead).
+    partition: `depth ${r.shard.prefixDepth ?? '-'}, partition level ${r.shard.partitionDepth ?? '-'}, ${r.shard.frontier ?? '-'} frontier worlds`,
     options: sorted(r.options),
   };
 }
