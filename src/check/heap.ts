@@ -6,12 +6,16 @@
 // - it lets the old generation fill to up to four times what survived the last full
 //   collection before collecting again.
 // On materialize-peeks (bfs, 800,000 states, run from dist/) the two were about 185 MB
-// of the 305 MB the search added to the RSS. While a compact search runs, new space keeps its initial
-// 1 MB and the old generation grows by 10% (at least 16 MB) between collections;
-// `npm run bench -- memory` measures the CPU this costs (none measurable there: the
-// objects that survive a scavenge are the same, and a small nursery stays in cache).
+// of the 305 MB the search added to the RSS. While a search runs, new space keeps its
+// initial 1 MB. A compact bfs (its frontier is what it holds) lets the old generation
+// grow by 10% (at least 16 MB) between collections; `npm run bench -- memory` measures
+// the CPU this costs (little there). A dfs lets it grow by 50%: its heap holds little
+// but the caches, and at 10% airflow-checkpoints items=8 collected so often that V8's
+// marking threads kept the second core busy: 2 shards took about 25 s of wall and 49 s
+// of CPU together against 37 s of CPU for one process; at 50%, about 20.5 s and 39 s,
+// for about 12% more RSS (166-170 MB -> 184-190 MB in one process).
 // Searches whose heap holds every state (the frontier of worlds, liveness's graph)
-// only get the small young generation: collecting a large old generation every 10%
+// only get the small young generation: collecting a large old generation often
 // would cost more than the memory saved.
 //
 // V8 reads both flags whenever it sizes a space, so they can be set at run time
@@ -23,35 +27,49 @@ import { setFlagsFromString } from 'node:v8';
 const USER_FLAGS = /--(?:semi[-_]space[-_]growth[-_]factor|(?:max|min)[-_]semi[-_]space[-_]size|heap[-_]growing[-_]percent)\b/;
 /** V8's defaults (node --v8-options): growth factor 2, growing percent 0 (dynamic). */
 const YOUNG = ['--semi-space-growth-factor=1', '--semi-space-growth-factor=2'] as const;
-const OLD = ['--heap-growing-percent=10', '--heap-growing-percent=0'] as const;
+const OLD_DEFAULT = '--heap-growing-percent=0';
 
-const running = { young: 0, old: 0 };
+let young = 0;
+/** Old-generation growth (percent) of each search running, tightest first applied. */
+const olds: number[] = [];
 
 function setByUser(): boolean {
   return process.execArgv.some((a) => USER_FLAGS.test(a)) || USER_FLAGS.test(process.env.NODE_OPTIONS ?? '');
 }
 
-function hold(kind: 'young' | 'old', flags: readonly [string, string]): () => void {
-  if (running[kind]++ === 0) setFlagsFromString(flags[0]);
-  return () => {
-    if (--running[kind] === 0) setFlagsFromString(flags[1]);
-  };
+/** Sets V8's old-generation growth to the tightest of the running searches', or back to V8's default. */
+function applyOld(before: number | undefined): void {
+  const now = olds.length > 0 ? Math.min(...olds) : undefined;
+  if (now !== before) setFlagsFromString(now === undefined ? OLD_DEFAULT : `--heap-growing-percent=${now}`);
 }
+
+/** Old-generation growth between collections: a dfs holds little per state, a compact bfs its frontier. */
+export const OLD_GROWTH = { dfs: 50, compactBfs: 10 } as const;
 
 /**
  * Keeps V8's heap close to what a search holds until the returned function is called
- * (once; nested and concurrent searches share the setting). `compact`: the search
- * holds little per state (compact bfs frontier, dfs), so the old generation is kept
- * tight too.
+ * (once; nested and concurrent searches share the setting: the young generation stays
+ * small while any runs, the old generation grows by the smallest `oldGrowth` of those
+ * running). `oldGrowth`: percent the old generation may grow between collections
+ * (`OLD_GROWTH`); undefined leaves it to V8 (searches whose heap holds every state).
  */
-export function leanHeap(compact: boolean): () => void {
+export function leanHeap(oldGrowth?: number): () => void {
   if (setByUser()) return () => {};
-  const release = [hold('young', YOUNG)];
-  if (compact) release.push(hold('old', OLD));
+  if (young++ === 0) setFlagsFromString(YOUNG[0]);
+  if (oldGrowth !== undefined) {
+    const before = olds.length > 0 ? Math.min(...olds) : undefined;
+    olds.push(oldGrowth);
+    applyOld(before);
+  }
   let done = false;
   return () => {
     if (done) return;
     done = true;
-    for (const r of release) r();
+    if (--young === 0) setFlagsFromString(YOUNG[1]);
+    if (oldGrowth !== undefined) {
+      const before = Math.min(...olds);
+      olds.splice(olds.indexOf(oldGrowth), 1);
+      applyOld(before);
+    }
   };
 }

@@ -12,7 +12,7 @@ import { Subject } from 'rxjs';
 import { assertScenario, type Scenario } from '../actors/index.ts';
 import { Bfs, Dfs, Search } from './explore.ts';
 import { CompactBfs } from './bfs-compact.ts';
-import { leanHeap } from './heap.ts';
+import { OLD_GROWTH, leanHeap } from './heap.ts';
 import { replayLasso } from './lasso.ts';
 import { hasLiveness } from './liveness.ts';
 import { GraphSearch } from './liveness-graph.ts';
@@ -156,7 +156,7 @@ async function run(
 
   // Let the caller subscribe to progress$ before any work.
   await yieldToLoop();
-  if (exhaustive && opts.leanHeap !== false) hooks.onHeap(leanHeap(!live && (strategy === 'dfs' || frontier === 'compact')));
+  if (exhaustive && opts.leanHeap !== false) hooks.onHeap(leanHeap(live ? undefined : strategy === 'dfs' ? OLD_GROWTH.dfs : frontier === 'compact' ? OLD_GROWTH.compactBfs : undefined));
   const s = new Session(sc, { ...opts, symmetry }, por.enabled, live);
   hooks.onSession(s);
   let graph: GraphSearch | undefined;

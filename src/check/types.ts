@@ -54,10 +54,10 @@ export interface CheckOptions {
   frontier?: 'compact' | 'worlds';
   /**
    * dfs / bfs: size V8's heap for memory rather than throughput while the search runs
-   * (default true): the young generation keeps its initial size and, for a compact
-   * bfs frontier or dfs, the old generation grows by 10% between collections
-   * (the lean heap). On the protocol models this halves the resident memory a
-   * search adds at no measured CPU cost (docs/checker.md, "Fingerprints and memory").
+   * (default true): the young generation keeps its initial size and the old
+   * generation grows by 10% between collections for a compact bfs frontier, by 50% for
+   * dfs (the lean heap). On the protocol models this halves the resident memory a
+   * search adds (docs/checker.md, "Fingerprints and memory", has its CPU cost).
    * `false` keeps V8's defaults, as do node options that size the heap.
    */
   leanHeap?: boolean;
