@@ -102,6 +102,25 @@ describe('shared-visited shards over an adversarial channel', () => {
     expect(woken).toBeGreaterThan(0);
   });
 
+  it('a state budget counts the worlds a shard visited itself, not the claims it holds: a budget just over the larger shard cuts no shard', async () => {
+    let tried = 0;
+    for (let k = 1; k <= 12; k++) {
+      const sc = randomSystem(k, k % 2 === 0);
+      const full = await fullSearch(sc);
+      const o = { count: 2, seed: k, order: k % 2 === 0 ? 'dfs' : 'bfs', prefix: 1, adv: { maxLag: 0, tear: false, garble: false, deaf: [], mute: [] }, batch: 1, pollMs: 0, por: true } as const;
+      // The same seeded run without a budget: how many worlds each shard visits itself.
+      const free = runClaimsShards(sc, { ...o, check: { inspect: { violation: () => true } } });
+      const larger = Math.max(...free.shards.map((x) => x.s.distinct));
+      // Only where the shards split the work: a shard holds more fingerprints than it visited.
+      if (larger + 1 >= full.fps.length) continue;
+      tried++;
+      const { shards, own } = runClaimsShards(sc, { ...o, check: { maxStates: larger + 1, inspect: { violation: () => true } } });
+      for (const x of shards) expect(x.s.cutBy, `seed ${k}`).toBeUndefined();
+      expect(sorted(own.flatMap((f) => [...f])), `seed ${k}`).toEqual(full.fps);
+    }
+    expect(tried).toBeGreaterThan(2);
+  });
+
   it('control: a shard that claims worlds it never visited makes the union miss worlds (the comparison above can fail)', async () => {
     const sc = randomSystem(1);
     const full = await fullSearch(sc);

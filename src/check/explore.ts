@@ -307,7 +307,7 @@ export abstract class Search implements Explorer {
       const child = this.arrive(r.world, fresh, n.depth + 1, sleep, n, t.id);
       if (n.i >= n.steps.length) this.retire(n);
       if (s.found) return true;
-      if (s.visited.size >= s.maxStates) {
+      if (s.distinct >= s.maxStates) {
         s.cutBy ??= 'maxStates';
         return true;
       }

@@ -305,7 +305,7 @@ function finish(sc: Scenario, s: Session, opts: CheckOptions, strategy: string, 
   }
   // Exploration time only (shrinking and the final replay are not part of the rate).
   const ms = s.exploreMs ?? s.ms();
-  const distinct = s.visited.size + s.extraDistinct;
+  const distinct = s.distinct;
   const complete = exhaustive && !s.found && s.cutBy === undefined;
   const result: CheckResult = {
     ok: !s.found,

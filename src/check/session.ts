@@ -113,6 +113,11 @@ export class Session {
   }
 
   /** True when exploration must stop now (and records why). */
+  /** Distinct states this search counts: its visited set, less other shards' claims it holds, plus what swarm workers visited. */
+  get distinct(): number {
+    return this.visited.size + this.extraDistinct;
+  }
+
   outOfBudget(now: number): boolean {
     if (this.stopped) {
       this.cutBy ??= 'stopped';
@@ -122,7 +127,7 @@ export class Session {
       this.cutBy ??= 'timeLimit';
       return true;
     }
-    if (this.visited.size >= this.maxStates) {
+    if (this.distinct >= this.maxStates) {
       this.cutBy ??= 'maxStates';
       return true;
     }
@@ -137,12 +142,12 @@ export class Session {
     const ms = this.ms();
     const p: Progress = {
       states: this.states,
-      distinctStates: this.visited.size + this.extraDistinct,
+      distinctStates: this.distinct,
       transitions: this.transitions,
       depth: this.maxDepth,
       queue: this.queue,
       ms,
-      statesPerSecond: ms > 0 ? ((this.visited.size + this.extraDistinct) * 1000) / ms : 0,
+      statesPerSecond: ms > 0 ? (this.distinct * 1000) / ms : 0,
     };
     if (this.runs > 0) p.runs = this.runs;
     if (this.phase) p.phase = this.phase;
