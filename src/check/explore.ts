@@ -118,8 +118,8 @@ export abstract class Search implements Explorer {
   ) {
     this.sc = s.sc;
     this.checkRevisits = s.hasher.symmetric || s.opts.inspect?.violation !== undefined;
-    // A shard's learned may-send relation could miss steps only other shards reach (docs/sharding.md).
     this.sleepSets = por.enabled && !s.hasher.symmetric;
+    // A shard's learned may-send relation could miss steps only other shards reach (docs/sharding.md).
     this.stubborn = por.enabled ? new Stubborn(s.sc, por, s.hasher.symmetric, s.shard ? 'a sharded search keeps the state reduction off (its learned relation would only cover its own slice)' : undefined) : undefined;
   }
 
