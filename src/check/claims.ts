@@ -150,8 +150,6 @@ export class SharedVisited implements VisitHook {
   skipped = 0;
   /** Set when the run was stopped early (by this shard or another). */
   stop: StopNote | undefined;
-  /** Sleep sets are on: claims carry marks, and the visited set keeps them. */
-  private readonly marks: boolean;
 
   /** After the prefix (s.shard set): the frontier leaves the visited set, to be claimed by whichever shard starts it. */
   constructor(
@@ -159,7 +157,6 @@ export class SharedVisited implements VisitHook {
     private readonly link: ClaimsLink,
   ) {
     const plan = s.shard!;
-    this.marks = s.withMarks;
     this.out = new ClaimsOut(link.files, link.batch);
     for (let j = 0; j < link.count; j++) if (j !== link.index) this.ins.push(new ClaimsIn(link.files, j));
     this.queue = [...plan.roots, ...[...plan.others].reverse()];
@@ -203,7 +200,7 @@ export class SharedVisited implements VisitHook {
           mark = claims[i + 2]!;
         if (s.visited.add(a, b)) {
           // The claimant's mark: steps it left asleep, which a later meeting may wake here.
-          if (mark !== 0 && this.marks) s.visited.setMark(mark);
+          if (mark !== 0 && s.withMarks) s.visited.setMark(mark);
           this.foreign.add(a, b);
           // Held in the visited set, counted by the shard that visited it.
           s.extraDistinct--;
@@ -226,7 +223,7 @@ export class SharedVisited implements VisitHook {
       s.hasher.world(r.world);
       const fresh = s.visited.add(s.hasher.ha, s.hasher.hb);
       // Met before (here or by a claim) with a sleep set: met now with none, so the marked steps wake.
-      if (!fresh && !(this.marks && s.visited.mark() !== 0)) {
+      if (!fresh && !(s.withMarks && s.visited.mark() !== 0)) {
         this.skipped++;
         continue;
       }
@@ -267,7 +264,7 @@ export class SharedVisited implements VisitHook {
       count: this.link.count,
       dir,
       runId: this.link.runId,
-      own: this.s.visited.size - this.foreign.size,
+      own: this.s.distinct,
       claimsSent: this.out.sent,
       claimsMarked: this.marked,
       batchesSent: this.out.batches,

@@ -37,9 +37,14 @@ function setByUser(): boolean {
   return process.execArgv.some((a) => USER_FLAGS.test(a)) || USER_FLAGS.test(process.env.NODE_OPTIONS ?? '');
 }
 
-/** Sets V8's old-generation growth to the tightest of the running searches', or back to V8's default. */
-function applyOld(before: number | undefined): void {
-  const now = olds.length > 0 ? Math.min(...olds) : undefined;
+/** The tightest old-generation growth of the running searches, if any asks for one. */
+const tightest = (): number | undefined => (olds.length > 0 ? Math.min(...olds) : undefined);
+
+/** Changes the running searches' growths with `change`, then sets V8's to the tightest (or back to V8's default) if that moved. */
+function updateOld(change: () => void): void {
+  const before = tightest();
+  change();
+  const now = tightest();
   if (now !== before) setFlagsFromString(now === undefined ? OLD_DEFAULT : `--heap-growing-percent=${now}`);
 }
 
@@ -56,20 +61,12 @@ export const OLD_GROWTH = { dfs: 50, compactBfs: 10 } as const;
 export function leanHeap(oldGrowth?: number): () => void {
   if (setByUser()) return () => {};
   if (young++ === 0) setFlagsFromString(YOUNG[0]);
-  if (oldGrowth !== undefined) {
-    const before = olds.length > 0 ? Math.min(...olds) : undefined;
-    olds.push(oldGrowth);
-    applyOld(before);
-  }
+  if (oldGrowth !== undefined) updateOld(() => olds.push(oldGrowth));
   let done = false;
   return () => {
     if (done) return;
     done = true;
     if (--young === 0) setFlagsFromString(YOUNG[1]);
-    if (oldGrowth !== undefined) {
-      const before = Math.min(...olds);
-      olds.splice(olds.indexOf(oldGrowth), 1);
-      applyOld(before);
-    }
+    if (oldGrowth !== undefined) updateOld(() => olds.splice(olds.indexOf(oldGrowth), 1));
   };
 }

@@ -216,8 +216,9 @@ async function run(
       Object.assign(options, explorer.reductionInfo());
       // The reported violation is the one the unreduced search meets first (first-violation.ts).
       // Not across shared-visited shards: which shard meets a violation first is timing.
-      if (por.enabled && s.found && !prefixFound && shared) options.firstViolationNote = 'shared-visited mode reports the violation its shard met (with sleep sets; which shard meets one first depends on timing)';
-      else if (por.enabled && s.found && !prefixFound) {
+      if (por.enabled && s.found && !prefixFound && shared) {
+        options.firstViolationNote = 'shared-visited mode reports the violation its shard met (with sleep sets; which shard meets one first depends on timing)';
+      } else if (por.enabled && s.found && !prefixFound) {
         const first = await unreducedFirst(s, explorer.diverged, {
           explorer: () => search(porContext(sc, false)),
           drive,

@@ -112,12 +112,12 @@ export class Session {
     return { all, end: endViolation(this.sc, world, all) };
   }
 
-  /** True when exploration must stop now (and records why). */
   /** Distinct states this search counts: its visited set, less other shards' claims it holds, plus what swarm workers visited. */
   get distinct(): number {
     return this.visited.size + this.extraDistinct;
   }
 
+  /** True when exploration must stop now (and records why). */
   outOfBudget(now: number): boolean {
     if (this.stopped) {
       this.cutBy ??= 'stopped';
