@@ -5,14 +5,21 @@ import { describe, expect, it } from 'vitest';
 import { StepMemo, apply, enabled, initialWorld, rng, type Scenario, type World } from '../src/actors/index.ts';
 import { WorldHasher, fpHex } from '../src/check/index.ts';
 import { lostUpdate, machineRing, retryModel } from './fixtures-check/models.ts';
+import { buildAirflow } from '../src/machines/airflow/scenario.ts';
 
 /** Counts the hits of a memo. */
 class CountingMemo extends StepMemo {
   hits = 0;
   reducerHits = 0;
+  startHits = 0;
   override get<R>(actor: number, snapshot: object, msg: unknown): R | undefined {
     const r = super.get<R>(actor, snapshot, msg);
     if (r) this.hits++;
+    return r;
+  }
+  override getStart<R>(actor: number): R | undefined {
+    const r = super.getStart<R>(actor);
+    if (r) this.startHits++;
     return r;
   }
   override getReduced<R>(actor: number, state: object, msg: unknown, from: number, outcome: string | undefined, now: number): R | undefined {
@@ -56,6 +63,33 @@ describe('step memo', () => {
     }
     // The lost-update store is a reducer: its results are reused too.
     expect(reducerHits).toBeGreaterThan(0);
+  });
+
+  it('a restarted machine starts from its memoised start: the same worlds and events as starting afresh', () => {
+    // airflow's task process is killed and restarted (a new try); its start depends only on its input.
+    const sc = buildAirflow({ items: 2, W: 2, faultBudget: 3, hardKill: true });
+    const memo = new CountingMemo();
+    const hasher = new WorldHasher(sc, false);
+    const r = rng(4);
+    let restarts = 0;
+    for (let run = 0; run < 40; run++) {
+      let w: World = initialWorld(sc, { detail: false }).world;
+      for (let d = 0; d < 60; d++) {
+        const en = enabled(sc, w);
+        if (en.length === 0) break;
+        // Restarts first when offered, so every run restarts as often as the budget lets it.
+        const s = en.find((x) => x.kind === 'restart') ?? r.pick(en);
+        if (s.kind === 'restart') restarts++;
+        const plain = apply(sc, w, s, { detail: false });
+        const memoed = apply(sc, w, s, { detail: false, memo });
+        expect(memoed.events).toEqual(plain.events);
+        expect(fpHex(hasher.fp(memoed.world))).toBe(fpHex(hasher.fp(plain.world)));
+        w = memoed.world;
+      }
+    }
+    expect(restarts).toBeGreaterThan(5);
+    // Every restart after the first of the actor reuses its start.
+    expect(memo.startHits).toBe(restarts - 1);
   });
 
   it('a small limit clears the memo and it still gives the same results', () => {

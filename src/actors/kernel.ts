@@ -255,15 +255,18 @@ function boot(d: Draft, i: number): void {
     d.setSnap(i, undefined);
     return;
   }
-  let res;
-  try {
-    res = actor.stepper.initial(actor.input);
-  } catch (e) {
-    const bad = modelError(actor, e);
-    if (bad) throw bad;
-    d.setStat(i, 'error');
-    d.events.push({ kind: 'error', actor: actor.id, message: `initial state threw: ${errText(e)}` });
-    return;
+  let res = d.memo?.getStart<StepResult>(i);
+  if (res === undefined) {
+    try {
+      res = actor.stepper.initial(actor.input);
+    } catch (e) {
+      const bad = modelError(actor, e);
+      if (bad) throw bad;
+      d.setStat(i, 'error');
+      d.events.push({ kind: 'error', actor: actor.id, message: `initial state threw: ${errText(e)}` });
+      return;
+    }
+    d.memo?.setStart(i, res);
   }
   settle(d, actor, undefined, res.snapshot, res.actions);
 }

@@ -32,6 +32,13 @@ export class StepMemo {
   /** Results held. */
   private size = 0;
 
+  /**
+   * Machine start results by actor index. A start depends only on the actor's fixed
+   * input, so it is computed once per actor; a restart (every try of a killed task
+   * process) otherwise rebuilt the initial snapshot each time. Never cleared: one per actor.
+   */
+  private readonly starts: unknown[] = [];
+
   constructor(private readonly limit = 1 << 14) {}
 
   /** Lookups so far and how many found a result (for benchmarks: the hit rate). */
@@ -52,6 +59,16 @@ export class StepMemo {
   /** Records a machine's step result for this snapshot and message. */
   set(actor: number, snapshot: object, msg: unknown, res: unknown): void {
     this.add({ actor, msg, from: -1, outcome: undefined, now: 0, res }, snapshot);
+  }
+
+  /** A machine's start result (initial snapshot and entry actions), if computed before. */
+  getStart<R>(actor: number): R | undefined {
+    return this.starts[actor] as R | undefined;
+  }
+
+  /** Records a machine's start result. */
+  setStart(actor: number, res: unknown): void {
+    this.starts[actor] = res;
   }
 
   /** A reducer's result for this state, message, sender, outcome and time, if computed before. */
