@@ -2,7 +2,7 @@
 // outcomes never rerun, callbacks repeat only after a non-durable end and all
 // announce one fate, XComs and write counts at the end, the closing order, and
 // LIV-2 (an unfaulted try ends with everything it recorded durable).
-import type { MonitorDef } from '../../actors/index.ts';
+import type { MonitorDef, WorldQuery } from '../../actors/index.ts';
 import { batchKey, type AirflowConfig, type Entry } from './config.ts';
 import { prefixLength, stillStored, storedEntries } from './store-view.ts';
 import { addSorted, faults, isWrite, killed, monitor, tryMonitor, taskEvents, openAfter, opened, out, req, resp, type Open } from './trace-view.ts';
@@ -13,6 +13,30 @@ function withSlack(slack: Readonly<Record<number, number>>, i: number, v: number
   if (!(i in slack)) return slack;
   const { [i]: _default, ...rest } = slack;
   return rest;
+}
+
+/** INV-12's state. */
+interface Durable {
+  readonly a: number;
+  readonly since: number;
+  readonly trusted: boolean;
+  readonly batches: number;
+  readonly open: Open;
+  readonly confirmed: Readonly<Record<number, string>>;
+  readonly slack: Readonly<Record<number, number>>;
+  readonly mine: readonly number[];
+  readonly live: boolean;
+}
+
+/** INV-12 at the end of a try: each index it reported success for that is not durable may call back once more. */
+function endDurable(st: Durable, q: WorldQuery, cfg: AirflowConfig): Durable {
+  let slack = st.slack;
+  for (const i of st.mine) {
+    const c = st.confirmed[i];
+    const durable = c !== undefined && Number(c.split('|')[1]) === st.a && stillStored(q, cfg, c.split('|')[0]!, i, st.a);
+    if (!durable) slack = withSlack(slack, i, (slack[i] ?? 1) + 1);
+  }
+  return { ...st, slack, mine: [], open: {}, live: false };
 }
 
 export function outcomeMonitors(cfg: AirflowConfig): Record<string, MonitorDef> {
@@ -29,23 +53,14 @@ export function outcomeMonitors(cfg: AirflowConfig): Record<string, MonitorDef> 
         slack: {} as Readonly<Record<number, number>>,
         mine: [] as readonly number[], // indices reported success in this attempt
         live: false,
-      }, { watches: taskEvents, reads: ['runner', 'supervisor'] },
+      } as Durable, { watches: taskEvents, reads: ['runner', 'supervisor'] },
       (s, e, q) => {
-        const endAttempt = (st: typeof s): typeof s => {
-          let slack = st.slack;
-          for (const i of st.mine) {
-            const c = st.confirmed[i];
-            const durable = c !== undefined && Number(c.split('|')[1]) === st.a && stillStored(q, cfg, c.split('|')[0]!, i, st.a);
-            if (!durable) slack = withSlack(slack, i, (slack[i] ?? 1) + 1);
-          }
-          return { ...st, slack, mine: [], open: {}, live: false };
-        };
-        if (killed(e)) return endAttempt(s);
+        if (killed(e)) return endDurable(s, q, cfg);
         const o = out(e);
-        if (o?.type === 'End') return endAttempt(s);
+        if (o?.type === 'End') return endDurable(s, q, cfg);
         // A Begin while a try is live: that process was replaced (killed) by the next try.
         if (o?.type === 'Begin') {
-          const st = s.live ? endAttempt(s) : s;
+          const st = s.live ? endDurable(s, q, cfg) : s;
           // A clear of a successful run starts afresh: its callbacks may fire again.
           const prev = q.context('runner').history[o.a - 2];
           const fresh = prev === 'success' || prev === 'skipped' ? { confirmed: {}, slack: {} } : {};

@@ -5,6 +5,12 @@ import type { MonitorDef } from '../../actors/index.ts';
 import type { AirflowConfig, Entry } from './config.ts';
 import { isError, isWrite, tryMonitor, taskEvents, openAfter, opened, out, req, resp, type Open } from './trace-view.ts';
 
+/** INV-10: whether index i's latest entry read is a `status` outcome of a trusted start since its `since`. */
+function fresh(s: { readonly trusted: boolean; readonly since: number; readonly eff: Readonly<Record<number, string>> }, i: number, status: string): boolean {
+  const v = s.eff[i];
+  return s.trusted && v !== undefined && v.startsWith(`${status}@`) && Number(v.split('@')[1]) >= s.since;
+}
+
 export function readMonitors(cfg: AirflowConfig): Record<string, MonitorDef> {
   const perRound = cfg.design === 'per-round';
   return {
@@ -61,13 +67,9 @@ export function readMonitors(cfg: AirflowConfig): Record<string, MonitorDef> {
         for (const x of r.value as Entry[]) eff[x.i] = `${x.s}@${x.t}`;
         return { ...s, eff, open: openAfter(s.open, e) };
       }
-      const fresh = (i: number, status: string): boolean => {
-        const v = s.eff[i];
-        return s.trusted && v !== undefined && v.startsWith(`${status}@`) && Number(v.split('@')[1]) >= s.since;
-      };
-      if (o?.type === 'Replay' && !cfg.staleGuard && !fresh(o.i, 'success')) return { fail: `INV-10: try ${s.a} replayed index ${o.i} but its latest entry is ${s.eff[o.i] ?? 'none'}` };
+      if (o?.type === 'Replay' && !cfg.staleGuard && !fresh(s, o.i, 'success')) return { fail: `INV-10: try ${s.a} replayed index ${o.i} but its latest entry is ${s.eff[o.i] ?? 'none'}` };
       if (o?.type === 'Replay') return { ...s, replayed: { ...s.replayed, [o.i]: 0 } };
-      if (o?.type === 'Run' && (fresh(o.i, 'success') || fresh(o.i, 'skipped')) && !cfg.staleGuard) return { fail: `INV-11: try ${s.a} ran index ${o.i} whose latest entry is ${s.eff[o.i]}` };
+      if (o?.type === 'Run' && (fresh(s, o.i, 'success') || fresh(s, o.i, 'skipped')) && !cfg.staleGuard) return { fail: `INV-11: try ${s.a} ran index ${o.i} whose latest entry is ${s.eff[o.i]}` };
       if (o?.type === 'Report' && o.cb === 'success' && o.i in s.replayed) return { fail: `INV-11: success callback of replayed index ${o.i} fired in try ${s.a}` };
       if (o?.type === 'Pushed' && o.i in s.replayed) {
         if (s.replayed[o.i]! >= 1) return { fail: `INV-11: replayed index ${o.i} pushed twice in try ${s.a}` };
