@@ -149,8 +149,8 @@ export class WorldHasher {
    * Hash of each actor's part under a renaming (actor `i` is stored at slot
    * `slot[i]`): snapshot, status and inbox, with channel senders renamed.
    *
-   * Layout: `LANE` ints per actor (see `A_*`), then the timers' and the monitors'
-   * parts (filled by `combine`). An actor whose snapshot is the base world's reuses
+   * Layout: `LANE` ints per actor (see `A_*`), then the monitors' and the timers'
+   * parts, then each monitor's state hash (filled by `combine`). An actor whose snapshot is the base world's reuses
    * the snapshot's hash; one whose record (xstate context or reducer state) is new
    * hashes only the entries that differ from the base record's (`recordDelta`).
    */
@@ -158,7 +158,8 @@ export class WorldHasher {
     const n = w.snaps.length;
     const baseLanes = given !== undefined && given === this.scratch ? this.scratch.slice() : given;
     let out = this.scratch;
-    if (out === undefined || out.length !== n * LANE + 4) out = this.scratch = new Array<number>(n * LANE + 4).fill(0);
+    const size = n * LANE + 4 + 2 * w.monitors.length;
+    if (out === undefined || out.length !== size) out = this.scratch = new Array<number>(size).fill(0);
     this.scratchValid = false;
     for (let i = 0; i < n; i++) {
       const o = i * LANE;
@@ -289,10 +290,30 @@ export class WorldHasher {
     b = mixB(mixB(mixB(b, tb), w.timers.length), w.faults);
     if (w.monitors.length > 0) {
       const m2 = n * LANE;
+      const mon = n * LANE + 4;
+      const M = w.monitors.length;
       if (base && baseLanes && base.monitors === w.monitors) {
+        for (let k = 0; k < 2 * M; k++) lanes[mon + k] = baseLanes[mon + k]!;
         h.ha = baseLanes[m2]! >>> 0;
         h.hb = baseLanes[m2 + 1]! >>> 0;
-      } else h.hash(w.monitors);
+      } else {
+        // Each monitor's state is hashed on its own and kept in the lanes: a step moves
+        // a few monitors, and the others reuse their parent's hash. Folded as `hash`
+        // folds an array, so the fingerprint is that of the whole list.
+        const reuse = base !== undefined && baseLanes !== undefined && base.monitors.length === M;
+        for (let m = 0; m < M; m++) {
+          const x = w.monitors[m];
+          if (reuse && base.monitors[m] === x) {
+            lanes[mon + 2 * m] = baseLanes[mon + 2 * m]!;
+            lanes[mon + 2 * m + 1] = baseLanes[mon + 2 * m + 1]!;
+          } else {
+            h.hashFresh(x);
+            lanes[mon + 2 * m] = h.ha;
+            lanes[mon + 2 * m + 1] = h.hb;
+          }
+        }
+        h.seqOfLanes(lanes, mon, M);
+      }
       lanes[m2] = h.ha;
       lanes[m2 + 1] = h.hb;
       a = mixA(mixA(a, h.ha), h.hb);
