@@ -78,6 +78,11 @@ export class Stubborn {
   private readonly inC: Uint8Array;
   private readonly act: Uint8Array;
   private readonly chan: Uint8Array;
+  // Scratch of reduce/closure, reused: a reduction runs at every expanded world.
+  private readonly count: Int32Array;
+  private readonly normal: Uint8Array;
+  private readonly todo: number[] = [];
+  private readonly readers: { readonly keys: Uint8Array; readonly reads: Uint8Array }[] = [];
 
   constructor(
     private readonly sc: Scenario,
@@ -94,6 +99,8 @@ export class Stubborn {
     this.inC = new Uint8Array(n);
     this.act = new Uint8Array(n * K);
     this.chan = new Uint8Array((n + 1) * n);
+    this.count = new Int32Array(n);
+    this.normal = new Uint8Array(n);
     this.eager = sc.timers !== 'quiescent';
     if (symmetry) {
       for (const g of sc.symmetry ?? []) {
@@ -232,8 +239,10 @@ export class Stubborn {
   reduce(w: World, all: readonly Step[]): Step[] | undefined {
     if (!this.on || all.length <= 1) return undefined;
     const n = this.n;
-    const count = new Int32Array(n);
-    const normal = new Uint8Array(n);
+    const count = this.count;
+    const normal = this.normal;
+    count.fill(0);
+    normal.fill(0);
     for (const s of all) {
       if (s.kind === 'timer') continue; // never in T (see closure)
       const key = this.keyOf(s);
@@ -261,6 +270,14 @@ export class Stubborn {
     return out;
   }
 
+  /** closure's fixpoint: actor x (outside C) may come to handle what k names. */
+  private mark(x: number, k: number): void {
+    const i = x * this.K + k;
+    if (this.inC[x] || this.act[i]) return;
+    this.act[i] = 1;
+    this.todo.push(x, k);
+  }
+
   /** The actors of a stubborn set grown from `seed`, or undefined (visible, or not smaller than `limit` steps). */
   private closure(w: World, all: readonly Step[], seed: number, count: Int32Array, limit: number): Uint8Array | undefined {
     const sc = this.sc;
@@ -274,7 +291,6 @@ export class Stubborn {
     const chan = this.chan; // chan[from * n + to]: channel non-empty at w
     chan.fill(0);
     for (let to = 0; to < n; to++) for (const ch of w.inbox[to]!) chan[ch.from * n + to] = 1;
-    const canCrash = (x: number): boolean => faultsLeft && sc.crashable[x]! && (w.status[x] === 'up' || sc.restartable[x]!);
     const T = this.n + 3; // an actor's own timer firing, as what it handles
     for (;;) {
       // Visibility of T. An actor with a pending timer stays out of C under `timers: 'any'`
@@ -293,25 +309,21 @@ export class Stubborn {
       // What actors outside C can handle, to a fixpoint.
       const act = this.act;
       act.fill(0);
-      const todo: number[] = [];
-      const mark = (x: number, k: number): void => {
-        if (inC[x] || act[x * K + k]) return;
-        act[x * K + k] = 1;
-        todo.push(x, k);
-      };
-      for (const t of w.timers) mark(t.owner, T);
+      const todo = this.todo;
+      todo.length = 0;
+      for (const t of w.timers) this.mark(t.owner, T);
       for (let x = 0; x < n; x++) {
         if (inC[x]) continue;
-        for (const ch of w.inbox[x]!) mark(x, ch.from);
-        if (sc.restartable[x] && (w.status[x] === 'crashed' || canCrash(x))) mark(x, n + 1);
-        if (canCrash(x)) mark(x, n + 2);
+        for (const ch of w.inbox[x]!) this.mark(x, ch.from);
+        if (sc.restartable[x] && (w.status[x] === 'crashed' || canCrash(sc, w, faultsLeft, x))) this.mark(x, n + 1);
+        if (canCrash(sc, w, faultsLeft, x)) this.mark(x, n + 2);
       }
       while (todo.length > 0) {
         const k = todo.pop()!,
           x = todo.pop()!;
         const base = (x * K + k) * n;
-        for (let y = 0; y < n; y++) if (this.sends[base + y]) mark(y, x);
-        if (this.setsTimer[x * K + k]) mark(x, T);
+        for (let y = 0; y < n; y++) if (this.sends[base + y]) this.mark(y, x);
+        if (this.setsTimer[x * K + k]) this.mark(x, T);
       }
       // A timer may fire outside T (advancing the clock): every T step must then be
       // clock-free, a machine step that sets no timer (machines never read the clock
@@ -329,7 +341,16 @@ export class Stubborn {
         }
       }
       // World-reading global monitors whose reads C touches: their watched steps outside C join.
-      const readers = this.mon.worldReaders.filter((r) => r.reads.some((x, i) => x === 1 && inC[i] === 1));
+      const readers = this.readers;
+      readers.length = 0;
+      for (const r of this.mon.worldReaders) {
+        for (let i = 0; i < n; i++) {
+          if (r.reads[i] === 1 && inC[i] === 1) {
+            readers.push(r);
+            break;
+          }
+        }
+      }
       // Who must join C.
       let grew = false;
       for (let x = 0; x < n; x++) {
@@ -345,7 +366,7 @@ export class Stubborn {
             if (!chan[x * n + y] || (faultsLeft && sc.crashable[y] && w.status[y] === 'up')) join = true;
           }
         }
-        if (!join && canCrash(x)) {
+        if (!join && canCrash(sc, w, faultsLeft, x)) {
           // x's crash clears its inbox, which a T step may append to.
           for (const s of all) {
             const key = this.keyOf(s);
@@ -356,7 +377,7 @@ export class Stubborn {
           }
         }
         if (!join && tFault && faultsLeft) {
-          if (canCrash(x)) join = true;
+          if (canCrash(sc, w, faultsLeft, x)) join = true;
           else if (sc.faultyOutcomes[x] || sc.droppable[x]!.length > 0) {
             for (let k = 0; k <= n && !join; k++) if (act[x * K + k] && (sc.faultyOutcomes[x] || sc.droppable[x]!.includes(k))) join = true;
           }
@@ -371,4 +392,9 @@ export class Stubborn {
       if (!grew) return inC;
     }
   }
+}
+
+/** Whether actor x may still crash in w (faults left, crashable, and up or restartable). */
+function canCrash(sc: Scenario, w: World, faultsLeft: boolean, x: number): boolean {
+  return faultsLeft && sc.crashable[x]! && (w.status[x] === 'up' || sc.restartable[x]!);
 }
