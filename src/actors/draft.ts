@@ -118,7 +118,7 @@ export class Draft {
   finish(monitors: readonly unknown[], failure: World['failure']): World {
     const b = this.base;
     const inputs = this.inputs ?? b.inputs;
-    return {
+    const w: { -readonly [K in keyof World]: World[K] } = {
       snaps: this.snaps ?? b.snaps,
       status: this.status ?? b.status,
       inbox: this.inbox ?? b.inbox,
@@ -128,8 +128,10 @@ export class Draft {
       monitors,
       failure,
       anon: this.anon,
-      ...(inputs ? { inputs } : {}),
     };
+    // Set only when the scenario has budgeted inputs (a world without them has no such key).
+    if (inputs) w.inputs = inputs;
+    return w;
   }
 }
 

@@ -277,7 +277,7 @@ function observe(sc: Scenario, base: World, d: Draft): World {
   const monitors = base.monitors.slice();
   const provisional = d.finish(monitors, failure);
   const q = queryOf(sc, provisional);
-  const fails: TraceEvent[] = [];
+  let fails: TraceEvent[] | undefined;
   for (let m = 0; m < sc.monitorDefs.length; m++) {
     const def = sc.monitorDefs[m]!;
     let s = monitors[m];
@@ -286,18 +286,23 @@ function observe(sc: Scenario, base: World, d: Draft): World {
       if (r && typeof r === 'object' && 'fail' in r && typeof (r as { fail: unknown }).fail === 'string') {
         const message = (r as { fail: string }).fail;
         if (!failure) failure = { monitor: sc.monitorNames[m]!, message };
-        fails.push({ kind: 'monitor-fail', monitor: sc.monitorNames[m]!, message });
+        (fails ??= []).push({ kind: 'monitor-fail', monitor: sc.monitorNames[m]!, message });
         break;
       }
       s = r;
     }
     monitors[m] = s;
   }
-  for (const f of fails) d.events.push(f);
+  if (fails) for (const f of fails) d.events.push(f);
   // Keep the parent's array when no monitor moved, so the checker's fingerprint can reuse its hash.
-  let same = failure === base.failure;
+  let same = true;
   for (let m = 0; same && m < monitors.length; m++) same = monitors[m] === base.monitors[m];
-  return d.finish(same ? base.monitors : monitors, failure);
+  // The provisional world is this step's own: it becomes the result (the query that
+  // showed it to the monitors is not kept), with the failure and the monitors' array.
+  const out = provisional as { -readonly [K in keyof World]: World[K] };
+  out.monitors = same ? base.monitors : monitors;
+  out.failure = failure;
+  return out;
 }
 
 /** The world before any step: every actor in its initial state, start messages in flight. */
