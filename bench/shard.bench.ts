@@ -1,14 +1,15 @@
 // `npm run bench -- shard`: one exhaustive check in one process against the same check
 // split in 2 shards run as 2 processes side by side (`check --shard i/2 --result`, then
 // `interleave merge`), on airflow-checkpoints (taskConcurrency=2, faultBudget=2 as the
-// family's default, --items=N, default 8: 605,668 distinct states, about 70 s of CPU in one
-// process on an idle machine). Prints wall time, CPU time (user + system of each process,
+// family's default, --items=N, default 9: 2,025,298 distinct states, about a minute of wall
+// and 65 s of CPU in one process on an idle machine; the issue's size, "about a minute"). Prints wall time, CPU time (user + system of each process,
 // from its result file), distinct states per shard and their share of the single search
 // (balance), and the duplication factor: distinct states summed over the shards / distinct
 // states of the single process. Goal on an idle 2-core machine: 2 shards >= 1.7x faster in
 // wall time, duplication <= 1.3. On a loaded machine wall time means little: read the
 // shares and the duplication (counts, the same under any load) and the CPU columns.
-//   --items=N      input items (the size of the check: 6 is 112,028 states, 8 is 605,668)
+//   --items=N      input items (the size of the check: 6 is 112,028 states, 8 is 605,668
+//                  (about 20 s in one process), 9 is 2,025,298)
 //   --prefix=C     --shard-prefix (partition-level worlds per shard, default the checker's)
 //   --strategy=S   dfs (default) or bfs
 //   --mode=M       prefix (the no-communication split), exchange (shards exchange worlds
@@ -59,7 +60,7 @@ export interface Result {
 }
 
 export default async function shardBench(argv: readonly string[]): Promise<void> {
-  const items = Number(flag(argv, 'items') ?? 8);
+  const items = Number(flag(argv, 'items') ?? 9);
   const prefix = flag(argv, 'prefix');
   const strategy = flag(argv, 'strategy') ?? 'dfs';
   const mode = flag(argv, 'mode') ?? 'all';
