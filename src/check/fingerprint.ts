@@ -150,9 +150,10 @@ export class WorldHasher {
    * `slot[i]`): snapshot, status and inbox, with channel senders renamed.
    *
    * Layout: `LANE` ints per actor (see `A_*`), then the monitors' and the timers'
-   * parts, then each monitor's state hash (filled by `combine`). An actor whose snapshot is the base world's reuses
-   * the snapshot's hash; one whose record (xstate context or reducer state) is new
-   * hashes only the entries that differ from the base record's (`recordDelta`).
+   * parts, then each monitor's state hash (filled by `combine`). An actor whose
+   * snapshot is the base world's reuses the snapshot's hash; one whose record (xstate
+   * context or reducer state) is new hashes only the entries that differ from the
+   * base record's (`recordDelta`).
    */
   private actorLanes(w: World, h: Hasher, slot: Int32Array, base?: World, given?: Lanes): number[] {
     const n = w.snaps.length;
