@@ -4,17 +4,29 @@
 import { describe, expect, it } from 'vitest';
 import { StepMemo, apply, enabled, initialWorld, rng, type Scenario, type World } from '../src/actors/index.ts';
 import { WorldHasher, fpHex } from '../src/check/index.ts';
+import { checkerMemo } from '../src/check/memo-key.ts';
+import { sameContent } from '../src/actors/same-content.ts';
+import { randomMachineSystem } from './fixtures-check/random-machines.ts';
 import { lostUpdate, machineRing, retryModel } from './fixtures-check/models.ts';
 import { buildAirflow } from '../src/machines/airflow/scenario.ts';
 
 /** Counts the hits of a memo. */
 class CountingMemo extends StepMemo {
+  constructor(limit?: number, contentKey?: (actor: number, snapshot: object, msg: unknown) => string) {
+    super(limit, contentKey);
+  }
   hits = 0;
   reducerHits = 0;
   startHits = 0;
+  sameHits = 0;
   override get<R>(actor: number, snapshot: object, msg: unknown): R | undefined {
     const r = super.get<R>(actor, snapshot, msg);
     if (r) this.hits++;
+    return r;
+  }
+  override getSame<R>(actor: number, snapshot: object, msg: unknown): { readonly snapshot: object; readonly res: R } | undefined {
+    const r = super.getSame<R>(actor, snapshot, msg);
+    if (r) this.sameHits++;
     return r;
   }
   override getStart<R>(actor: number): R | undefined {
@@ -110,5 +122,87 @@ describe('step memo', () => {
     }
     expect(steps).toBeGreaterThan(5);
     expect(memo.hits).toBeGreaterThan(0);
+  });
+
+  it('by content: a pair equal to one stepped before, reached as other objects, gives the same worlds and events as stepping afresh', () => {
+    // The checker's memo (content keys from the structural hash). Random xstate machines
+    // (hierarchy, parallel regions, history, after timers) and airflow (restarts, 18 monitors).
+    const key = checkerMemo() as unknown as { contentKey: (actor: number, snapshot: object, msg: unknown) => string };
+    const models: Scenario[] = [lostUpdate({ clients: 3 }), machineRing(4, 1, 2), buildAirflow({ items: 2, W: 2, faultBudget: 2, hardKill: true }), ...[1, 2, 3, 4, 5, 6].map((k) => randomMachineSystem(k))];
+    let sameHits = 0;
+    for (const sc of models) {
+      const memo = new CountingMemo(256, key.contentKey);
+      const hasher = new WorldHasher(sc, false);
+      const r = rng(11);
+      for (let run = 0; run < 25; run++) {
+        let w: World = initialWorld(sc, { detail: false }).world;
+        for (let d = 0; d < 60; d++) {
+          const en = enabled(sc, w);
+          if (en.length === 0) break;
+          let next: World | undefined;
+          const pick = r.int(en.length);
+          for (let k = 0; k < en.length; k++) {
+            // Detail on: the events carry context changes, so a wrong "unchanged" would show.
+            const plain = apply(sc, w, en[k]!, { detail: true });
+            const memoed = apply(sc, w, en[k]!, { detail: true, memo });
+            expect(memoed.events).toEqual(plain.events);
+            expect(fpHex(hasher.fp(memoed.world))).toBe(fpHex(hasher.fp(plain.world)));
+            if (k === pick) next = plain.world; // the plain world: its snapshots are new objects, so equal pairs recur as other objects
+          }
+          w = next!;
+        }
+      }
+      sameHits += memo.sameHits;
+    }
+    expect(sameHits).toBeGreaterThan(100);
+  });
+});
+
+describe('step memo by content, with colliding keys', () => {
+  it('reuses a step only for a pair equal in content: a key shared by every pair changes nothing', () => {
+    // Every pair gets one key: the memo holds the last pair stepped and must compare it exactly.
+    let sameHits = 0;
+    for (const sc of [lostUpdate({ clients: 3 }), buildAirflow({ items: 2, W: 2, faultBudget: 2, hardKill: true }), randomMachineSystem(2), randomMachineSystem(3)]) {
+      const memo = new CountingMemo(256, () => 'one key');
+      const hasher = new WorldHasher(sc, false);
+      const r = rng(12);
+      let steps = 0;
+      for (let run = 0; run < 20; run++) {
+        let w: World = initialWorld(sc, { detail: false }).world;
+        for (let d = 0; d < 60; d++) {
+          const en = enabled(sc, w);
+          if (en.length === 0) break;
+          // Every enabled step: the memo then meets, under its one key, pairs of other
+          // actors and other contents (which it must not reuse) and equal ones.
+          for (const s of en) {
+            const plain = apply(sc, w, s, { detail: true });
+            const memoed = apply(sc, w, s, { detail: true, memo });
+            expect(memoed.events).toEqual(plain.events);
+            expect(fpHex(hasher.fp(memoed.world))).toBe(fpHex(hasher.fp(plain.world)));
+            steps++;
+          }
+          // On from a fresh world, so the next pairs are new objects.
+          w = apply(sc, w, r.pick(en), { detail: false }).world;
+        }
+      }
+      expect(steps).toBeGreaterThan(100);
+      sameHits += memo.sameHits;
+    }
+    // Equal pairs met again as other objects were reused too (the test is not only misses).
+    expect(sameHits).toBeGreaterThan(0);
+  });
+});
+
+describe('sameContent', () => {
+  it('compares plain data by value, key order aside, and anything else by identity', () => {
+    expect(sameContent({ a: 1, b: [1, { c: 'x' }] }, { b: [1, { c: 'x' }], a: 1 })).toBe(true);
+    expect(sameContent({ a: 1 }, { a: 1, b: undefined })).toBe(false); // conservative: not known equal
+    expect(sameContent([1, 2], [2, 1])).toBe(false);
+    expect(sameContent([1, 2], { 0: 1, 1: 2 })).toBe(false);
+    expect(sameContent(new Map([[1, 2]]), new Map([[1, 2]]))).toBe(false);
+    const m = new Map();
+    expect(sameContent({ m }, { m })).toBe(true);
+    expect(sameContent(NaN, NaN)).toBe(false);
+    expect(sameContent({ a: { b: 1 } }, { a: { b: 2 } })).toBe(false);
   });
 });

@@ -205,16 +205,27 @@ function receive(d: Draft, from: number, to: number, msg: Message, outcome: stri
     return;
   }
   const prev = d.snap(to) as AnyMachineSnapshot;
-  let res = d.memo?.get<StepResult>(to, prev, msg);
+  let res = d.memo?.get<MemoStep>(to, prev, msg);
   if (res === undefined) {
-    try {
-      res = actor.stepper.step(prev, msg);
-    } catch (e) {
-      const bad = modelError(actor, e);
-      if (bad) throw bad;
-      d.setStat(to, 'error');
-      d.events.push({ kind: 'error', actor: actor.id, message: `on '${msg.type}' in state '${snapshotStateText(prev)}': ${errText(e)}` });
-      return;
+    const same = d.memo?.getSame<StepResult>(to, prev, msg);
+    if (same !== undefined) {
+      // An equal pair stepped before, from another snapshot object: its result. Its
+      // "unchanged" (its own snapshot) means this one unchanged; otherwise the step's
+      // events compare its next snapshot with the one it was stepped from (which parts
+      // of the context are new objects), as they did for that pair.
+      const from = same.snapshot as AnyMachineSnapshot;
+      res = same.res.snapshot === from ? { ...same.res, snapshot: prev } : { ...same.res, from };
+    } else {
+      try {
+        res = actor.stepper.step(prev, msg);
+      } catch (e) {
+        const bad = modelError(actor, e);
+        if (bad) throw bad;
+        d.setStat(to, 'error');
+        d.events.push({ kind: 'error', actor: actor.id, message: `on '${msg.type}' in state '${snapshotStateText(prev)}': ${errText(e)}` });
+        return;
+      }
+      d.memo?.setSame(to, prev, msg, res);
     }
     d.memo?.set(to, prev, msg, res);
   }
@@ -223,8 +234,11 @@ function receive(d: Draft, from: number, to: number, msg: Message, outcome: stri
     d.events.push(unhandledEvent(d, actor, from, msg, prev.status === 'active' ? state : `${state} (${prev.status})`));
     return;
   }
-  settle(d, actor, prev, res.snapshot, res.actions);
+  settle(d, actor, res.from ?? prev, res.snapshot, res.actions);
 }
+
+/** A machine step as the memo keeps it: `from`, when it was stepped from an equal snapshot object other than the actor's. */
+type MemoStep = StepResult & { readonly from?: AnyMachineSnapshot };
 
 /** Commits a machine's next snapshot, reports the state change, then runs its actions. */
 function settle(d: Draft, actor: CompiledActor & { kind: 'machine' }, prev: AnyMachineSnapshot | undefined, next: AnyMachineSnapshot, actions: readonly CollectedAction[]): void {

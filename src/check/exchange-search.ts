@@ -11,7 +11,8 @@
 // are checked where the step is taken; a world's (invariants, `eventually`, deadlock)
 // by its owner. No partial-order reduction (its cycle proviso does not hold across
 // shards) and no liveness (it needs the whole graph): index.ts turns them away.
-import { StepMemo, apply, initialWorld, type Scenario, type Step, type World } from '../actors/index.ts';
+import { checkerMemo } from './memo-key.ts';
+import { apply, initialWorld, type Scenario, type Step, type World } from '../actors/index.ts';
 import { readDone, readStop, writeDone, writeStop, type DirIo, type StopNote } from './exchange-dir.ts';
 import { PathTable, extendPath, pathLength, scheduleOfPath } from './exchange-paths.ts';
 import { Termination, type TerminationTiming } from './exchange-termination.ts';
@@ -80,7 +81,7 @@ export interface ExchangeCounts {
 
 export class ExchangeSearch implements Explorer {
   private readonly sc: Scenario;
-  private readonly memo = new StepMemo();
+  private readonly memo = checkerMemo();
   private readonly paths = new PathTable();
   /** Worlds this shard sent (each crosses at most once per sender). */
   private readonly sentSet = new VisitedSet();

@@ -4,7 +4,8 @@
 // counterexample first when the reduction is off (with it, a shortest one in the
 // reduced graph; shrinking follows). Both explore with `apply(..., { detail: false })`;
 // the counterexample trace is replayed with detail.
-import { StepMemo, apply, enabled, type Scenario, type Step, type World } from '../actors/index.ts';
+import { checkerMemo } from './memo-key.ts';
+import { apply, enabled, type Scenario, type Step, type World } from '../actors/index.ts';
 import { inSet, markOf, nextSleep, visible, wokenSteps, type PorContext } from './por.ts';
 import { Stubborn } from './por-stubborn.ts';
 import { stepViolation } from './properties.ts';
@@ -85,7 +86,7 @@ export abstract class Search implements Explorer {
   protected readonly sc: Scenario;
   private started = false;
   /** The same (snapshot, message) pair recurs across interleavings: step it once. */
-  protected readonly memo = new StepMemo();
+  protected readonly memo = checkerMemo();
   /** Nodes keep their enabled steps (`Node.en`): the compact frontier encodes steps as positions in it. */
   protected keepsEnabled = false;
 

@@ -12,7 +12,8 @@
 // No partial-order reduction (sleep sets prune transitions, and a cycle that only
 // pruned transitions close would be missed) and no symmetry (fairness classes name
 // actors, and a lasso must return to the very same world).
-import { StepMemo, apply, enabled, isQuiescent, queryOf, type Predicate, type Scenario, type Step, type World } from '../actors/index.ts';
+import { checkerMemo } from './memo-key.ts';
+import { apply, enabled, isQuiescent, queryOf, type Predicate, type Scenario, type Step, type World } from '../actors/index.ts';
 import { FairClasses } from './fairness.ts';
 import type { Lanes } from './fingerprint.ts';
 import { findLivenessViolation, livenessSpecs, type LivenessSpec } from './liveness.ts';
@@ -162,7 +163,7 @@ export class GraphSearch implements Explorer {
   readonly stats: LivenessStats = { edges: 0, bytesPerState: 0, analysisBytesPerState: 0, cyclicComponents: 0, analysisMs: 0 };
   private readonly preds: readonly Predicate[];
   private readonly sc: Scenario;
-  private readonly memo = new StepMemo();
+  private readonly memo = checkerMemo();
   private queue: QNode[] = [];
   private head = 0;
   private started = false;

@@ -15,8 +15,9 @@
 // so a path from the initial world to any world w leaves the prefix through a frontier
 // world f; from the last frontier world on it the path avoids both, and f's owner
 // explores w. Any deal is complete; the deal only decides the duplicated work and balance.
+import { checkerMemo } from './memo-key.ts';
 import { createHash } from 'node:crypto';
-import { StepMemo, apply, enabled, type Scenario, type Step, type World } from '../actors/index.ts';
+import { apply, enabled, type Scenario, type Step, type World } from '../actors/index.ts';
 import type { Lanes } from './fingerprint.ts';
 import { stepViolation } from './properties.ts';
 import type { Session } from './session.ts';
@@ -126,7 +127,7 @@ export function runPrefix(s: Session, index: number, count: number, perShard: nu
   const init = s.start();
   if (init.violation && report(init.violation, [])) return plan([], new VisitedSet(), 0, 0);
   // `level` holds the worlds at `depth`, visited and counted; each is checked when expanded.
-  const memo = new StepMemo();
+  const memo = checkerMemo();
   s.hasher.world(init.world);
   let level: Level[] = [{ world: init.world, schedule: [], lanes: s.hasher.lastLanes }];
   let depth = 0;

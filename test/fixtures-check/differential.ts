@@ -74,11 +74,15 @@ export function drawCombo(r: ReturnType<typeof rng>, sys: { symmetric: boolean; 
 export async function withoutMemo<T>(f: () => Promise<T>): Promise<T> {
   const a = vi.spyOn(StepMemo.prototype, 'get').mockReturnValue(undefined);
   const b = vi.spyOn(StepMemo.prototype, 'getReduced').mockReturnValue(undefined);
+  const c = vi.spyOn(StepMemo.prototype, 'getSame').mockReturnValue(undefined);
+  const d = vi.spyOn(StepMemo.prototype, 'getStart').mockReturnValue(undefined);
   try {
     return await f();
   } finally {
     a.mockRestore();
     b.mockRestore();
+    c.mockRestore();
+    d.mockRestore();
   }
 }
 
