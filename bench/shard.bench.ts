@@ -9,7 +9,7 @@
 // wall time, duplication <= 1.3. On a loaded machine wall time means little: read the
 // shares and the duplication (counts, the same under any load) and the CPU columns.
 //   --items=N      input items (the size of the check: 6 is 112,028 states, 8 is 605,668
-//                  (about 20 s in one process), 9 is 2,025,298)
+//                  (about 15 s in one process), 9 is 2,025,298)
 //   --prefix=C     --shard-prefix (partition-level worlds per shard, default the checker's)
 //   --strategy=S   dfs (default) or bfs
 //   --mode=M       prefix (the no-communication split), exchange (shards exchange worlds
