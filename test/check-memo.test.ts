@@ -2,9 +2,9 @@
 // (snapshot, message) pair met again, and a reducer's for the same state, message,
 // sender, outcome and time; worlds and events must be the same as without it.
 import { describe, expect, it } from 'vitest';
-import { StepMemo, apply, enabled, initialWorld, rng, type Scenario, type World } from '../src/actors/index.ts';
+import { StepMemo, apply, enabled, initialWorld, rng, type ApplyResult, type Scenario, type Step, type World } from '../src/actors/index.ts';
 import { WorldHasher, fpHex } from '../src/check/index.ts';
-import { checkerMemo } from '../src/check/memo-key.ts';
+import { contentKeyOf } from '../src/check/memo-key.ts';
 import { sameContent } from '../src/actors/same-content.ts';
 import { randomMachineSystem } from './fixtures-check/random-machines.ts';
 import { lostUpdate, machineRing, retryModel } from './fixtures-check/models.ts';
@@ -41,6 +41,15 @@ class CountingMemo extends StepMemo {
   }
 }
 
+/** Applies `s` afresh and through `memo`: both must give the same events and the same world. */
+function stepBoth(sc: Scenario, hasher: WorldHasher, w: World, s: Step, memo: StepMemo, detail: boolean): { plain: ApplyResult; memoed: ApplyResult } {
+  const plain = apply(sc, w, s, { detail });
+  const memoed = apply(sc, w, s, { detail, memo });
+  expect(memoed.events).toEqual(plain.events);
+  expect(fpHex(hasher.fp(memoed.world))).toBe(fpHex(hasher.fp(plain.world)));
+  return { plain, memoed };
+}
+
 describe('step memo', () => {
   it('gives the same worlds and events as stepping afresh, along random walks that revisit pairs', () => {
     const models: Scenario[] = [lostUpdate({ clients: 3 }), machineRing(4, 1, 2), retryModel(2)];
@@ -59,10 +68,7 @@ describe('step memo', () => {
           let next: World | undefined;
           const pick = r.int(en.length);
           for (let k = 0; k < en.length; k++) {
-            const plain = apply(sc, w, en[k]!, { detail: false });
-            const memoed = apply(sc, w, en[k]!, { detail: false, memo });
-            expect(memoed.events).toEqual(plain.events);
-            expect(fpHex(hasher.fp(memoed.world))).toBe(fpHex(hasher.fp(plain.world)));
+            const { memoed } = stepBoth(sc, hasher, w, en[k]!, memo, false);
             steps++;
             if (k === pick) next = memoed.world;
           }
@@ -92,11 +98,7 @@ describe('step memo', () => {
         // Restarts first when offered, so every run restarts as often as the budget lets it.
         const s = en.find((x) => x.kind === 'restart') ?? r.pick(en);
         if (s.kind === 'restart') restarts++;
-        const plain = apply(sc, w, s, { detail: false });
-        const memoed = apply(sc, w, s, { detail: false, memo });
-        expect(memoed.events).toEqual(plain.events);
-        expect(fpHex(hasher.fp(memoed.world))).toBe(fpHex(hasher.fp(plain.world)));
-        w = memoed.world;
+        w = stepBoth(sc, hasher, w, s, memo, false).memoed.world;
       }
     }
     expect(restarts).toBeGreaterThan(5);
@@ -127,11 +129,10 @@ describe('step memo', () => {
   it('by content: a pair equal to one stepped before, reached as other objects, gives the same worlds and events as stepping afresh', () => {
     // The checker's memo (content keys from the structural hash). Random xstate machines
     // (hierarchy, parallel regions, history, after timers) and airflow (restarts, 18 monitors).
-    const key = checkerMemo() as unknown as { contentKey: (actor: number, snapshot: object, msg: unknown) => string };
     const models: Scenario[] = [lostUpdate({ clients: 3 }), machineRing(4, 1, 2), buildAirflow({ items: 2, W: 2, faultBudget: 2, hardKill: true }), ...[1, 2, 3, 4, 5, 6].map((k) => randomMachineSystem(k))];
     let sameHits = 0;
     for (const sc of models) {
-      const memo = new CountingMemo(256, key.contentKey);
+      const memo = new CountingMemo(256, contentKeyOf());
       const hasher = new WorldHasher(sc, false);
       const r = rng(11);
       for (let run = 0; run < 25; run++) {
@@ -143,10 +144,7 @@ describe('step memo', () => {
           const pick = r.int(en.length);
           for (let k = 0; k < en.length; k++) {
             // Detail on: the events carry context changes, so a wrong "unchanged" would show.
-            const plain = apply(sc, w, en[k]!, { detail: true });
-            const memoed = apply(sc, w, en[k]!, { detail: true, memo });
-            expect(memoed.events).toEqual(plain.events);
-            expect(fpHex(hasher.fp(memoed.world))).toBe(fpHex(hasher.fp(plain.world)));
+            const { plain } = stepBoth(sc, hasher, w, en[k]!, memo, true);
             if (k === pick) next = plain.world; // the plain world: its snapshots are new objects, so equal pairs recur as other objects
           }
           w = next!;
@@ -175,10 +173,7 @@ describe('step memo by content, with colliding keys', () => {
           // Every enabled step: the memo then meets, under its one key, pairs of other
           // actors and other contents (which it must not reuse) and equal ones.
           for (const s of en) {
-            const plain = apply(sc, w, s, { detail: true });
-            const memoed = apply(sc, w, s, { detail: true, memo });
-            expect(memoed.events).toEqual(plain.events);
-            expect(fpHex(hasher.fp(memoed.world))).toBe(fpHex(hasher.fp(plain.world)));
+            stepBoth(sc, hasher, w, s, memo, true);
             steps++;
           }
           // On from a fresh world, so the next pairs are new objects.

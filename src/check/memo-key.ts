@@ -4,14 +4,19 @@
 import { StepMemo } from '../actors/index.ts';
 import { Hasher } from './hash.ts';
 
-/** A step memo for one search, with content lookups keyed by the structural hash. */
-export function checkerMemo(): StepMemo {
+/** A content key of machine steps: the actor and the structural hashes of the snapshot and the message. */
+export function contentKeyOf(): (actor: number, snapshot: object, msg: unknown) => string {
   const h = new Hasher();
-  return new StepMemo(undefined, (actor, snapshot, msg) => {
+  return (actor, snapshot, msg) => {
     h.hash(snapshot);
     const a = h.ha,
       b = h.hb;
     h.hash(msg);
     return `${actor}:${a}:${b}:${h.ha}:${h.hb}`;
-  });
+  };
+}
+
+/** A step memo for one search, with content lookups keyed by the structural hash. */
+export function checkerMemo(): StepMemo {
+  return new StepMemo(undefined, contentKeyOf());
 }
