@@ -7,20 +7,6 @@
 
 import { sameContent } from './same-content.ts';
 
-/** Snapshots equal in every field a step reads; their active state nodes in the same order. */
-function sameSnapshot(a: object, b: object): boolean {
-  if (a === b) return true;
-  const x = a as { _nodes?: readonly unknown[] },
-    y = b as { _nodes?: readonly unknown[] };
-  const nx = x._nodes,
-    ny = y._nodes;
-  if (nx !== undefined || ny !== undefined) {
-    if (nx === undefined || ny === undefined || nx.length !== ny.length) return false;
-    for (let i = 0; i < nx.length; i++) if (nx[i] !== ny[i]) return false;
-  }
-  return sameContent(a, b);
-}
-
 interface Entry {
   readonly actor: number;
   readonly msg: unknown;
@@ -65,6 +51,9 @@ export class StepMemo {
    */
   private byContent = new Map<string, { readonly actor: number; readonly snapshot: object; readonly msg: unknown; readonly res: unknown }>();
 
+  /** The pair `getSame` last looked up and its key: `setSame` of the same pair reuses it. */
+  private missed: { readonly actor: number; readonly snapshot: object; readonly msg: unknown; readonly key: string } | undefined;
+
   /**
    * `limit`: results held before the memo starts afresh. `contentKey`: a key of a
    * machine's snapshot and message by content (the checker's hash of both), which turns
@@ -103,8 +92,9 @@ export class StepMemo {
   getSame<R>(actor: number, snapshot: object, msg: unknown): { readonly snapshot: object; readonly res: R } | undefined {
     if (this.off || this.contentKey === undefined) return undefined;
     const key = this.contentKey(actor, snapshot, msg);
+    this.missed = { actor, snapshot, msg, key };
     const e = this.byContent.get(key);
-    if (e !== undefined && e.actor === actor && sameContent(e.msg, msg) && sameSnapshot(e.snapshot, snapshot)) {
+    if (e !== undefined && e.actor === actor && sameContent(e.msg, msg) && sameContent(e.snapshot, snapshot)) {
       this.hitCount++;
       return { snapshot: e.snapshot, res: e.res as R };
     }
@@ -115,7 +105,11 @@ export class StepMemo {
   setSame(actor: number, snapshot: object, msg: unknown, res: unknown): void {
     if (this.off || this.contentKey === undefined) return;
     if (this.byContent.size >= this.limit) this.byContent = new Map();
-    this.byContent.set(this.contentKey(actor, snapshot, msg), { actor, snapshot, msg, res });
+    // The key `getSame` just computed for this pair (it missed), else computed here.
+    const m = this.missed;
+    const key = m !== undefined && m.actor === actor && m.snapshot === snapshot && m.msg === msg ? m.key : this.contentKey(actor, snapshot, msg);
+    this.missed = undefined;
+    this.byContent.set(key, { actor, snapshot, msg, res });
   }
 
   /** A machine's start result (initial snapshot and entry actions), if computed before. */
