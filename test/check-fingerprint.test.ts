@@ -69,7 +69,7 @@ describe('structural hash', () => {
       const x = new Hasher();
       const lanes: number[] = [];
       for (const v of xs) {
-        x.hashFresh(v);
+        x.hash(v);
         // Stored as int32, as a world's lanes hold them.
         lanes.push(x.ha | 0, x.hb | 0);
       }

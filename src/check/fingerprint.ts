@@ -308,7 +308,7 @@ export class WorldHasher {
             lanes[mon + 2 * m] = baseLanes[mon + 2 * m]!;
             lanes[mon + 2 * m + 1] = baseLanes[mon + 2 * m + 1]!;
           } else {
-            h.hashFresh(x);
+            h.hash(x);
             lanes[mon + 2 * m] = h.ha;
             lanes[mon + 2 * m + 1] = h.hb;
           }

@@ -141,24 +141,6 @@ export class Hasher {
   }
 
   /**
-   * `hash`, without keeping the value itself in the identity cache (its parts still
-   * are): for values hashed once and then remembered by their holder (fingerprint.ts
-   * keeps each monitor's state hash in a world's lanes).
-   */
-  hashFresh(v: unknown): void {
-    if (typeof v !== 'object' || v === null) return this.hash(v);
-    const c = this.cache.get(v);
-    if (c !== undefined) {
-      this.work++;
-      this.ha = c.a;
-      this.hb = c.b;
-      return;
-    }
-    this.work++;
-    this.object(v);
-  }
-
-  /**
    * Sets `ha`/`hb` to the hash of an array whose `count` elements hash to the pairs
    * `lanes[at + 2k]`, `lanes[at + 2k + 1]` (int32 or uint32): `hash` of the array
    * itself, from hashes computed earlier.
