@@ -4,7 +4,7 @@ export * from './scenario.ts';
 export { stepNotes, propertyNote, actorRole, type Legend, type StepNote } from './legend.ts';
 export { eventually, leadsTo, nonProgressCycles, progressTag, DEFAULT_FAIRNESS, type LivenessProperty, type Fairness, type FairnessSpec } from './liveness.ts';
 export { initialWorld, enabled, apply, inputStep, tickStep, isFault, isQuiescent, isOffered, offersInput, isFailureEvent, type ApplyOptions, type ApplyResult } from './kernel.ts';
-export { StepMemo } from './step-memo.ts';
+export { StepMemo, type SameStep } from './step-memo.ts';
 export { queryOf } from './query.ts';
 export { rng, rngFromState, deriveSeed, type Rng } from './prng.ts';
 export { send } from './dsl.ts';

@@ -17,6 +17,14 @@ interface Entry {
   readonly res: unknown;
 }
 
+/** An earlier step of a pair equal in content to the one looked up (see `StepMemo.getSame`). */
+export interface SameStep<R> {
+  /** The snapshot that earlier step started from (its result's events are relative to it). */
+  readonly snapshot: object;
+  /** That step's result. */
+  readonly res: R;
+}
+
 /**
  * Step results by (actor, state, message, ...) identity. Strong references, so it
  * is bounded: cleared whenever it holds `limit` results (results otherwise keep
@@ -89,7 +97,7 @@ export class StepMemo {
    * in content to these (its snapshot and its result), or undefined, in which case
    * this pair is remembered as the one of its content (step it and `set` the result).
    */
-  getSame<R>(actor: number, snapshot: object, msg: unknown): { readonly snapshot: object; readonly res: R } | undefined {
+  getSame<R>(actor: number, snapshot: object, msg: unknown): SameStep<R> | undefined {
     if (this.off || this.contentKey === undefined) return undefined;
     const key = this.contentKey(actor, snapshot, msg);
     this.missed = { actor, snapshot, msg, key };
