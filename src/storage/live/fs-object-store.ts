@@ -166,8 +166,9 @@ export class FsObjectStore {
   /**
    * Opens the object's file without following symlinks, refuses anything but a
    * regular file with one link, runs `read`, and returns its result only if the file
-   * read is still the one named by the key with no other name (an attacker may swap
-   * a hard link to an outside file in and out meanwhile). A file replaced or
+   * read is then still the one named by the key with no other name, both seen by one
+   * lstat of the key (an attacker may swap a hard link to an outside file in and out
+   * meanwhile). A file replaced or
    * deleted meanwhile (no name left) is fine: it was the key's object when opened.
    * A concurrent swap is retried a few times, then refused.
    */
@@ -191,8 +192,12 @@ export class FsObjectStore {
           const value = await read(fh, st.size);
           const after = fstatSync(fh.fd);
           if (after.nlink === 0) return { value, size: st.size };
+          // The name and its link count from one lstat: at that instant the key names the file
+          // read and nothing else does. Counting links by fstat apart from the lookup leaves a
+          // gap: a hard link to an outside file swapped out before the count and back in before
+          // the lookup passed both (test/live-fs-race-schedule.test.ts replays it).
           const named = lstatOrUndefined(at(dir, name));
-          if (after.nlink === 1 && named !== undefined && named.ino === after.ino && named.dev === after.dev) {
+          if (named !== undefined && named.nlink === 1 && named.ino === after.ino && named.dev === after.dev) {
             this.confined.verify(fh, key); // its directory may have been moved out while the bytes were read
             return { value, size: st.size };
           }
