@@ -16,13 +16,15 @@
 //                  through a shared directory, --exchange DIR), claims (shards share their
 //                  visited fingerprints, --share-visited DIR), a list (prefix,claims), both
 //                  (prefix and exchange) or all (default: every mode)
+//   --dist         run the compiled dist/ (built first with `npm run build`), as the installed
+//                  package runs, instead of the sources through tsx
 //   --repeat=N     rounds (default 1): each runs the single process, then the shards; the
 //                  detailed tables are the last round's, then one row per round and the
 //                  median speed-ups (wall times drift on a shared machine: compare in a round)
 // Exchange rows compare with a --no-por single run too (exchange runs without POR; on
 // airflow POR removes no states, so both single runs count the same states) and add what
 // each shard sent to the other (worlds and bytes); claims rows add the claims sent.
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -31,6 +33,9 @@ import { printTable } from './table.ts';
 import { claimsRows, type Single } from './shard-claims.ts';
 
 const BIN = fileURLToPath(new URL('../bin/interleave.js', import.meta.url));
+const BUILD = fileURLToPath(new URL('../scripts/build.mjs', import.meta.url));
+/** Set by `--dist`: the checks run dist/ (bin/interleave.js reads INTERLEAVE_DIST). */
+let dist = false;
 
 function flag(argv: readonly string[], name: string): string | undefined {
   return argv.find((x) => x.startsWith(`--${name}=`))?.slice(name.length + 3);
@@ -38,7 +43,7 @@ function flag(argv: readonly string[], name: string): string | undefined {
 
 export function run(args: readonly string[], cwd: string): Promise<number | null> {
   return new Promise((done) => {
-    const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1' };
+    const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', INTERLEAVE_DIST: dist ? '1' : '0' };
     for (const k of ['INTERLEAVE_SHARD', 'JOB_COMPLETION_INDEX', 'SLURM_ARRAY_TASK_ID']) delete env[k];
     const child = spawn(process.execPath, [BIN, ...args], { cwd, env, stdio: 'ignore' });
     child.on('close', (code) => done(code));
@@ -69,6 +74,11 @@ export default async function shardBench(argv: readonly string[]): Promise<void>
   const modes = named[mode] ?? mode.split(',');
   if (!modes.every((m) => ['prefix', 'exchange', 'claims'].includes(m))) throw new Error(`--mode takes prefix, exchange, claims or a comma-separated list of them, both (prefix and exchange) or all; got '${mode}'`);
   if (!Number.isInteger(repeat) || repeat < 1) throw new Error(`--repeat takes a whole number of rounds >= 1; got '${flag(argv, 'repeat')}'`);
+  dist = argv.includes('--dist');
+  if (dist) {
+    const b = spawnSync(process.execPath, [BUILD], { encoding: 'utf8' });
+    if (b.status !== 0) throw new Error(`npm run build failed (${b.status}): ${b.stdout}${b.stderr}`);
+  }
   const dir = mkdtempSync(join(tmpdir(), 'interleave-bench-shard-'));
   const check = ['check', 'airflow-checkpoints', '--param', `items=${items}`, '--param', 'taskConcurrency=2', '--strategy', strategy, '--max-states', '100000000', '--no-determinism-check'];
   const read = (f: string): Result => JSON.parse(readFileSync(join(dir, f), 'utf8'));
@@ -112,7 +122,7 @@ function roundsTable(rounds: { single: number; prefix?: number; claims?: number 
   const c = sp('claims');
   rows.push(['median', median(rounds.map((r) => r.single)), '', p.length ? median(p) : '', '', c.length ? median(c) : '']);
   printTable(
-    `airflow-checkpoints items=${items} W=2, ${strategy}: wall time of 1 process and of 2 shards as 2 processes, ${rounds.length} rounds`,
+    `airflow-checkpoints items=${items} W=2, ${strategy}, ${dist ? 'compiled dist/' : 'sources through tsx'}: wall time of 1 process and of 2 shards as 2 processes, ${rounds.length} rounds`,
     ['round', '1 process wall s', '2 shards (no communication) wall s', 'speed-up', '2 shards (shared visited) wall s', 'speed-up'],
     rows,
     `Each round runs the single process, then the shards. Speed-up = the round's single wall / its shards' wall; the median is over rounds. Load average ${load0.toFixed(1)} at the start, ${loadavg()[0]!.toFixed(1)} at the end, ${availableParallelism()} cores. Goal: >= 1.7x.`,
