@@ -1,7 +1,7 @@
 // `interleave check --shard i/n --result FILE` and `interleave merge`: shards as
 // separate processes (the union of their fingerprints is one process's), the shard
 // index from the environment of batch engines, and merge's exit codes.
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { resolveShard } from '../src/cli/shard-env.ts';
@@ -38,6 +38,27 @@ describe('sharded check as separate processes', () => {
     const merged = cli(['merge', 's1.json', 's2.json'], { cwd: dir });
     expect(merged.code).toBe(0);
     expect(merged.stdout).toContain('complete: every shard explored its whole slice');
+    // Each shard's share, so a user sees whether the split paid; a lopsided split without communication gets a note.
+    const states = [json(join(dir, 's1.json')), s2].map((r) => r.stats.distinctStates as number);
+    const pct = (k: number) => Math.round((100 * states[k]!) / (states[0]! + states[1]!));
+    expect(merged.stdout).toContain(`shards: 1/2 ${states[0]!.toLocaleString('en-US')} distinct states (${pct(0)}%) in `);
+    expect(merged.stdout).toContain(`2/2 ${states[1]!.toLocaleString('en-US')} (${pct(1)}%) in `);
+    const withStates = (file: string, to: string, distinct: number) => {
+      const r = json(join(dir, file));
+      writeFileSync(join(dir, to), JSON.stringify({ ...r, stats: { ...r.stats, distinctStates: distinct } }));
+    };
+    withStates('s1.json', 'lop1.json', 3000);
+    withStates('s2.json', 'lop2.json', 1000);
+    const lopsided = cli(['merge', 'lop1.json', 'lop2.json'], { cwd: dir });
+    expect(lopsided.code).toBe(0);
+    expect(lopsided.stdout).toContain('note: shard 1/2 holds 75% of the states, so these 2 shards can finish at most about 1.33x sooner than one process');
+    withStates('s1.json', 'even1.json', 1000);
+    withStates('s2.json', 'even2.json', 1000);
+    expect(cli(['merge', 'even1.json', 'even2.json'], { cwd: dir }).stdout).not.toContain('note:');
+    expect(JSON.parse(cli(['merge', '--json', 'lop1.json', 'lop2.json'], { cwd: dir }).stdout).stats.perShard).toEqual([
+      { shard: '1/2', distinctStates: 3000, ms: expect.any(Number) },
+      { shard: '2/2', distinctStates: 1000, ms: expect.any(Number) },
+    ]);
     // A missing shard, a shard twice: exit 2 naming them.
     const missing = await run('merge', join(dir, 's1.json'));
     expect(missing.code).toBe(2);

@@ -64,6 +64,27 @@ function traceAt(r: ShardResultFile, from: string, to: string): ShardResultFile[
   return { ...v, trace: { ...v.trace, scenario: { ...v.trace.scenario, module: { ...mod, path } } } as typeof v.trace };
 }
 
+/**
+ * Each shard's distinct states, share of the sum and exploration time, so a user sees
+ * whether the split paid. A split without communication whose largest shard holds well
+ * over 1/n of the states gains at most 1 / that share over one process.
+ */
+function balance(io: Io, shards: readonly { shard: string; distinctStates: number; ms: number }[], total: number, mode: string | undefined): void {
+  const pct = (x: number) => `${Math.round((100 * x) / Math.max(1, total))}%`;
+  const n = (x: number) => x.toLocaleString('en-US');
+  io.out(`shards: ${shards.map((x, k) => `${x.shard} ${n(x.distinctStates)}${k === 0 ? ' distinct states' : ''} (${pct(x.distinctStates)}) in ${(x.ms / 1000).toFixed(1)} s`).join(', ')}`);
+  const largest = shards.reduce((a, b) => (b.distinctStates > a.distinctStates ? b : a));
+  const share = largest.distinctStates / Math.max(1, total);
+  if ((mode ?? 'prefix') === 'prefix' && share > 1.2 / shards.length) {
+    io.out(
+      io.style.yellow(
+        `note: shard ${largest.shard} holds ${pct(largest.distinctStates)} of the states, so these ${shards.length} shards can finish at most about ${(1 / share).toFixed(2)}x sooner than one process; ` +
+          'shards that can reach one directory even out with --share-visited DIR, and another --shard-prefix may deal better (docs/sharding.md, "Will a split without communication pay on my model?")',
+      ),
+    );
+  }
+}
+
 export async function runMerge(io: Io, files: string[], flags: { json?: boolean; out?: string }): Promise<number> {
   if (files.length === 0) throw new UsageError("merge takes the result files of a sharded check, e.g. interleave merge shard-*.json");
   const rs = files.map((f) => readResult(f));
@@ -71,7 +92,8 @@ export async function runMerge(io: Io, files: string[], flags: { json?: boolean;
   const mismatch = found.filter((p) => p.kind === 'mismatch');
   const o = io.style;
   const sum = (f: (r: ShardResultFile) => number) => rs.reduce((a, r) => a + f(r), 0);
-  const stats = { shards: rs.length, count: rs[0]!.shard.n, distinctStates: sum((r) => r.stats.distinctStates), states: sum((r) => r.stats.states), prefixStates: rs[0]!.shard.prefixStates ?? 0, ms: Math.max(...rs.map((r) => r.stats.ms)) };
+  const perShard = [...rs].sort((a, b) => a.shard.i - b.shard.i).map((r) => ({ shard: `${r.shard.i}/${r.shard.n}`, distinctStates: r.stats.distinctStates, ms: Math.round(r.stats.ms) }));
+  const stats = { shards: rs.length, count: rs[0]!.shard.n, distinctStates: sum((r) => r.stats.distinctStates), states: sum((r) => r.stats.states), prefixStates: rs[0]!.shard.prefixStates ?? 0, ms: Math.max(...rs.map((r) => r.stats.ms)), perShard };
   if (mismatch.length > 0) {
     if (flags.json) printJson(io, { ok: null, complete: false, problems: mismatch });
     else {
@@ -134,6 +156,7 @@ export async function runMerge(io: Io, files: string[], flags: { json?: boolean;
     prefix: 'complete: every shard explored its whole slice, so every reachable state was visited',
   };
   if (complete) io.out(done[mode ?? 'prefix']);
+  if (rs.length > 1) balance(io, perShard, stats.distinctStates, mode);
   else io.out(o.yellow(`not complete: ${cut.map((r) => `shard ${r.shard.i}/${r.shard.n} ${(r.shard.exchange ?? r.shard.shareVisited)?.stoppedBy ? `stopped by shard ${(r.shard.exchange ?? r.shard.shareVisited)!.stoppedBy}` : `cut by ${r.cutBy ?? (r.interrupted ? 'Ctrl-C' : 'a budget')}`}`).join(', ')}; no violation in the part explored`));
   if (unreached.length) io.out(o.yellow(`never reached${complete ? '' : ' (in the part explored)'}: ${unreached.join(', ')}`));
   return EXIT.ok;
