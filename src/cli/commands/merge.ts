@@ -69,7 +69,7 @@ function traceAt(r: ShardResultFile, from: string, to: string): ShardResultFile[
  * whether the split paid. A split without communication whose largest shard holds well
  * over 1/n of the states gains at most 1 / that share over one process.
  */
-function balance(io: Io, shards: readonly { shard: string; distinctStates: number; ms: number }[], total: number, mode: string | undefined): void {
+function printShares(io: Io, shards: readonly { shard: string; distinctStates: number; ms: number }[], total: number, mode: string | undefined): void {
   const pct = (x: number) => `${Math.round((100 * x) / Math.max(1, total))}%`;
   const n = (x: number) => x.toLocaleString('en-US');
   io.out(`shards: ${shards.map((x, k) => `${x.shard} ${n(x.distinctStates)}${k === 0 ? ' distinct states' : ''} (${pct(x.distinctStates)}) in ${(x.ms / 1000).toFixed(1)} s`).join(', ')}`);
@@ -159,6 +159,6 @@ export async function runMerge(io: Io, files: string[], flags: { json?: boolean;
   else io.out(o.yellow(`not complete: ${cut.map((r) => `shard ${r.shard.i}/${r.shard.n} ${(r.shard.exchange ?? r.shard.shareVisited)?.stoppedBy ? `stopped by shard ${(r.shard.exchange ?? r.shard.shareVisited)!.stoppedBy}` : `cut by ${r.cutBy ?? (r.interrupted ? 'Ctrl-C' : 'a budget')}`}`).join(', ')}; no violation in the part explored`));
   if (unreached.length) io.out(o.yellow(`never reached${complete ? '' : ' (in the part explored)'}: ${unreached.join(', ')}`));
   // Shares of a cut run say nothing about the split.
-  if (complete && rs.length > 1) balance(io, perShard, stats.distinctStates, mode);
+  if (complete && rs.length > 1) printShares(io, perShard, stats.distinctStates, mode);
   return EXIT.ok;
 }
