@@ -20,9 +20,9 @@ import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { CheckOptions, CheckStats } from '../src/check/index.ts';
 import { printTable, type Cell } from './table.ts';
+import { buildDist } from './build-dist.ts';
 
 const CHILD = fileURLToPath(new URL('./memory-child.mjs', import.meta.url));
-const BUILD = fileURLToPath(new URL('../scripts/build.mjs', import.meta.url));
 const MB = 1048576;
 const GOAL = 200;
 
@@ -45,10 +45,7 @@ function measure(options: CheckOptions, states: number, compiled: boolean): Out 
 export default async function memory(args: string[]): Promise<void> {
   const arg = args.find((a) => a.startsWith('--states='));
   const states = arg ? Number(arg.slice('--states='.length)) : args.includes('--quick') ? 50_000 : 800_000;
-  if (!args.includes('--no-build')) {
-    const b = spawnSync(process.execPath, [BUILD], { encoding: 'utf8' });
-    if (b.status !== 0) throw new Error(`npm run build failed (${b.status}): ${b.stdout}${b.stderr}`);
-  }
+  if (!args.includes('--no-build')) buildDist();
   const runs: [string, CheckOptions, boolean][] = [
     ['bfs, frontier: worlds, V8 heap (before)', { strategy: 'bfs', frontier: 'worlds', leanHeap: false }, false],
     ['bfs, compact, V8 heap', { strategy: 'bfs', frontier: 'compact', leanHeap: false }, false],

@@ -24,16 +24,16 @@
 // Exchange rows compare with a --no-por single run too (exchange runs without POR; on
 // airflow POR removes no states, so both single runs count the same states) and add what
 // each shard sent to the other (worlds and bytes); claims rows add the claims sent.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { printTable } from './table.ts';
+import { buildDist } from './build-dist.ts';
 import { claimsRows, type Single } from './shard-claims.ts';
 
 const BIN = fileURLToPath(new URL('../bin/interleave.js', import.meta.url));
-const BUILD = fileURLToPath(new URL('../scripts/build.mjs', import.meta.url));
 /** Set by `--dist`: the checks run dist/ (bin/interleave.js reads INTERLEAVE_DIST). */
 let dist = false;
 
@@ -75,10 +75,7 @@ export default async function shardBench(argv: readonly string[]): Promise<void>
   if (!modes.every((m) => ['prefix', 'exchange', 'claims'].includes(m))) throw new Error(`--mode takes prefix, exchange, claims or a comma-separated list of them, both (prefix and exchange) or all; got '${mode}'`);
   if (!Number.isInteger(repeat) || repeat < 1) throw new Error(`--repeat takes a whole number of rounds >= 1; got '${flag(argv, 'repeat')}'`);
   dist = argv.includes('--dist');
-  if (dist) {
-    const b = spawnSync(process.execPath, [BUILD], { encoding: 'utf8' });
-    if (b.status !== 0) throw new Error(`npm run build failed (${b.status}): ${b.stdout}${b.stderr}`);
-  }
+  if (dist) buildDist();
   const dir = mkdtempSync(join(tmpdir(), 'interleave-bench-shard-'));
   const check = ['check', 'airflow-checkpoints', '--param', `items=${items}`, '--param', 'taskConcurrency=2', '--strategy', strategy, '--max-states', '100000000', '--no-determinism-check'];
   const read = (f: string): Result => JSON.parse(readFileSync(join(dir, f), 'utf8'));

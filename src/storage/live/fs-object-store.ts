@@ -168,9 +168,8 @@ export class FsObjectStore {
    * regular file with one link, runs `read`, and returns its result only if the file
    * read is then still the one named by the key with no other name, both seen by one
    * lstat of the key (an attacker may swap a hard link to an outside file in and out
-   * meanwhile). A file replaced or
-   * deleted meanwhile (no name left) is fine: it was the key's object when opened.
-   * A concurrent swap is retried a few times, then refused.
+   * meanwhile). A file replaced or deleted meanwhile (no name left) is fine: it was the
+   * key's object when opened. A concurrent swap is retried a few times, then refused.
    */
   private async withObject<T>(key: string, dirs: readonly string[], name: string, read: (fh: FileHandle, size: number) => Promise<T>): Promise<{ value: T; size: number }> {
     for (let attempt = 0; ; attempt++) {
