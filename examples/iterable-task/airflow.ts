@@ -18,6 +18,7 @@ import { SCOPE } from '../../src/machines/airflow/actors.ts';
 import type { Design } from '../../src/machines/airflow/config.ts';
 import { SqliteTaskStateStore } from '../../src/storage/live/sqlite-task-state.ts';
 import { LeaseLostError, checkFence } from '../../src/storage/live/sqlite-lease.ts';
+import { useWal } from '../../src/storage/live/sqlite-wal.ts';
 import { countAttempt, type TaskRun } from './live.ts';
 import type { HeldLease } from './lease.ts';
 
@@ -82,7 +83,7 @@ function supervisor(store: SqliteTaskStateStore, db: Database.Database, counted:
 /** Starts one try of the task on the SQLite file `db` (the try number is the process start count). */
 export function startAirflowTask(o: AirflowTaskOptions): AirflowTask {
   const db = new Database(o.db);
-  db.pragma('journal_mode = WAL');
+  useWal(db);
   db.pragma('busy_timeout = 5000');
   const attempt = countAttempt(db);
   db.exec('CREATE TABLE IF NOT EXISTS runs (idx INTEGER NOT NULL, attempt INTEGER NOT NULL)');

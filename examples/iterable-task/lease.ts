@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { TaskScope } from '../../src/storage/messages.ts';
 import { LeaseLostError, SqliteTaskLease, type LeaseRow } from '../../src/storage/live/sqlite-lease.ts';
+import { useWal } from '../../src/storage/live/sqlite-wal.ts';
 
 /** Exit code of a process that did not get its task's lease, or lost it (EX_TEMPFAIL: try again later). */
 export const EXIT_LEASE = 75;
@@ -39,7 +40,7 @@ export const describeHolder = (h: LeaseRow, now = Date.now()): string =>
 /** Takes the task's lease in `file`, or gives who holds it (after waiting, with `wait`, until it is free). */
 export async function takeLease(file: string, scope: TaskScope, f: LeaseFlags): Promise<HeldLease | { readonly held: LeaseRow }> {
   const db = new Database(file);
-  db.pragma('journal_mode = WAL');
+  useWal(db);
   db.pragma('busy_timeout = 5000');
   const lease = new SqliteTaskLease(db, scope, `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`, { ttlMs: f.ttlMs });
   let waited = false;

@@ -7,6 +7,7 @@ import Database from 'better-sqlite3';
 import { runLive, type ExternalHandler, type LiveOptions, type LiveSystem } from '../../src/actors/live.ts';
 import type { Message } from '../../src/actors/index.ts';
 import { SqliteTaskStateStore } from '../../src/storage/live/sqlite-task-state.ts';
+import { useWal } from '../../src/storage/live/sqlite-wal.ts';
 import { iterableTaskScenario, outcomeOf } from './scenario.ts';
 import { SCOPE, type TaskInput } from './machine.ts';
 import type { HeldLease } from './lease.ts';
@@ -15,7 +16,7 @@ type Db = Database.Database;
 
 function open(file: string): Db {
   const db = new Database(file);
-  db.pragma('journal_mode = WAL');
+  useWal(db);
   db.pragma('synchronous = NORMAL');
   db.pragma('busy_timeout = 5000');
   return db;

@@ -11,6 +11,7 @@ import { DEFAULT_MAX_VALUE_STORAGE_BYTES, MYSQL_MEDIUMTEXT_BYTES, type TaskScope
 import { valueBytes } from '../task-state.ts';
 import { answerTaskState, taskStateHandler, type TaskStateBackendApi } from './task-state-api.ts';
 import { checkFence, type SqliteTaskLease } from './sqlite-lease.ts';
+import { useWal } from './sqlite-wal.ts';
 
 /** Options of `SqliteTaskStateStore`: the size limits, and who hears of large values. */
 export interface SqliteTaskStateOptions {
@@ -88,7 +89,7 @@ export class SqliteTaskStateStore implements TaskStateBackendApi {
     this.rowCapBytes = opts.rowCapBytes ?? MYSQL_MEDIUMTEXT_BYTES;
     this.onWarning = opts.onWarning;
     this.db = openDatabase(file);
-    this.db.pragma('journal_mode = WAL');
+    useWal(this.db);
     this.db.pragma('synchronous = NORMAL');
     this.db.exec(`CREATE TABLE IF NOT EXISTS task_state (
       dag_id TEXT NOT NULL, run_id TEXT NOT NULL, task_id TEXT NOT NULL, map_index INTEGER NOT NULL,
