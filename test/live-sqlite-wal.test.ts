@@ -34,9 +34,8 @@ describe('useWal: switching to WAL while another connection writes', () => {
   it('the plain pragma fails at once despite a busy timeout; useWal retries until the writer commits', () => {
     const { file, holder } = lockedFile('retry.db');
     const db = new Database(file, { timeout: 5000 });
-    const t0 = Date.now();
+    // Fails at once (SQLite does not call the busy handler for this lock): this is why useWal exists.
     expect(() => db.pragma('journal_mode = WAL')).toThrow(/database is locked/);
-    expect(Date.now() - t0).toBeLessThan(4000); // the busy handler was not called: this is why useWal exists
     let sleeps = 0;
     useWal(db, {
       sleep: () => {
