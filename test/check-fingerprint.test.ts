@@ -2,7 +2,7 @@
 // content), equal for worlds reached by commuting steps, compact, and symmetry.
 import { Table, tableFromArrays, tableFromIPC, tableToIPC } from 'apache-arrow';
 import { describe, expect, it } from 'vitest';
-import { apply, enabled, initialWorld, rng, type Scenario, type World } from '../src/actors/index.ts';
+import { apply, defineScenario, enabled, initialWorld, rng, type Scenario, type TraceEvent, type World } from '../src/actors/index.ts';
 import { Hasher, VisitedSet, WorldHasher, check, fpHex } from '../src/check/index.ts';
 import { AUX_MAX } from '../src/check/visited.ts';
 import { lostUpdate, machineRing, randomSystem, retryModel, tokenRing } from './fixtures-check/models.ts';
@@ -12,6 +12,50 @@ function h(v: unknown): string {
   const x = new Hasher();
   x.hash(v);
   return `${x.ha}:${x.hb}`;
+}
+
+/**
+ * A token ring whose monitors' states change shape as events arrive: keys added, removed
+ * and set to undefined, nested records replaced, and a state that turns into an array or
+ * a number and back (the monitor hashes a world's lanes keep must follow all of it).
+ */
+function shapeShifting(seed: number): Scenario {
+  const ids = ['p0', 'p1', 'p2'];
+  const r = rng(seed);
+  const salt = r.int(7);
+  const code = (e: TraceEvent): number => (e.kind === 'deliver' || e.kind === 'send' ? Number((e.msg as { v?: number }).v ?? 0) + (e.kind === 'send' ? 3 : 0) + e.to.length : 1);
+  type Shape = Record<string, unknown> | unknown[] | number;
+  const observe = (k: number) => (s: Shape, e: TraceEvent): Shape => {
+    const c = (code(e) + k + salt) % 9;
+    if (typeof s === 'number' || Array.isArray(s)) return c < 4 ? { back: c } : Array.isArray(s) ? [...s.slice(-2), c] : c;
+    const next: Record<string, unknown> = { ...s };
+    if (c === 0) return [c, 'list'];
+    if (c === 1) return c + 40;
+    if (c === 2) delete next[`k${(k + salt) % 3}`];
+    else if (c === 3) next.gone = undefined;
+    else if (c === 4) next.nested = { at: c, inner: { v: k } };
+    else next[`k${c % 3}`] = c;
+    return next;
+  };
+  return defineScenario({
+    name: `shape-shifting-${seed}`,
+    actors: Object.fromEntries(
+      ids.map((id, i) => [
+        id,
+        {
+          kind: 'reducer',
+          init: () => 0,
+          receive: (s: number, msg: { type: string; v?: number; hops?: number }) =>
+            msg.type === 'm' && (msg.hops ?? 0) > 0 ? { state: s + 1, send: [{ to: ids[(i + 1 + (msg.v ?? 0)) % 3]!, msg: { type: 'm', v: (s + (msg.v ?? 0)) % 2, hops: (msg.hops ?? 0) - 1 } }] } : { state: s + 1 },
+        },
+      ]),
+    ),
+    start: [
+      { to: 'p0', msg: { type: 'm', v: 0, hops: 6 } },
+      { to: 'p1', msg: { type: 'm', v: 1, hops: 5 } },
+    ],
+    monitors: Object.fromEntries([0, 1, 2, 3].map((k) => [`shape${k}`, { init: k === 3 ? 7 : { k0: k }, watches: () => true, observe: observe(k) }])),
+  });
 }
 
 function run(sc: Scenario, ids: string[]): World {
@@ -206,7 +250,16 @@ describe('incremental fingerprints', () => {
 
   it("a world hashed from its parent's lanes equals the world hashed afresh, along random walks", () => {
     // airflow: 18 monitors, a few moving per step (each monitor's hash is reused from the parent's lanes), and restarts.
-    const models: Scenario[] = [lostUpdate({ clients: 3 }), machineRing(4, 1, 2), retryModel(2), randomSystem(3, true), randomSystem(8), buildAirflow({ items: 2, W: 2, faultBudget: 2, hardKill: true })];
+    const models: Scenario[] = [
+      lostUpdate({ clients: 3 }),
+      machineRing(4, 1, 2),
+      retryModel(2),
+      randomSystem(3, true),
+      randomSystem(8),
+      buildAirflow({ items: 2, W: 2, faultBudget: 2, hardKill: true }),
+      // Monitors whose record states gain, lose and blank keys, or stop being records.
+      ...[1, 2, 3, 4].map(shapeShifting),
+    ];
     let worlds = 0;
     for (const sc of models) {
       const inc = new WorldHasher(sc, false);
