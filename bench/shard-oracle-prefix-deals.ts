@@ -12,6 +12,11 @@ import type { ExplicitGraph } from './shard-oracle-graph.ts';
  * world with most of its ancestors.
  */
 export function checkerDeal(g: ExplicitGraph, d: number, lookahead: number): Uint8Array | undefined {
+  return checkerDealWeighted(g, d, lookahead, (v) => g.enabledCount[v]!)?.owner;
+}
+
+/** The checker's deal with frontier world v weighing `weight(v)`, and the larger share its own class weights predict. */
+export function checkerDealWeighted(g: ExplicitGraph, d: number, lookahead: number, weight: (v: number) => number): { owner: Uint8Array; predicted: number } | undefined {
   const p = d + 1 - lookahead;
   if (p < 0 || d + 2 >= g.levelStart.length) return undefined;
   const size = g.levelStart[p + 1]! - g.levelStart[p]!;
@@ -42,9 +47,21 @@ export function checkerDeal(g: ExplicitGraph, d: number, lookahead: number): Uin
   const classes = new AncestryClasses();
   for (let v = g.levelStart[d + 1]!; v < g.levelStart[d + 2]!; v++) {
     level.push(anc.get(v)!);
-    classes.add(anc.get(v)!, g.enabledCount[v]!);
+    classes.add(anc.get(v)!, weight(v));
   }
-  return Uint8Array.from(dealByAncestry(level, dealPartition(size, classes.list(), 2), 2));
+  const part = dealPartition(size, classes.list(), 2);
+  // What dealPartition minimised: a shard's partition worlds plus every class it touches.
+  const work = [0, 0];
+  for (const s of part) work[s]!++;
+  for (const c of classes.list()) {
+    const on = [false, false];
+    c.anc.forEach((x, w) => {
+      for (; x !== 0; x &= x - 1) on[part[w * 32 + (31 - Math.clz32(x & -x))]!] = true;
+    });
+    if (on[0]) work[0]! += c.weight;
+    if (on[1]) work[1]! += c.weight;
+  }
+  return { owner: Uint8Array.from(dealByAncestry(level, part, 2)), predicted: Math.max(work[0]!, work[1]!) / (work[0]! + work[1]!) };
 }
 
 /**

@@ -26,6 +26,8 @@
 //   --items=5,6      airflow-checkpoints sizes (taskConcurrency=2, default faults)
 //   --max-frontier=N deepest cut: the first level with more than N worlds (default 3000)
 //   --cap=S          the larger share the goal allows (default 0.59)
+//   --weights        instead: the checker's deal with other weights for the frontier worlds
+//                    (shard-oracle-weights.ts), at every cut where it is defined
 import { parseParams, type Scenario } from '../src/actors/index.ts';
 import { loadFamily } from '../src/machines/family-loaders.ts';
 import { buildGraph, faultFree, type ExplicitGraph } from './shard-oracle-graph.ts';
@@ -34,6 +36,7 @@ import { DEFAULT_SHARD_PREFIX, LOOKAHEAD_GROWTH, SHARD_LOOKAHEAD_LEVELS } from '
 import { depthCut, faultCut, reachOf, type Cut, type Reach } from './shard-oracle-reach.ts';
 import { DealState, bounds, exhaustiveDeal, greedyDeal, improve, totalOf, type Score } from './shard-oracle-deal.ts';
 import { median, printTable, type Cell } from './table.ts';
+import { WEIGHT_COLUMNS, weightRow } from './shard-oracle-weights.ts';
 
 function flag(argv: readonly string[], name: string): string | undefined {
   return argv.find((x) => x.startsWith(`--${name}=`))?.slice(name.length + 3);
@@ -173,6 +176,25 @@ async function oracle(m: Model, maxFrontier: number, capShare: number): Promise<
   );
 }
 
+async function weightsTable(m: Model, maxFrontier: number, capShare: number): Promise<void> {
+  const t0 = performance.now();
+  const g = buildGraph(await scenarioOf(m), MAX_STATES);
+  const rows: Cell[][] = [];
+  for (let d = 0; rows.length < MAX_ROWS; d++) {
+    const cut = depthCut(g, d);
+    if (!cut) break;
+    const row = cut.frontier.length < 2 ? undefined : weightRow(g, cut, reachOf(g, cut, 1 << 30), d, capShare);
+    if (row) rows.push(row);
+    if (cut.frontier.length > maxFrontier) break;
+  }
+  printTable(
+    `${m.label}: ${g.n.toLocaleString('en-US')} worlds; the checker's deal (partition ${SHARD_LOOKAHEAD_LEVELS} up) with other weights for a frontier world, 2 shards (duplication / larger share)`,
+    WEIGHT_COLUMNS,
+    rows,
+    `"deal predicted": the larger share the deal's own class weights gave (enabled steps). Exact counts on the whole graph. (${((performance.now() - t0) / 1000).toFixed(0)} s of analysis)`,
+  );
+}
+
 export default async function shardOracle(argv: readonly string[]): Promise<void> {
   const scenario = flag(argv, 'scenario');
   const model = flag(argv, 'model') ?? (scenario ? '' : 'airflow');
@@ -190,5 +212,5 @@ export default async function shardOracle(argv: readonly string[]): Promise<void
     models.push({ label: `${scenario} ${Object.entries(params).map(([k, v]) => `${k}=${v}`).join(' ')}`, family: scenario, params });
   }
   if (models.length === 0) throw new Error(`--model must be airflow, amber, materialize or all; got '${model}'`);
-  for (const m of models) await oracle(m, maxFrontier, cap);
+  for (const m of models) await (argv.includes('--weights') ? weightsTable : oracle)(m, maxFrontier, cap);
 }
