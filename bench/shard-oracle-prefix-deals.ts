@@ -1,7 +1,7 @@
 // Deals a shard can compute from the prefix alone (no knowledge of what lies below the
 // frontier), replayed on the explicit graph (shard-oracle-graph.ts) so the oracle can
 // score them exactly: the checker's own deal, and components of shared ancestry.
-import { AncestryClasses, dealByAncestry, dealPartition } from '../src/check/shard-deal.ts';
+import { AncestryClasses, bitsOf, dealByAncestry, dealPartition } from '../src/check/shard-deal.ts';
 import type { ExplicitGraph } from './shard-oracle-graph.ts';
 
 /**
@@ -55,9 +55,7 @@ export function checkerDealWeighted(g: ExplicitGraph, d: number, lookahead: numb
   for (const s of part) work[s]!++;
   for (const c of classes.list()) {
     const on = [false, false];
-    c.anc.forEach((x, w) => {
-      for (; x !== 0; x &= x - 1) on[part[w * 32 + (31 - Math.clz32(x & -x))]!] = true;
-    });
+    for (const k of bitsOf(c.anc)) on[part[k]!] = true;
     if (on[0]) work[0]! += c.weight;
     if (on[1]) work[1]! += c.weight;
   }

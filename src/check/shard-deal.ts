@@ -43,7 +43,8 @@ export class AncestryClasses {
 /** Rounds of single moves in `dealPartition`'s local search (each round stops early when nothing improves). */
 export const DEAL_ROUNDS = 8;
 
-function bitsOf(a: Uint32Array): number[] {
+/** The positions of the set bits of an ancestry bitset, ascending. */
+export function bitsOf(a: Uint32Array): number[] {
   const out: number[] = [];
   for (let w = 0; w < a.length; w++) for (let x = a[w]!; x !== 0; x &= x - 1) out.push(w * 32 + (31 - Math.clz32(x & -x)));
   return out;
