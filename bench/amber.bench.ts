@@ -8,7 +8,8 @@
 // Flags: --quick (fewer sizes and repetitions).
 import { Buffer } from 'node:buffer';
 import { Table, tableFromIPC, tableToIPC } from 'apache-arrow';
-import { drive, percentile, runLive, type RecordedEvent } from '../src/actors/index.ts';
+import { drive, percentile, type RecordedEvent } from '../src/actors/index.ts';
+import { runLive } from 'interleave/live';
 import { check } from '../src/check/index.ts';
 import { batchOfTable, d0FormulaBytes, inputTable, ipcOf } from '../src/machines/amber/data.ts';
 import { dataChannelScenario, type DataBenchConfig } from '../src/machines/amber/data-channel.ts';

@@ -5,7 +5,8 @@
 // of this process (process.cpuUsage) as well as per wall second, because the shared
 // machine's wall clock measures its load more than this code.
 import { Table, tableFromIPC, tableToIPC } from 'apache-arrow';
-import { drive, runLive, type RecordedEvent } from '../src/actors/index.ts';
+import { drive, type RecordedEvent } from '../src/actors/index.ts';
+import { runLive } from 'interleave/live';
 import { dataChannelScenario, sampleBatch, type DataBenchConfig } from '../src/machines/amber/data-channel.ts';
 import { decodeBatchMessage, encodeBatchMessage } from '../src/machines/amber/ipc-stream.ts';
 import { median } from './table.ts';

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { RecordBatch, Table, tableFromIPC, tableToIPC, vectorFromArray } from 'apache-arrow';
 import { assign, setup } from 'xstate';
 import { defineScenario, send, type Message } from '../src/actors/index.ts';
-import { runLive } from '../src/actors/live.ts';
+import { runLive } from '../src/live/runner.ts';
 import { FsObjectStore } from '../src/storage/live/fs-object-store.ts';
 import { startIterableTask } from '../examples/iterable-task/live.ts';
 import { startAirflowTask } from '../examples/iterable-task/airflow.ts';

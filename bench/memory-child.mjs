@@ -2,7 +2,7 @@
 // fresh heap and RSS) and prints one JSON line. `source`: the TypeScript sources
 // through tsx, as `interleave` runs in a clone; `compiled`: dist/ (npm run build), as
 // the installed package runs. Either way only the checked family's modules are loaded,
-// as the CLI loads them (src/machines/family-loaders.ts).
+// as the CLI loads them (src/machines/family-table.ts).
 //
 // With --expose-gc it also measures the live heap when the search ends, its frontier
 // or stack still held: a forced collection in the last progress tick (after the peak
@@ -17,7 +17,7 @@ if (cfg.compiled) {
   mod = (p) => import(new URL(`../src/${p}.ts`, import.meta.url).href);
 }
 const { checkRun } = await mod('check/index');
-const { loadFamily } = await mod('machines/family-loaders');
+const { loadFamily } = await mod('machines/family-table');
 const { parseParams } = await mod('actors/family');
 const f = await loadFamily(cfg.family);
 const sc = f.build(parseParams(f, cfg.params));

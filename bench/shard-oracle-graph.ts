@@ -6,8 +6,8 @@
 // the checker's `enabled` / `apply`, with no reduction: the graph `check --no-por`
 // explores, so `n` equals its distinct-state count.
 import { StepMemo, apply, enabled, initialWorld, isFault, type Scenario, type World } from '../src/actors/index.ts';
-import { WorldHasher, type Lanes } from '../src/check/fingerprint.ts';
-import { VisitedSet } from '../src/check/visited.ts';
+import { WorldHasher, type Lanes } from '../src/check/fingerprint/fingerprint.ts';
+import { VisitedSet } from '../src/check/search/visited.ts';
 
 export interface ExplicitGraph {
   /** Distinct worlds. */

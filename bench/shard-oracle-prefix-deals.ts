@@ -1,7 +1,7 @@
 // Deals a shard can compute from the prefix alone (no knowledge of what lies below the
 // frontier), replayed on the explicit graph (shard-oracle-graph.ts) so the oracle can
 // score them exactly: the checker's own deal, and components of shared ancestry.
-import { AncestryClasses, bitsOf, dealByAncestry, dealPartition } from '../src/check/shard-deal.ts';
+import { AncestryClasses, bitsOf, dealByAncestry, dealPartition } from '../src/check/distributed/shard-deal.ts';
 import type { ExplicitGraph } from './shard-oracle-graph.ts';
 
 /**

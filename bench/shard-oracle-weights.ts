@@ -4,7 +4,7 @@
 // within k levels below it (what a shard could count by looking further), or its exact
 // future |R(f)| (only the oracle knows it); each scored exactly on the whole graph, next
 // to the larger share the deal itself predicted and the best deal the oracle finds.
-import { SHARD_LOOKAHEAD_LEVELS } from '../src/check/shard.ts';
+import { SHARD_LOOKAHEAD_LEVELS } from '../src/check/distributed/shard.ts';
 import type { ExplicitGraph } from './shard-oracle-graph.ts';
 import { checkerDealWeighted } from './shard-oracle-prefix-deals.ts';
 import type { Cut, Reach } from './shard-oracle-reach.ts';

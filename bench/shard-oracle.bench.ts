@@ -29,10 +29,10 @@
 //   --weights        instead: the checker's deal with other weights for the frontier worlds
 //                    (shard-oracle-weights.ts), at every cut where it is defined
 import { parseParams, type Scenario } from '../src/actors/index.ts';
-import { loadFamily } from '../src/machines/family-loaders.ts';
+import { loadFamily } from '../src/machines/family-table.ts';
 import { buildGraph, faultFree, type ExplicitGraph } from './shard-oracle-graph.ts';
 import { checkerDeal, componentDeal } from './shard-oracle-prefix-deals.ts';
-import { DEFAULT_SHARD_PREFIX, LOOKAHEAD_GROWTH, SHARD_LOOKAHEAD_LEVELS } from '../src/check/shard.ts';
+import { DEFAULT_SHARD_PREFIX, LOOKAHEAD_GROWTH, SHARD_LOOKAHEAD_LEVELS } from '../src/check/distributed/shard.ts';
 import { depthCut, faultCut, reachOf, type Cut, type Reach } from './shard-oracle-reach.ts';
 import { DealState, bounds, exhaustiveDeal, greedyDeal, improve, totalOf, type Score } from './shard-oracle-deal.ts';
 import { median, printTable, type Cell } from './table.ts';

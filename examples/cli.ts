@@ -4,7 +4,7 @@
 // trace file that `interleave replay` and the checker read.
 import { writeFileSync } from 'node:fs';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import type { LiveSystem } from '../src/actors/live.ts';
+import type { LiveSystem } from '../src/live/runner.ts';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 type Values<O extends Options> = ReturnType<typeof parseArgs<{ args: string[]; options: O }>>['values'];
@@ -48,7 +48,7 @@ export async function untilDone<T>(done: Promise<T>, stop: () => Promise<void>):
  */
 export async function writeTrace(file: string, system: Pick<LiveSystem, 'recording' | 'schedule'>, params?: Readonly<Record<string, unknown>>): Promise<number> {
   // Loaded only when asked for: the checker is not needed to run an example.
-  const { liveTraceFile } = await import('../src/check/from-trace.ts');
+  const { liveTraceFile } = await import('interleave/live');
   const rec = system.recording();
   writeFileSync(file, JSON.stringify(liveTraceFile(params ? { ...rec, params } : rec)));
   return system.schedule().length;

@@ -7,8 +7,8 @@
 // the oracle sees it (so the check can fail).
 import { describe, expect, it } from 'vitest';
 import { rng } from '../src/actors/index.ts';
-import { Termination } from '../src/check/exchange-termination.ts';
-import { Inbox, Outbox, runTag } from '../src/check/exchange-transport.ts';
+import { Termination } from '../src/check/distributed/exchange-termination.ts';
+import { Inbox, Outbox, runTag } from '../src/check/distributed/exchange-transport.ts';
 import { DelayedStore } from './fixtures-check/exchange-harness.ts';
 
 interface Sim {

@@ -5,8 +5,8 @@
 // records come out as they went in, first in first out, and read chunks are dropped.
 import { describe, expect, it } from 'vitest';
 import { rng } from '../src/actors/index.ts';
-import { EntryLog } from '../src/check/entry-log.ts';
-import { RecordQueue } from '../src/check/record-queue.ts';
+import { EntryLog } from '../src/check/search/entry-log.ts';
+import { RecordQueue } from '../src/check/search/record-queue.ts';
 
 describe('EntryLog', () => {
   it('reads back every parent and step position (200,000 seeded entries)', () => {

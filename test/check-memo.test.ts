@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { StepMemo, apply, enabled, initialWorld, rng, type ApplyResult, type Scenario, type Step, type World } from '../src/actors/index.ts';
 import { WorldHasher, fpHex } from '../src/check/index.ts';
-import { contentKeyOf } from '../src/check/memo-key.ts';
+import { contentKeyOf } from '../src/check/search/memo-key.ts';
 import { sameContent } from '../src/actors/same-content.ts';
 import { randomMachineSystem } from './fixtures-check/random-machines.ts';
 import { lostUpdate, machineRing, retryModel } from './fixtures-check/models.ts';

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { defineScenario, type Scenario } from '../src/actors/index.ts';
 import { parseParams } from '../src/actors/family.ts';
-import { reads, readsEach, readsView } from '../src/check/index.ts';
+import { reads, readsEach, readsView } from 'interleave';
 import { families } from '../src/machines/catalog.ts';
 import { dishonestDeclarations, walk } from './fixtures-check/reads-honesty.ts';
 import { lostUpdate } from './fixtures-check/models.ts';

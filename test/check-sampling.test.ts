@@ -85,12 +85,15 @@ describe('swarm', () => {
     expect(a.stats.transitions + b.stats.transitions + c.stats.transitions).toBe(all.stats.transitions);
   });
 
-  it('a worker rebuilds a catalog family by the scenario name', async () => {
-    const { findFamily } = await import('../src/machines/catalog.ts');
+  it('a worker rebuilds a bundled family from its module, as it rebuilds a user module', async () => {
+    const { findFamily, familySource } = await import('interleave/machines');
     const fam = findFamily('lost-update')!;
-    const sc = fam.build({ design: 'read-then-write', clients: 2 });
-    const r = await check(sc, { strategy: 'swarm', seed: 1, runs: 200, workers: 1, swarmStrategy: 'random' });
-    expect(r.options.source).toMatchObject({ family: 'lost-update' });
+    const params = { design: 'read-then-write', clients: 2 };
+    const sc = fam.build(params);
+    const source = familySource('lost-update', params)!;
+    const r = await check(sc, { strategy: 'swarm', seed: 1, runs: 200, workers: 1, swarmStrategy: 'random', source });
+    expect(r.options.workers).toBe(1);
+    expect(r.options.source).toMatchObject({ export: 'lostUpdateFamily' });
     expect(r.ok).toBe(false);
   });
 

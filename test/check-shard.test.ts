@@ -9,7 +9,7 @@ import { WorldHasher, check, fpHex, replaySchedule, type CheckOptions, type Chec
 import { families } from '../src/machines/catalog.ts';
 import { independentPairs, lostUpdate, orderingBug } from './fixtures-check/models.ts';
 import { randomActors } from './fixtures-check/random-actors.ts';
-import { AncestryClasses, dealByAncestry, dealPartition } from '../src/check/shard-deal.ts';
+import { AncestryClasses, dealByAncestry, dealPartition } from '../src/check/distributed/shard-deal.ts';
 
 interface Explored {
   r: CheckResult;

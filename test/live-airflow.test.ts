@@ -10,7 +10,8 @@ import { readTaskDb } from '../examples/iterable-task/live.ts';
 import { buildAirflow } from '../src/machines/airflow/scenario.ts';
 import { MARKER_KEY, batchKey } from '../src/machines/airflow/config.ts';
 import { SCOPE } from '../src/machines/airflow/actors.ts';
-import { fromTrace, liveTraceFile, replayTraceFile } from '../src/check/from-trace.ts';
+import { fromTrace, replayTraceFile } from 'interleave';
+import { liveTraceFile } from 'interleave/live';
 
 const dir = mkdtempSync(join(tmpdir(), 'interleave-airflow-live-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -2,8 +2,10 @@
 // k deviations of them explored (production-trace-seeded exploration).
 import { describe, expect, it } from 'vitest';
 import { Divergence, defineScenario, type Message } from '../src/actors/index.ts';
-import { runLive } from '../src/actors/live.ts';
-import { fromTrace, fromTraceRun, liveTraceFile, replayTraceFile } from '../src/check/from-trace.ts';
+import { runLive } from '../src/live/runner.ts';
+import { fromTrace, replayTraceFile } from 'interleave';
+import { fromTraceRun } from '../src/check/trace/from-trace.ts';
+import { liveTraceFile } from 'interleave/live';
 import { validateTraceFile } from '../src/report/schema.ts';
 import { pinger, ponger } from '../src/machines/demo/ping-pong.ts';
 import { client, counterStore } from '../src/machines/demo/lost-update.ts';

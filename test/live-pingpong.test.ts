@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { defineScenario, type Scenario } from '../src/actors/scenario.ts';
 import { drive, randomChooser, replay } from '../src/actors/drive.ts';
-import { runLive } from '../src/actors/live.ts';
+import { runLive } from '../src/live/runner.ts';
 import { simulate } from '../src/actors/simulate.ts';
 import { canonicalJson } from '../src/actors/serialize.ts';
 import type { RecordedEvent, TraceEvent } from '../src/actors/types.ts';

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { assign, setup } from 'xstate';
 import { defineScenario, replay, simulate, canonicalJson, send, type Message, type RecordedEvent, type ReducerLogic, type Scenario } from '../src/actors/index.ts';
-import { runLive, withExternals, type LiveInspectionEvent } from '../src/actors/live.ts';
+import { runLive, withExternals, type LiveInspectionEvent } from '../src/live/runner.ts';
 import { pingPong, pinger, ponger } from '../src/machines/demo/ping-pong.ts';
 
 /** What a trace says modulo timing: per actor, the messages it got and the states it went through. */

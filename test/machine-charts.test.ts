@@ -5,7 +5,7 @@ import { and, createMachine, not, setup } from 'xstate';
 import { describe, expect, it } from 'vitest';
 import { parseParams } from '../src/actors/index.ts';
 import { families } from '../src/machines/catalog.ts';
-import { activePaths, chartMermaid, chartOf, layoutChart, scenarioCharts, statelyJson, takenTransitions, type ChartLayout } from '../src/report/machines/index.ts';
+import { activePaths, chartMermaid, chartOf, layoutChart, scenarioCharts, statelyJson, takenTransitions, type ChartLayout } from '../src/report/charts/index.ts';
 import { runMain } from './cli-helpers.ts';
 
 const door = setup({ guards: { locked: () => false, keyFits: () => true } }).createMachine({

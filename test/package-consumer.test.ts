@@ -48,7 +48,7 @@ afterAll(() => {
 describe('the packed package', { timeout: 5 * MINUTES }, () => {
   it('ships compiled JavaScript, types and runtime assets, and no sources, tests or benchmarks', () => {
     const files = tarballFiles(tgz);
-    for (const f of ['package.json', 'bin/interleave.js', 'dist/index.js', 'dist/index.d.ts', 'dist/live/index.js', 'dist/storage/index.d.ts', 'dist/vitest/index.d.ts', 'dist/machines/index.js', 'dist/check/swarm-boot.mjs', 'dist/check/swarm-worker.js', 'dist/report/viewer.client.js', 'docs/trace.schema.json']) {
+    for (const f of ['package.json', 'bin/interleave.js', 'dist/index.js', 'dist/index.d.ts', 'dist/live/index.js', 'dist/storage/index.d.ts', 'dist/vitest/index.d.ts', 'dist/machines/index.js', 'dist/check/distributed/swarm-boot.mjs', 'dist/check/distributed/swarm-worker.js', 'dist/kernel/index.js', 'dist/report/viewer.client.js', 'docs/trace.schema.json']) {
       expect(files).toContain(f);
     }
     expect(files.filter((f) => /^(src|test|bench|scripts|examples|\.ci)\//.test(f))).toEqual([]);

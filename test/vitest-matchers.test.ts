@@ -5,7 +5,7 @@ import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { replayTraceFile, type Scenario } from 'interleave';
-import { lostUpdate, pingPong } from 'interleave/machines';
+import { familySource, lostUpdate, pingPong } from 'interleave/machines';
 import { toBeViolatedBy, toHoldUnder } from 'interleave/vitest';
 import { cli, scratchDir } from './cli-helpers.ts';
 
@@ -48,7 +48,7 @@ describe('toHoldUnder', () => {
 
   it('writes a catalog family trace that `interleave replay` reproduces (exit 1)', async () => {
     const dir = scratchDir();
-    const r = await toHoldUnder(lostUpdate(), { out: join(dir, 'lu.json'), source: { family: 'lost-update', params: { design: 'read-then-write', clients: 2 } } });
+    const r = await toHoldUnder(lostUpdate(), { out: join(dir, 'lu.json'), source: familySource('lost-update', { design: 'read-then-write', clients: 2 })! });
     expect(r.message()).toContain(`replay    npx interleave replay ${join(dir, 'lu.json')}`);
     const res = cli(['replay', join(dir, 'lu.json')], { cwd: dir });
     expect(res.stdout + res.stderr).toContain('no-lost-update');

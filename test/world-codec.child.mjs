@@ -14,8 +14,8 @@ import { registerSource } from '../scripts/source-loader.mjs';
 registerSource();
 const { families } = await import('../src/machines/catalog.ts');
 const { apply, enabled, parseParams } = await import('../src/actors/index.ts');
-const { WorldHasher, fpHex } = await import('../src/check/fingerprint.ts');
-const { createWorldCodec } = await import('../src/check/world-codec.ts');
+const { WorldHasher, fpHex } = await import('../src/check/fingerprint/fingerprint.ts');
+const { createWorldCodec } = await import('../src/check/codec/world-codec.ts');
 const { reach } = await import('./fixtures-check/reach.ts');
 
 const [mode, dir, casesJson] = process.argv.slice(2);

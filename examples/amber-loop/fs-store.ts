@@ -5,7 +5,7 @@
 // - after each request, objects the reducer added are written, removed ones deleted;
 // - a Fetch reads its data file back from disk first: a file missing on disk
 //   answers the store's missing-key reply (403 by default), as the model does.
-import type { ExternalHandler } from '../../src/actors/live.ts';
+import type { ExternalHandler } from '../../src/live/runner.ts';
 import type { Message, ReducerLogic } from '../../src/actors/index.ts';
 import { FsObjectStore } from '../../src/storage/live/fs-object-store.ts';
 import type { StoreState } from '../../src/machines/amber/store.ts';

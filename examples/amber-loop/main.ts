@@ -2,7 +2,7 @@
 // run live; the store's data files (Arrow IPC) and state rows live in a directory.
 import { tableFromIPC } from 'apache-arrow';
 import type { ReducerLogic } from '../../src/actors/index.ts';
-import { runLive } from '../../src/actors/live.ts';
+import { runLive } from '../../src/live/runner.ts';
 import { amberScenario } from '../../src/machines/amber/scenario.ts';
 import type { StoreState } from '../../src/machines/amber/store.ts';
 import { DESIGNS, type Design } from '../../src/machines/amber/operators.ts';

@@ -12,7 +12,7 @@
 // The indexed tasks run in the task process (the model's operator delay, opMs).
 import Database from 'better-sqlite3';
 import type { Message } from '../../src/actors/index.ts';
-import { runLive, type ExternalHandler } from '../../src/actors/live.ts';
+import { runLive, type ExternalHandler } from '../../src/live/runner.ts';
 import { buildAirflow } from '../../src/machines/airflow/scenario.ts';
 import { SCOPE } from '../../src/machines/airflow/actors.ts';
 import type { Design } from '../../src/machines/airflow/config.ts';

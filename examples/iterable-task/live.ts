@@ -4,7 +4,7 @@
 // acknowledged checkpoint survives a kill. The worker logs every run in a `runs`
 // table of the same file (the kill test reads it).
 import Database from 'better-sqlite3';
-import { runLive, type ExternalHandler, type LiveOptions, type LiveSystem } from '../../src/actors/live.ts';
+import { runLive, type ExternalHandler, type LiveOptions, type LiveSystem } from '../../src/live/runner.ts';
 import type { Message } from '../../src/actors/index.ts';
 import { SqliteTaskStateStore } from '../../src/storage/live/sqlite-task-state.ts';
 import { useWal } from '../../src/storage/live/sqlite-wal.ts';

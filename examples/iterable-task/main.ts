@@ -117,7 +117,7 @@ async function airflow(a: Args, n: number, w: number, say: (s: string) => void, 
   return state === 'success' || state === 'skipped' ? 0 : 1;
 }
 
-async function record(a: Args, system: import('../../src/actors/live.ts').LiveSystem, params?: Record<string, unknown>): Promise<void> {
+async function record(a: Args, system: import('../../src/live/runner.ts').LiveSystem, params?: Record<string, unknown>): Promise<void> {
   if (a.record) console.log(`recorded ${await writeTrace(a.record, system, params)} steps to ${a.record}`);
 }
 

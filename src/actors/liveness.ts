@@ -1,5 +1,5 @@
 // Liveness properties and fairness, as a scenario declares them. The checker's
-// SCC pass (src/check/liveness.ts) decides them on the explored state graph; this
+// SCC pass (src/check/liveness/scc.ts) decides them on the explored state graph; this
 // file only says what they mean and validates the declaration.
 //
 //   liveness: {

@@ -10,44 +10,45 @@
 //   replaySchedule(sc, schedule)              exact replay, Divergence on mismatch
 import { Subject } from 'rxjs';
 import { assertScenario, type Scenario } from '../actors/index.ts';
-import { Bfs, Dfs, Search } from './explore.ts';
-import { CompactBfs } from './bfs-compact.ts';
-import { OLD_GROWTH, leanHeap } from './heap.ts';
-import { replayLasso } from './lasso.ts';
-import { hasLiveness } from './liveness.ts';
-import { GraphSearch } from './liveness-graph.ts';
-import { porContext, type PorContext } from './por.ts';
-import { unreducedFirst } from './first-violation.ts';
+import { Bfs, Dfs, Search } from './search/explore.ts';
+import { CompactBfs } from './search/bfs-compact.ts';
+import { OLD_GROWTH, leanHeap } from './search/heap.ts';
+import { replayLasso } from './liveness/lasso.ts';
+import { hasLiveness } from './liveness/scc.ts';
+import { GraphSearch } from './liveness/state-graph.ts';
+import { porContext, type PorContext } from './por/sleep-sets.ts';
+import { unreducedFirst } from './search/first-violation.ts';
 import { sameProperty } from './properties.ts';
-import { runSchedule } from './replay.ts';
-import { Sampler, estimateK, type SampleConfig } from './sample.ts';
-import { SLICE_MS, Session, yieldToLoop, type Explorer } from './session.ts';
-import { nearestPassing, shrinkSchedule } from './shrink.ts';
-import { DEFAULT_SHARD_PREFIX, assertShard, fingerprintDigest, runPrefix, shardFingerprints, type ShardInfo } from './shard.ts';
-import { runSwarm, type SwarmHandle } from './swarm.ts';
-import { exchangeInfo, openExchange } from './exchange.ts';
-import type { ExchangeSearch } from './exchange-search.ts';
-import { SharedVisited, joinShared, type ClaimsLink } from './claims.ts';
+import { runSchedule } from './trace/replay.ts';
+import { Sampler, estimateK, type SampleConfig } from './search/sample.ts';
+import { SLICE_MS, Session, yieldToLoop, type Explorer } from './search/session.ts';
+import { nearestPassing, shrinkSchedule } from './trace/shrink.ts';
+import { DEFAULT_SHARD_PREFIX, assertShard, fingerprintDigest, runPrefix, shardFingerprints, type ShardInfo } from './distributed/shard.ts';
+import { runSwarm, type SwarmHandle } from './distributed/swarm.ts';
+import { exchangeInfo, openExchange } from './distributed/exchange.ts';
+import type { ExchangeSearch } from './distributed/exchange-search.ts';
+import { SharedVisited, joinShared, type ClaimsLink } from './distributed/claims.ts';
 import type { CheckOptions, CheckResult, CheckRun, Progress, Violation } from './types.ts';
 
 export type * from './types.ts';
-export { replaySchedule, runSchedule, type ScheduleInput } from './replay.ts';
-export { toTraceFile, saveTraceFile, TOOL_VERSION } from './trace-file.ts';
+export { replaySchedule, runSchedule, type ScheduleInput } from './trace/replay.ts';
+export { toTraceFile, saveTraceFile, TOOL_VERSION } from './trace/trace-file.ts';
 export { expectHolds, formatViolation, type ExpectHoldsOptions } from './expect.ts';
-export { shrinkSchedule, nearestPassing, contextSwitches, actorOfStep, NEAREST_PASSING_TRIES, type NearPassing, type ShrinkOptions } from './shrink.ts';
-export { WorldHasher, Hasher, fpHex, type Fp } from './fingerprint.ts';
-export { VisitedSet } from './visited.ts';
-export { reads, readsEach, readsView } from './por-stubborn.ts';
-export { runOne, estimateK, type SampleConfig, type PctConfig } from './sample.ts';
-export { resolveSource } from './swarm.ts';
-export { replayLasso, type LassoReplay } from './lasso.ts';
-export { hasLiveness } from './liveness.ts';
-export { DEFAULT_SHARD_PREFIX, fingerprintDigest, type ShardInfo } from './shard.ts';
-export { EXCHANGE_DEFAULTS, ExchangeError, type ExchangeInfo, type ExchangeOptions } from './exchange.ts';
-export type { ExchangeCounts } from './exchange-search.ts';
-export { SHARE_VISITED_DEFAULTS, type ShareVisitedInfo, type ShareVisitedOptions } from './claims.ts';
-export type { LivenessStats } from './liveness-graph.ts';
+export { shrinkSchedule, nearestPassing, contextSwitches, actorOfStep, NEAREST_PASSING_TRIES, type NearPassing, type ShrinkOptions } from './trace/shrink.ts';
+export { WorldHasher, Hasher, fpHex, type Fp } from './fingerprint/fingerprint.ts';
+export { VisitedSet } from './search/visited.ts';
+export { runOne, estimateK, type SampleConfig, type PctConfig } from './search/sample.ts';
+export { resolveSource } from './distributed/swarm.ts';
+export { replayLasso, type LassoReplay } from './liveness/lasso.ts';
+export { hasLiveness } from './liveness/scc.ts';
+export { DEFAULT_SHARD_PREFIX, fingerprintDigest, type ShardInfo } from './distributed/shard.ts';
+export { EXCHANGE_DEFAULTS, ExchangeError, type ExchangeInfo, type ExchangeOptions } from './distributed/exchange.ts';
+export type { ExchangeCounts } from './distributed/exchange-search.ts';
+export { SHARE_VISITED_DEFAULTS, type ShareVisitedInfo, type ShareVisitedOptions } from './distributed/claims.ts';
+export type { LivenessStats } from './liveness/state-graph.ts';
 export { NondeterminismError, DETERMINISM_DEFAULTS } from './purity.ts';
+export { replayTraceFile, scenarioForTrace, externalsOf, modelSchedule, modelledExternals, type ModelSchedule } from './trace/recorded.ts';
+export { fromTrace, fromTraceRun, fromTraceSearch, type FromTraceOptions, type FromTraceResult, type FromTraceSearch } from './trace/from-trace.ts';
 
 const DEFAULT_RUNS = 1000;
 const DEFAULT_SWARM_RUNS = 10_000;
@@ -119,11 +120,11 @@ async function run(
   }
   const exhaustive = strategy === 'dfs' || strategy === 'bfs';
   const seed = (opts.seed ?? (exhaustive ? 0 : defaultSeed())) >>> 0;
-  // Liveness keeps the whole state graph: no sleep sets, no symmetry (liveness-graph.ts).
+  // Liveness keeps the whole state graph: no sleep sets, no symmetry (liveness/state-graph.ts).
   const live = exhaustive && opts.liveness !== false && hasLiveness(sc);
   // Exchange mode: the cycle proviso of the reduction cannot see cycles through other shards.
   const exchange = exhaustive && opts.exchange !== undefined;
-  // Shared-visited mode: claims carry sleep-set marks, so sleep sets stay on (claims.ts).
+  // Shared-visited mode: claims carry sleep-set marks, so sleep sets stay on (distributed/claims.ts).
   const shared = exhaustive && opts.shareVisited !== undefined;
   const por = porContext(sc, exhaustive && opts.por !== false && !live && !exchange);
   const symmetry = !live && (opts.symmetry ?? (sc.symmetry?.length ?? 0) > 0);
@@ -214,7 +215,7 @@ async function run(
     sv?.end();
     if (explorer instanceof Search) {
       Object.assign(options, explorer.reductionInfo());
-      // The reported violation is the one the unreduced search meets first (first-violation.ts).
+      // The reported violation is the one the unreduced search meets first (search/first-violation.ts).
       // Not across shared-visited shards: which shard meets a violation first is timing.
       if (por.enabled && s.found && !prefixFound && shared) {
         options.firstViolationNote = 'shared-visited mode reports the violation its shard met (with sleep sets; which shard meets one first depends on timing)';

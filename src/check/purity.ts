@@ -11,7 +11,7 @@
 // `every`-th; each sampled pair is re-stepped `repeats` times. Comparison: the
 // fingerprint of the resulting world (no symmetry) and the kinds of the step's events.
 import { ScenarioError, apply, formatStateValue, initialWorld, type Scenario, type Step, type TraceEvent, type World } from '../actors/index.ts';
-import { Hasher, WorldHasher } from './fingerprint.ts';
+import { Hasher, WorldHasher } from './fingerprint/fingerprint.ts';
 import type { DeterminismOptions } from './types.ts';
 
 /** The default sampling of `CheckOptions.determinism`: the first 128 transitions, then every 512th, re-stepped twice. */

@@ -5,20 +5,14 @@ import type { RecordedEvent, World } from '../actors/index.ts';
 /** How `check` explores: exhaustive `bfs`/`dfs`, or sampling `random`/`pct`/`swarm` (docs/checker.md). */
 export type Strategy = 'dfs' | 'bfs' | 'random' | 'pct' | 'swarm';
 
-/** Where a swarm worker gets the scenario from (scenarios are not transferable between threads). */
-export type ScenarioSource =
-  /** A built-in family (`interleave list`), built with these parameters. */
-  | {
-      /** The family's name. */
-      readonly family: string;
-      /** Its parameters (defaults for the rest). */
-      readonly params?: Readonly<Record<string, unknown>>;
-    }
-  /**
-   * A module (absolute path or file: URL; .ts loads through tsx) exporting a Scenario, a
-   * family (built with `params`), or a function returning a Scenario (called with `args`).
-   */
-  | {
+/**
+ * Where a swarm worker gets the scenario from (scenarios are not transferable between
+ * threads): a module (absolute path or file: URL; .ts loads through tsx) exporting a
+ * Scenario, a family (built with `params`), or a function returning a Scenario (called
+ * with `args`). For a bundled family, `familySource(name, params)` from
+ * `interleave/machines` gives it.
+ */
+export type ScenarioSource = {
       /** The module: an absolute path or a file: URL. */
       readonly module: string;
       /** The export's name. */
@@ -104,7 +98,7 @@ export interface CheckOptions {
    * same time. Partial-order reduction is off (`result.options.porNote`); not with
    * liveness properties. docs/sharding.md, "Exchange mode".
    */
-  exchange?: import('./exchange.ts').ExchangeOptions;
+  exchange?: import('./distributed/exchange.ts').ExchangeOptions;
   /**
    * Sharded dfs / bfs (`shard` required): shared-visited mode. Every shard runs the
    * shared prefix, starts from its own frontier worlds first and then from the other
@@ -115,7 +109,7 @@ export interface CheckOptions {
    * (`result.options.porNote`); not with liveness properties. docs/sharding.md,
    * "Shared-visited mode".
    */
-  shareVisited?: import('./claims.ts').ShareVisitedOptions;
+  shareVisited?: import('./distributed/claims.ts').ShareVisitedOptions;
   /** Swarm: the per-run strategy (default 'pct'). */
   swarmStrategy?: 'random' | 'pct';
   /**
@@ -294,7 +288,7 @@ export interface CheckStats {
   /** Runs done (random, PCT, swarm). */
   runs?: number;
   /** The liveness pass (when the scenario declares liveness properties): graph size and memory. */
-  liveness?: import('./liveness-graph.ts').LivenessStats;
+  liveness?: import('./liveness/state-graph.ts').LivenessStats;
 }
 
 /**
@@ -354,11 +348,11 @@ export interface CheckResult {
    */
   collisionProbability?: number;
   /** A sharded dfs / bfs (`shard` option): the partition and this shard's fingerprint digest. */
-  shard?: import('./shard.ts').ShardInfo;
+  shard?: import('./distributed/shard.ts').ShardInfo;
   /** An exchange-mode shard (`exchange` option): its run, traffic, how it ended and its fingerprint digest. */
-  exchange?: import('./exchange.ts').ExchangeInfo;
+  exchange?: import('./distributed/exchange.ts').ExchangeInfo;
   /** A shared-visited shard (`shareVisited` option): its run, the claims it sent and received, the frontier worlds it started, how it ended. */
-  shareVisited?: import('./claims.ts').ShareVisitedInfo;
+  shareVisited?: import('./distributed/claims.ts').ShareVisitedInfo;
 }
 
 /** A check in progress (`checkRun`): its result, a progress stream, and a way to stop it early. */

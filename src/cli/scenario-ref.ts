@@ -9,12 +9,12 @@ import { ModuleLoadError, importModule, scenarioExports, type ScenarioExport } f
 import { UsageError, didYouMean } from './errors.ts';
 
 async function builtinFamily(name: string): Promise<ScenarioFamily | undefined> {
-  const { loadFamily } = await import('../machines/family-loaders.ts');
+  const { loadFamily } = await import('../machines/family-table.ts');
   return loadFamily(name);
 }
 
 async function builtinNames(): Promise<readonly string[]> {
-  return (await import('../machines/family-loaders.ts')).familyNames;
+  return (await import('../machines/family-table.ts')).familyNames;
 }
 
 /** A scenario family and, for a user's module, where it was exported from. */

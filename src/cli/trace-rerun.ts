@@ -39,12 +39,12 @@ export interface Rerun {
  * recorded reply the model answered differently is named (what differed, field by field).
  */
 export async function rerunTrace(file: TraceFileData, path: string, sc: Scenario): Promise<Rerun> {
-  const { replayOnModel } = await import('../check/replay-live.ts');
+  const { replayOnModel } = await import('../live/replay-on-model.ts');
   try {
     return replayOnModel(sc, file);
   } catch (e) {
     if (e instanceof Error && e.name === 'LiveDivergence') {
-      const d = e as import('../check/replay-live.ts').LiveDivergence;
+      const d = e as import('../live/replay-on-model.ts').LiveDivergence;
       if (d.input !== undefined) {
         throw new UsageError(
           `${path}: replay diverges at step ${d.step + 1}: a recorded reply differs from the model's: ${d.input}. ` +

@@ -5,7 +5,7 @@
  *
  * @module interleave/machines
  */
-export { families, findFamily } from './catalog.ts';
+export { families, findFamily, familySource, type FamilySource } from './catalog.ts';
 export { pingPongFamily } from './demo/family.ts';
 export { lostUpdateFamily } from './demo/lost-update-family.ts';
 export { pingPong, pinger, ponger, type PingerMachine, type PongerMachine, type PingerContext, type PingerInput, type PingerEvent, type PongerContext, type PongerEvent, type StartEvent, type BallEvent, type DemoMachine } from './demo/ping-pong.ts';

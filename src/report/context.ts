@@ -2,7 +2,7 @@
 // its machines, and its family's parameter defaults. The CLI builds it from the
 // scenario it has; without it a trace renders as before, only less explained.
 import type { Legend, ParamSpec, Scenario } from '../actors/index.ts';
-import { scenarioCharts, type ScenarioCharts } from './machines/scenario.ts';
+import { scenarioCharts, type ScenarioCharts } from './charts/scenario.ts';
 
 /** What a renderer may know besides the trace file (`reportContext` builds it from a scenario). */
 export interface ReportContext {

@@ -9,9 +9,9 @@ import { escapeHtml } from './escape.ts';
 import { htmlPage } from './html-page.ts';
 import { actorRole, stepNotes, propertyNote } from '../actors/legend.ts';
 import type { ReportContext } from './context.ts';
-import { CHART_CSS } from './machines/svg.ts';
+import { CHART_CSS } from './charts/svg.ts';
 import { busyActors, fileView, stepSummary, traceView, type StepView } from './model.ts';
-import { viewerMachines } from './viewer-machines.ts';
+import { viewerMachines } from './viewer-charts.ts';
 import type { TraceFileData } from './schema.ts';
 
 const MAX_STRING_LENGTH = bufferConstants.MAX_STRING_LENGTH;

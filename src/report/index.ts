@@ -4,7 +4,7 @@ export { TRACE_SCHEMA_VERSION, EVENT_KINDS, traceJsonSchema, traceFileSchema, ev
 export { traceView, fileView, stepSummary, busyActors, type StepView, type StateMove, type TraceView } from './model.ts';
 export { stateChange, stateAfter } from './state-change.ts';
 export { reportContext, type ReportContext } from './context.ts';
-export { scenarioCharts, chartOf, chartMermaid, chartsMermaid, chartsHtml, chartsJson, statelyJson, type MachineChart, type ChartState, type ChartTransition, type StateKind, type ActorChart, type Json, type ScenarioCharts } from './machines/index.ts';
+export { scenarioCharts, chartOf, chartMermaid, chartsMermaid, chartsHtml, chartsJson, statelyJson, type MachineChart, type ChartState, type ChartTransition, type StateKind, type ActorChart, type Json, type ScenarioCharts } from './charts/index.ts';
 export { formatText, formatSteps, legendLines, shortName, safeText, lassoEnd } from './text.ts';
 export { formatMermaid, mermaidText } from './mermaid.ts';
 export { formatHtml, viewerData, scriptSafeJson, escapeHtml, RenderTooLargeError } from './html.ts';

@@ -3,7 +3,7 @@
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import type { Scenario } from '../actors/index.ts';
 import { formatViolation, toTraceFile, type CheckResult, type ScenarioSource } from '../check/index.ts';
-import { modulePathFrom, writeAtomically } from '../check/trace-file.ts';
+import { modulePathFrom, writeAtomically } from '../check/trace/trace-file.ts';
 import { formatHtml, reportContext, validateTraceFile } from '../report/index.ts';
 
 export interface Written {
@@ -38,11 +38,10 @@ export function writeCounterexample(sc: Scenario, r: CheckResult, out: string | 
   const seed = v.seed ?? r.seed;
   const jsonPath = out ?? join('.interleave', `${sc.name.replace(/[^\w.-]+/g, '-')}-seed${seed}.json`);
   const base = toTraceFile(sc, v, { params: { ...(sc.params ?? {}) }, options: r.options, seed });
-  // With a source, `interleave replay` can rebuild the scenario: a catalog family by its
-  // name, a module by its path (relative to the trace file) and export.
+  // With a source, `interleave replay` can rebuild the scenario from its module (by its
+  // path relative to the trace file) and export.
   let scenario: Record<string, unknown> = base.scenario;
-  if (source && 'family' in source) scenario = { name: source.family, params: { ...(source.params ?? {}) } };
-  else if (source && 'module' in source) {
+  if (source) {
     const module = { path: modulePathFrom(jsonPath, source.module), export: source.export };
     scenario = { ...base.scenario, ...(source.params ? { params: { ...source.params } } : {}), module };
   }

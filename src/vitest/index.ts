@@ -33,7 +33,7 @@ export interface HoldOptions extends CheckOptions {
   /**
    * Where the scenario comes from, so that `npx interleave replay` of the trace can rebuild
    * it (and swarm workers can): `{ module: fileURLToPath(new URL('./scenarios.js', import.meta.url)),
-   * export: 'checkout' }` for a module's export, `{ family, params }` for a bundled model. Without it the failure
+   * export: 'checkout' }` for a module's export, `familySource(name, params)` from `interleave/machines` for a bundled model. Without it the failure
    * message shows how to replay the trace in code.
    */
   readonly source?: CheckOptions['source'];

@@ -4,13 +4,13 @@
 // bytes (a network file system's not-yet-filled pages), and chosen shards never receive,
 // or are never heard. The shards' stop notes go through a DelayedStore.
 import { rng, type Scenario } from '../../src/actors/index.ts';
-import type { ClaimsFiles } from '../../src/check/claims-log.ts';
-import { SharedVisited } from '../../src/check/claims.ts';
-import { joinRun } from '../../src/check/exchange-dir.ts';
-import { Bfs, Dfs, type Search } from '../../src/check/explore.ts';
-import { porContext } from '../../src/check/por.ts';
-import { Session } from '../../src/check/session.ts';
-import { runPrefix, shardFingerprints } from '../../src/check/shard.ts';
+import type { ClaimsFiles } from '../../src/check/distributed/claims-log.ts';
+import { SharedVisited } from '../../src/check/distributed/claims.ts';
+import { joinRun } from '../../src/check/distributed/exchange-dir.ts';
+import { Bfs, Dfs, type Search } from '../../src/check/search/explore.ts';
+import { porContext } from '../../src/check/por/sleep-sets.ts';
+import { Session } from '../../src/check/search/session.ts';
+import { runPrefix, shardFingerprints } from '../../src/check/distributed/shard.ts';
 import type { CheckOptions } from '../../src/check/types.ts';
 import { DelayedStore } from './exchange-harness.ts';
 

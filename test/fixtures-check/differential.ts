@@ -5,7 +5,8 @@
 // and the verdict of a normal run.
 import { vi } from 'vitest';
 import { StepMemo, defineScenario, rng, type Scenario, type World } from '../../src/actors/index.ts';
-import { WorldHasher, check, checkRun, fpHex, reads, replayLasso, runSchedule, type CheckOptions, type CheckResult } from '../../src/check/index.ts';
+import { check, checkRun, reads, replayLasso, type CheckOptions, type CheckResult } from 'interleave';
+import { WorldHasher, fpHex, runSchedule } from 'interleave/kernel';
 import { randomCyclicSystem } from '../liveness-reference.ts';
 
 /** One point of the option grid. */

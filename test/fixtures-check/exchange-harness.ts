@@ -1,7 +1,7 @@
 // For exchange-mode shards in one test process that share nothing but a run directory:
 // an in-memory directory whose readers see files late (a network file system's caches,
 // modelled on a virtual clock).
-import type { DirIo } from '../../src/check/exchange-dir.ts';
+import type { DirIo } from '../../src/check/distributed/exchange-dir.ts';
 import { rng } from '../../src/actors/index.ts';
 
 interface Version {

@@ -1,7 +1,7 @@
 // Small models for the checker's tests and benchmark (not the seed protocols).
 import { assign, setup } from 'xstate';
 import { defineScenario, rng, send, type ReducerLogic, type Scenario, type TraceEvent } from '../../src/actors/index.ts';
-import { reads } from '../../src/check/index.ts';
+import { reads } from 'interleave';
 
 // ---------------------------------------------------------------------------
 // Lost update: clients read a value from a store, then write value + 1.

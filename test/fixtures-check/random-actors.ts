@@ -26,7 +26,7 @@
 // properties.
 import { assign, setup } from 'xstate';
 import { defineScenario, eventually, leadsTo, nonProgressCycles, rng, send, type Fairness, type InputSpec, type LivenessProperty, type MonitorDef, type Predicate, type ReducerLogic, type Scenario, type TraceEvent, type WorldQuery } from '../../src/actors/index.ts';
-import { reads, readsEach, readsView } from '../../src/check/index.ts';
+import { reads, readsEach, readsView } from 'interleave';
 
 type Msg = { type: string; v?: number; hops?: number };
 

@@ -1,6 +1,6 @@
 // The worlds the codec tests move: a bfs from the initial world, every step, no reduction.
 import { apply, enabled, initialWorld, type Scenario, type World } from '../../src/actors/index.ts';
-import { WorldHasher, fpHex } from '../../src/check/fingerprint.ts';
+import { WorldHasher, fpHex } from '../../src/check/fingerprint/fingerprint.ts';
 
 /** Up to `limit` distinct worlds of a bfs from the initial world (every step, no reduction). */
 export function reach(sc: Scenario, limit: number): World[] {

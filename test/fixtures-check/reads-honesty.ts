@@ -8,7 +8,7 @@
 // - a monitor's `watches`: events it does not watch leave its state unchanged and never fail it.
 // Worlds and steps come from seeded random walks, so a failure reproduces.
 import { apply, enabled, initialWorld, queryOf, rng, type Scenario, type TraceEvent, type World } from '../../src/actors/index.ts';
-import { sameView } from '../../src/check/por-reads.ts';
+import { sameView } from '../../src/check/por/views.ts';
 
 interface Walked {
   readonly worlds: World[];

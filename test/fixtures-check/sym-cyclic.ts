@@ -8,7 +8,7 @@
 // on and member steps are invisible: the partial-order reduction prunes, and revisits of
 // permuted worlds with other sleep sets are common.
 import { defineScenario, rng, type ReducerLogic, type Scenario } from '../../src/actors/index.ts';
-import { reads } from '../../src/check/index.ts';
+import { reads } from 'interleave';
 
 type Msg = { type: string; v?: number };
 

@@ -1,4 +1,5 @@
 // `interleave check <scenario>`: explore a scenario's schedules and report the verdict.
+import { familySource } from '../../machines/family-table.ts';
 import { statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { ScenarioError, type Divergence, type ParamValues, type Scenario, type ScenarioFamily } from '../../actors/index.ts';
@@ -14,7 +15,7 @@ import { RESULT_KIND, RESULT_SCHEMA_VERSION, fingerprintLines, type ShardResultF
 import { VERSION } from '../version.ts';
 import { exchangeChecks, exchangeLines, exchangeShard, stoppedByOther } from '../exchange-cli.ts';
 import { shareVisitedChecks, shareVisitedLines, shareVisitedShard } from '../share-visited-cli.ts';
-import { modulePathFrom, writeAtomically } from '../../check/trace-file.ts';
+import { modulePathFrom, writeAtomically } from '../../check/trace/trace-file.ts';
 
 export interface CheckFlags {
   param: string[];
@@ -50,7 +51,7 @@ export interface CheckFlags {
   /** Explore within `within` deviations of this recorded trace (fromTraceRun). */
   from?: string;
   within?: number;
-  /** With `from`: trace file limits (`name=value`, see trace-file.ts). */
+  /** With `from`: trace file limits (`name=value`, see trace/trace-file.ts). */
   traceLimit?: string[];
   out?: string;
   config?: string;
@@ -86,8 +87,9 @@ function checkOptions(t: Target, p: ParamValues, flags: CheckFlags): CheckOption
   if (!flags.por) o.por = false;
   if (flags.determinismCheck === false) o.determinism = false;
   if (flags.frontier !== undefined) o.frontier = flags.frontier;
-  // Swarm workers rebuild the scenario in their own threads, from the catalog or the user's module.
-  o.source = t.origin ? { module: t.origin.path, export: t.origin.export, params: { ...p } } : { family: f.name, params: { ...p } };
+  // Swarm workers rebuild the scenario in their own threads, from the family's module or the user's.
+  const source = t.origin ? { module: t.origin.path, export: t.origin.export, params: { ...p } } : familySource(f.name, { ...p });
+  if (source) o.source = source;
   return o;
 }
 
@@ -152,7 +154,7 @@ function stats(r: CheckResult): string {
   return `${n(s.states)} states, ${n(s.distinctStates)} distinct, ${n(s.transitions)} transitions, max depth ${s.maxDepth}${runs}, ${(s.ms / 1000).toFixed(2)}s (${n(s.statesPerSecond)} states/s)${live}${collision}${mem}`;
 }
 
-/** Which search's first violation is shown, when the reduction made that a question (first-violation.ts in the checker). */
+/** Which search's first violation is shown, when the reduction made that a question (search/first-violation.ts in the checker). */
 function firstViolationLine(r: CheckResult): string | undefined {
   const fv = r.options.firstViolation as { search: string; reduced: string; reducedDistinctStates: number } | undefined;
   if (typeof r.options.firstViolationNote === 'string') return r.options.firstViolationNote;
@@ -173,7 +175,7 @@ export async function runCheck(io: Io, name: string, flags: CheckFlags): Promise
   const t = await resolveTarget(name, flags.config);
   const f = t.family;
   // Starting from a recording: where it started (a resumed run's state) comes with it.
-  const tf = flags.from !== undefined ? await import('./trace-file.ts') : undefined;
+  const tf = flags.from !== undefined ? await import('../read-trace.ts') : undefined;
   const seedFile = flags.from !== undefined ? tf!.readTrace(flags.from, tf!.traceLimits(flags.traceLimit)) : undefined;
   const p = resolveParams(f, flags.param, seedFile?.scenario);
   const sc = buildScenario(f, p);
@@ -198,7 +200,7 @@ export async function runCheck(io: Io, name: string, flags: CheckFlags): Promise
   let run;
   try {
     if (flags.from !== undefined) {
-      const { fromTraceRun } = await import('../../check/from-trace.ts');
+      const { fromTraceRun } = await import('../../check/trace/from-trace.ts');
       // The family's depth bound is for searches from the start; a recording sets its own (its length + 1,000).
       run = fromTraceRun(sc, seedFile!, { within: flags.within ?? 1, from: flags.from, ...(opts.maxStates !== undefined ? { maxStates: opts.maxStates } : {}), ...(opts.timeLimitMs !== undefined ? { timeLimitMs: opts.timeLimitMs } : {}), ...(flags.maxDepth !== undefined ? { maxDepth: flags.maxDepth } : {}) });
     } else run = api.checkRun(sc, opts);

@@ -9,7 +9,7 @@ import { EXIT, UsageError } from '../errors.ts';
 import { printJson, type Io } from '../io.ts';
 import { shellWord } from '../options.ts';
 import { readResult, type ShardResultFile } from '../shard-result.ts';
-import { modulePathFrom, writeAtomically } from '../../check/trace-file.ts';
+import { modulePathFrom, writeAtomically } from '../../check/trace/trace-file.ts';
 
 /** What shards of one check share; a difference is a mismatch. */
 function identity(r: ShardResultFile): Record<string, string> {

@@ -5,7 +5,7 @@ import { EXIT, UsageError } from '../errors.ts';
 import { printJson, type Io } from '../io.ts';
 import { formatSteps, toPlainTrace, traceView } from '../replay-view.ts';
 import { rerunTrace, scenarioOfTrace, type Rerun } from '../trace-rerun.ts';
-import { readTrace, traceLimits } from './trace-file.ts';
+import { readTrace, traceLimits } from '../read-trace.ts';
 
 export async function runReplay(io: Io, path: string, flags: { json?: boolean; config?: string; traceLimit?: string[] }): Promise<number> {
   const file = readTrace(path, traceLimits(flags.traceLimit));

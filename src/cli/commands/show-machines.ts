@@ -23,7 +23,7 @@ export async function runShowMachines(io: Io, name: string, flags: ShowMachinesF
   const t = await resolveTarget(name, flags.config);
   const p = resolveParams(t.family, flags.param ?? []);
   const sc = buildScenario(t.family, p);
-  const { scenarioCharts, chartsHtml, chartsJson, chartsMermaid } = await import('../../report/machines/index.ts');
+  const { scenarioCharts, chartsHtml, chartsJson, chartsMermaid } = await import('../../report/charts/index.ts');
   let charts = scenarioCharts(sc);
   if (flags.actor !== undefined) {
     const chart = charts.charts.find((c) => c.actors.includes(flags.actor!));

@@ -2,13 +2,13 @@
 // file's schedule is re-run first, so an edited schedule next to a stale trace is
 // refused rather than drawn.
 import { statSync } from 'node:fs';
-import { writeAtomically } from '../../check/trace-file.ts';
+import { writeAtomically } from '../../check/trace/trace-file.ts';
 import { FORMATS, RenderTooLargeError, formatText, render, reportContext, type Format, type ReportContext, type TraceFileData } from '../../report/index.ts';
 import type { Scenario, ScenarioFamily } from '../../actors/index.ts';
 import { EXIT, UsageError } from '../errors.ts';
 import type { Io } from '../io.ts';
 import { firstDifference, rerunTrace, scenarioOfTrace } from '../trace-rerun.ts';
-import { readTrace, traceLimits } from './trace-file.ts';
+import { readTrace, traceLimits } from '../read-trace.ts';
 
 const BY_EXT: Record<string, Format> = { '.html': 'html', '.htm': 'html', '.mmd': 'mermaid', '.mermaid': 'mermaid', '.json': 'json', '.txt': 'text' };
 
@@ -18,7 +18,7 @@ export interface ShowFlags {
   /** false with --no-verify: render the file as saved, without re-running its schedule. */
   verify?: boolean;
   config?: string;
-  /** --trace-limit name=value (trace-file.ts). */
+  /** --trace-limit name=value (trace/trace-file.ts). */
   traceLimit?: string[];
 }
 

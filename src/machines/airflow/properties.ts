@@ -9,7 +9,7 @@
 import { eventually as eventuallyRun, leadsTo, type LivenessProperty, type Predicate, type ScenarioDef } from '../../actors/index.ts';
 import type { AirflowConfig } from './config.ts';
 import type { Co } from './task-ctx.ts';
-import { reads } from '../../check/por-stubborn.ts';
+import { reads } from '../../actors/index.ts';
 import { batchKeys } from './store-view.ts';
 import { writeMonitors } from './monitors-writes.ts';
 import { readMonitors } from './monitors-reads.ts';

@@ -6,8 +6,7 @@ import { formatStateValue, eventually as livenessEventually, type MonitorDef, ty
 import { valuesOf } from './data.ts';
 import { resultUri, shortUri, stateUri } from './messages.ts';
 import type { ReaderContext } from './reader.ts';
-import type { AmberParams } from './scenario.ts';
-import { expectsHold } from './scenario.ts';
+import { expectsHold, type AmberParams } from './params.ts';
 import { docGen, resultBatchesOf, stateRowsOf, type StoreState } from './store.ts';
 import type { Workflow } from './topology.ts';
 import { COORDINATOR, STORE, type WorkerContext } from './worker.ts';

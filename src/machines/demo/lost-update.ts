@@ -3,7 +3,7 @@
 // compare-and-set the second write is refused and the client retries.
 import { assign, setup } from 'xstate';
 import { defineScenario, send, type ReducerLogic, type Scenario } from '../../actors/index.ts';
-import { readsView } from '../../check/por-reads.ts';
+import { readsView } from '../../actors/index.ts';
 
 /** How a client writes its incremented value: read then write (loses updates) or compare-and-set (does not). */
 export type LostUpdateDesign = 'read-then-write' | 'compare-and-set';

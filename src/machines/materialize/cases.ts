@@ -8,7 +8,7 @@ import type { PoolCtx } from './pool.ts';
 import type { Setup } from './scenario.ts';
 import { arrangement, compactionError } from './trace.ts';
 import { referenceAnswer, sameResponse } from './walk.ts';
-import { reads } from '../../check/por-stubborn.ts';
+import { reads } from '../../actors/index.ts';
 import { CLIENT, POOL, workerId, type Design, type PeekResponse, type PeekSpec, type SlotRelease, type StashConfig, type Update, type WorkerConfig } from './types.ts';
 
 export interface CaseOptions {

@@ -6,7 +6,7 @@ import type { ClientCtx } from './client.ts';
 import type { WorkerCtx } from './worker-ctx.ts';
 import type { PoolCtx } from './pool.ts';
 import { referenceAnswer, sameResponse } from './walk.ts';
-import { reads, readsEach, readsView } from '../../check/por-stubborn.ts';
+import { reads, readsEach, readsView } from '../../actors/index.ts';
 import { CLIENT, POOL, workerId, type PeekResponse, type PeekSpec, type Snapshot, type StashConfig } from './types.ts';
 
 // The checker evaluates these on every new world: the per-worker checks are

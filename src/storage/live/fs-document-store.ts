@@ -7,7 +7,7 @@
 // - a reader's fetch reads the file from disk: a file missing on disk answers the
 //   store's missing-key answer (403 by default) and ends the reader, as in the model.
 // The catalog is held in memory for the life of the process (not persisted).
-import type { ExternalHandler } from '../../actors/live.ts';
+import type { ExternalHandler } from '../../actors/index.ts';
 import type { ReducerLogic } from '../../actors/scenario.ts';
 import type { Message } from '../../actors/types.ts';
 import { readerId } from '../documents.ts';

@@ -16,7 +16,7 @@
 import { fstatSync, lstatSync, realpathSync, type Stats } from 'node:fs';
 import { makeDir } from '../../actors/make-dir.ts';
 import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
-import type { ExternalHandler } from '../../actors/live.ts';
+import type { ExternalHandler } from '../../actors/index.ts';
 import type { Message } from '../../actors/types.ts';
 import { TEMP_PREFIX, keyProblem, prefixProblem } from '../keys.ts';
 import { ErrorCode, errorReply, type ByteRange, type MissingKeyAnswer, type S3Reply } from '../messages.ts';

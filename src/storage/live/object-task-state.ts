@@ -3,7 +3,7 @@
 // filesystem store). As in Airflow: `expiresAt` is not applied to the object (bucket
 // lifecycle rules decide), no size warning (the database would hold only a
 // reference), and a missing object reads as none.
-import type { ExternalHandler } from '../../actors/live.ts';
+import type { ExternalHandler } from '../../actors/index.ts';
 import type { Message } from '../../actors/types.ts';
 import { keyProblem } from '../keys.ts';
 import type { TaskScope } from '../messages.ts';

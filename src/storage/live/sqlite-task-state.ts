@@ -5,7 +5,7 @@
 // better-sqlite3 is an optional peer dependency, loaded when a store is opened, so
 // importing interleave/live neither needs it nor compiles it.
 import { createRequire } from 'node:module';
-import type { ExternalHandler } from '../../actors/live.ts';
+import type { ExternalHandler } from '../../actors/index.ts';
 import type { Message } from '../../actors/types.ts';
 import { DEFAULT_MAX_VALUE_STORAGE_BYTES, MYSQL_MEDIUMTEXT_BYTES, type TaskScope } from '../messages.ts';
 import { valueBytes } from '../task-state.ts';

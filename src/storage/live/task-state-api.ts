@@ -1,6 +1,6 @@
 // The shared front of the live task state stores: validates a ts.* request the
 // same way the simulated store does, calls the backend, and builds the reply.
-import type { ExternalHandler } from '../../actors/live.ts';
+import type { ExternalHandler } from '../../actors/index.ts';
 import type { Message } from '../../actors/types.ts';
 import { ErrorCode, errorReply, type TaskScope, type TsReply } from '../messages.ts';
 import { scopeProblem } from '../task-state.ts';

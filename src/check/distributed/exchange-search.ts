@@ -1,0 +1,376 @@
+// The search loop of one shard of an exchange run (hash-partitioned, as Stern & Dill's
+// parallel Murphi and distributed TLC): every world has one owner, its fingerprint's
+// shard (`ownerOf`); a shard expands only the worlds it owns, each once (its visited
+// set holds only its own), and sends each successor another shard owns to that shard,
+// once per sender (`sentSet`). Why the shards together visit every reachable world:
+// docs/sharding.md ("Exchange mode").
+//
+// One step function: worlds are stepped with the kernel's `enabled` / `apply`,
+// fingerprinted by the session's hasher and checked with the same property code as
+// search/explore.ts. A step's own violations (errors, unhandled messages, monitor failures)
+// are checked where the step is taken; a world's (invariants, `eventually`, deadlock)
+// by its owner. No partial-order reduction (its cycle proviso does not hold across
+// shards) and no liveness (it needs the whole graph): index.ts turns them away.
+import { checkerMemo } from '../search/memo-key.ts';
+import { apply, initialWorld, type Scenario, type Step, type World } from '../../actors/index.ts';
+import { readDone, readStop, writeDone, writeStop, type DirIo, type StopNote } from './exchange-dir.ts';
+import { PathTable, extendPath, pathLength, scheduleOfPath } from './exchange-paths.ts';
+import { Termination, type TerminationTiming } from './exchange-termination.ts';
+import { Inbox, Outbox, runTag, type Arrival } from './exchange-transport.ts';
+import type { Lanes } from '../fingerprint/fingerprint.ts';
+import { invariantViolation, stepViolation } from '../properties.ts';
+import { yieldToLoop, type Explorer, type Session } from '../search/session.ts';
+import { VisitedSet } from '../search/visited.ts';
+import type { CutBy, PropertyRef } from '../types.ts';
+
+/** Exact world bytes (codec/world-codec.ts): what a shard sends and its owner explores. */
+export interface WorldCodecLike {
+  encode(world: World): Uint8Array;
+  decode(bytes: Uint8Array): World;
+}
+
+/** The shard that owns a fingerprint (bits independent of the visited set's slot). */
+export function ownerOf(a: number, b: number, count: number): number {
+  return ((Math.imul(a, 0xcc9e2d51) ^ Math.imul(b, 0x1b873593)) >>> 0) % count;
+}
+
+export interface ExchangeLink {
+  readonly io: DirIo;
+  /** The directory as the user named it (for messages). */
+  readonly where: string;
+  readonly runId: string;
+  readonly index: number;
+  readonly count: number;
+  readonly codec: WorldCodecLike;
+  readonly timing: TerminationTiming;
+  /** Write a batch once it holds this many bytes (and every slice anyway). */
+  readonly batchBytes: number;
+  /** Local order: a FIFO (`bfs`) or a stack (`dfs`). */
+  readonly order: 'bfs' | 'dfs';
+  /** Sleep between polls while idle. */
+  readonly idleMs: number;
+}
+
+interface Item {
+  world: World;
+  steps: Step[];
+  entry: number;
+  depth: number;
+  lanes: Lanes | undefined;
+}
+
+/** Counts of one shard's traffic (`result.exchange`). */
+export interface ExchangeCounts {
+  /** Worlds written for other shards (each world at most once by this shard). */
+  worldsSent: number;
+  /** Batch files written. */
+  batchesSent: number;
+  /** Bytes of those batch files. */
+  bytesSent: number;
+  /** Worlds read from other shards' batches. */
+  worldsReceived: number;
+  /** Received worlds this shard had not visited yet. */
+  worldsReceivedNew: number;
+  /** Batch files read. */
+  batchesReceived: number;
+  /** Bytes of those batch files. */
+  bytesReceived: number;
+  /** Termination detection waves read. */
+  waves: number;
+}
+
+export class ExchangeSearch implements Explorer {
+  private readonly sc: Scenario;
+  private readonly memo = checkerMemo();
+  private readonly paths = new PathTable();
+  /** Worlds this shard sent (each crosses at most once per sender). */
+  private readonly sentSet = new VisitedSet();
+  private readonly outbox: Outbox;
+  private readonly inbox: Inbox;
+  private readonly term: Termination;
+  private readonly checkRevisits: boolean;
+  private queue: Item[] = [];
+  private head = 0;
+  private started = false;
+  private idleNow = false;
+  private lastPeerCheck = 0;
+  private depthCutNoted = false;
+  worldsReceivedNew = 0;
+  /** How the run ended for this shard: complete (termination detected), or stopped and why. */
+  outcome: { kind: 'complete' } | { kind: 'stopped'; note: StopNote } | undefined;
+
+  constructor(
+    private readonly s: Session,
+    private readonly link: ExchangeLink,
+  ) {
+    this.sc = s.sc;
+    const tag = runTag(link.runId);
+    this.outbox = new Outbox(link.io, tag, link.index, link.count, link.batchBytes);
+    this.inbox = new Inbox(link.io, tag, link.index, link.count);
+    this.term = new Termination(link.io, link.runId, link.index, link.count, link.timing);
+    this.checkRevisits = s.hasher.symmetric || s.opts.inspect?.violation !== undefined;
+  }
+
+  get runId(): string {
+    return this.link.runId;
+  }
+
+  counts(): ExchangeCounts {
+    return { worldsSent: this.outbox.records, batchesSent: this.outbox.sent, bytesSent: this.outbox.bytes, worldsReceived: this.inbox.records, worldsReceivedNew: this.worldsReceivedNew, batchesReceived: this.inbox.received, bytesReceived: this.inbox.bytes, waves: this.term.waves };
+  }
+
+  /** Sleeps while idle (the drive loop's pause between slices). */
+  pause(): Promise<void> {
+    return this.idleNow ? new Promise((r) => setTimeout(r, this.link.idleMs)) : yieldToLoop();
+  }
+
+  private get size(): number {
+    return this.queue.length - this.head;
+  }
+
+  private next(): Item | undefined {
+    if (this.link.order === 'dfs') {
+      const it = this.queue.pop();
+      return it;
+    }
+    const it = this.queue[this.head];
+    if (!it) return undefined;
+    this.queue[this.head++] = undefined as unknown as Item;
+    if (this.head > 4096 && this.head * 2 > this.queue.length) {
+      this.queue = this.queue.slice(this.head);
+      this.head = 0;
+    }
+    return it;
+  }
+
+  /** Records a violation; true when exploration stops (unless an inspector asks to go on). */
+  private report(property: PropertyRef, path: () => Uint8Array): boolean {
+    const schedule = scheduleOfPath(this.sc, path());
+    if (this.s.opts.inspect?.violation?.(property, schedule)) return false;
+    this.s.found = { property, schedule };
+    return true;
+  }
+
+  /** A world this shard owns, met for the first time: the checks of search/explore.ts's `arrive`, then queue it. */
+  private arrive(world: World, entry: number, depth: number, lanes: Lanes | undefined): void {
+    const s = this.s;
+    const { all, end } = s.firstVisit(world, depth);
+    if (end && this.report(end, () => this.paths.path(entry))) return;
+    if (all.length === 0) return;
+    if (depth >= s.maxDepthBudget) {
+      s.cutBy ??= 'maxDepth';
+      return;
+    }
+    this.queue.push({ world, steps: all, entry, depth, lanes: Array.isArray(lanes) ? Int32Array.from(lanes) : lanes });
+  }
+
+  private begin(): void {
+    const s = this.s;
+    const init = initialWorld(this.sc, { detail: false });
+    s.determinism?.checkInitial(init.world);
+    s.hasher.world(init.world);
+    if (ownerOf(s.hasher.ha, s.hasher.hb, this.link.count) !== this.link.index) return;
+    s.states++;
+    s.visited.add(s.hasher.ha, s.hasher.hb);
+    const lanes = s.hasher.lastLanes;
+    const entry = this.paths.root(new Uint8Array(0));
+    const v = stepViolation(this.sc, init.world, init.events);
+    if (v && this.report(v, () => new Uint8Array(0))) return;
+    this.arrive(init.world, entry, 0, lanes);
+  }
+
+  /** Expands one owned world: every enabled step, each successor kept, sent or dropped. */
+  private expand(it: Item): void {
+    const s = this.s;
+    const sc = this.sc;
+    const { index, count } = this.link;
+    let myPath: Uint8Array | undefined;
+    const pathTo = (via: number) => extendPath((myPath ??= this.paths.path(it.entry)), via);
+    for (let j = 0; j < it.steps.length; j++) {
+      const t = it.steps[j]!;
+      const r = apply(sc, it.world, t, { detail: false, memo: this.memo });
+      s.determinism?.check(it.world, t, r.world, r.events);
+      s.transitions++;
+      s.states++;
+      s.hasher.world(r.world, it.world, it.lanes);
+      const a = s.hasher.ha;
+      const b = s.hasher.hb;
+      const owner = ownerOf(a, b, count);
+      if (owner !== index) {
+        // The step's own violations are checked here; the world's invariants by its owner.
+        const v = stepViolation(sc, r.world, r.events, false);
+        if (v && this.report(v, () => pathTo(j))) return;
+        if (this.sentSet.add(a, b)) this.outbox.add(owner, a, b, this.link.codec.encode(r.world), pathTo(j));
+        continue;
+      }
+      const fresh = s.visited.add(a, b);
+      const v = stepViolation(sc, r.world, r.events, fresh || this.checkRevisits);
+      if (v && this.report(v, () => pathTo(j))) return;
+      if (!fresh) continue;
+      const lanes = s.hasher.lastLanes;
+      this.arrive(r.world, this.paths.child(it.entry, j), it.depth + 1, lanes);
+      if (s.found) return;
+      if (s.visited.size >= s.maxStates) {
+        s.cutBy ??= 'maxStates';
+        return;
+      }
+    }
+  }
+
+  /** A world sent by its finder: explored if new here. */
+  private receive(x: Arrival): void {
+    const s = this.s;
+    const fresh = s.visited.add(x.a, x.b);
+    if (!fresh && !this.checkRevisits) return;
+    const world = this.link.codec.decode(x.world);
+    s.hasher.world(world);
+    if (s.hasher.ha >>> 0 !== x.a || s.hasher.hb >>> 0 !== x.b) throw new Error('internal: a world received from another shard has another fingerprint here (the world codec is not exact for this scenario)');
+    if (!fresh) {
+      // Under symmetry a permuted world may break an invariant its first visit kept.
+      const v = invariantViolation(this.sc, world);
+      if (v) this.report(v, () => x.path.slice());
+      return;
+    }
+    this.worldsReceivedNew++;
+    const v = invariantViolation(this.sc, world);
+    if (v && this.report(v, () => x.path.slice())) return;
+    this.arrive(world, this.paths.root(x.path), pathLength(x.path), s.hasher.lastLanes);
+  }
+
+  /** Consumes every waiting batch; true when one was consumed. */
+  private poll(): boolean {
+    let got = false;
+    while (!this.s.found && this.inbox.peek()) {
+      this.term.active(this.outbox.sent, this.inbox.received);
+      for (const x of this.inbox.take()) {
+        this.receive(x);
+        if (this.s.found) break;
+      }
+      got = true;
+    }
+    return got;
+  }
+
+  /** This shard ends the run for everyone: a violation, a budget or Ctrl-C. */
+  private stopAll(reason: StopNote['reason'], message: string): void {
+    const note: StopNote = { runId: this.link.runId, by: this.link.index, reason, message };
+    writeStop(this.link.io, note);
+    this.outcome = { kind: 'stopped', note };
+  }
+
+  /** Another shard ended the run (or the run is complete): true when this shard must end. */
+  private ended(): boolean {
+    if (readDone(this.link.io, this.link.runId)) return this.complete();
+    const stop = readStop(this.link.io, this.link.runId);
+    if (!stop) return false;
+    this.outcome = { kind: 'stopped', note: stop };
+    this.s.cutBy ??= 'stopped';
+    return true;
+  }
+
+  private localEnd(): boolean {
+    const s = this.s;
+    if (s.found) {
+      this.stopAll('violation', `shard ${this.link.index + 1}/${this.link.count} found a violation of ${s.found.property.kind} '${s.found.property.name}'`);
+      return true;
+    }
+    // The depth bound only leaves worlds unexpanded (each shard says so in a file): the search goes on.
+    if (s.cutBy === 'maxDepth' && !this.depthCutNoted) {
+      this.depthCutNoted = true;
+      this.link.io.create(`cut-${this.link.index}`, 'maxDepth\n');
+    }
+    if (s.cutBy && s.cutBy !== 'maxDepth') {
+      this.stopAll(s.cutBy as StopNote['reason'], `shard ${this.link.index + 1}/${this.link.count} was ${cutText(s.cutBy)}`);
+      return true;
+    }
+    return false;
+  }
+
+  step(until: number): boolean {
+    try {
+      return this.stepOn(until);
+    } catch (e) {
+      // A shard that fails must not leave the others waiting for its worlds until they time out.
+      if (!this.outcome) this.stopAll('error', `shard ${this.link.index + 1}/${this.link.count} failed: ${e instanceof Error ? e.message : String(e)}`);
+      throw e;
+    }
+  }
+
+  private stepOn(until: number): boolean {
+    const s = this.s;
+    this.idleNow = false;
+    if (!this.started) {
+      this.started = true;
+      if (this.ended()) return true;
+      this.term.active(0, 0);
+      this.begin();
+      if (this.localEnd()) return true;
+    }
+    let k = 0;
+    for (;;) {
+      if ((++k & 15) === 0) {
+        const now = performance.now();
+        if (s.outOfBudget(now)) return this.localEnd();
+        if (now > until) return this.endSlice(now);
+      }
+      const it = this.next();
+      if (!it) return this.whenEmpty();
+      this.expand(it);
+      if (this.localEnd()) return true;
+    }
+  }
+
+  /** End of a busy slice: send what is ready, take what came, say this shard is alive. */
+  private endSlice(now: number): boolean {
+    const s = this.s;
+    this.outbox.flushAll();
+    this.poll();
+    if (this.localEnd()) return true;
+    this.term.tick(this.outbox.sent, this.inbox.received);
+    s.queue = this.size;
+    if (now - this.lastPeerCheck > 1000) {
+      this.lastPeerCheck = now;
+      if (this.ended()) return true;
+      const v = this.term.check();
+      if (v?.kind === 'silent') return this.silent(v.shard, v.ms, v.never);
+    }
+    return false;
+  }
+
+  /** Nothing to expand: send, receive, or (idle) detect termination. */
+  private whenEmpty(): boolean {
+    const s = this.s;
+    s.queue = 0;
+    this.outbox.flushAll();
+    if (this.poll()) return this.localEnd();
+    if (this.ended()) return true;
+    const v = this.term.idle(this.outbox.sent, this.inbox.received);
+    if (v?.kind === 'terminated') {
+      writeDone(this.link.io, this.link.runId, this.link.index);
+      return this.complete();
+    }
+    if (v?.kind === 'silent') return this.silent(v.shard, v.ms, v.never);
+    if (s.outOfBudget(performance.now())) return this.localEnd();
+    this.idleNow = true;
+    return false;
+  }
+
+  /** Termination: complete unless some shard left worlds unexpanded at the depth bound. */
+  private complete(): boolean {
+    this.outcome = { kind: 'complete' };
+    for (let i = 0; i < this.link.count; i++) if (this.link.io.read(`cut-${i}`)) this.s.cutBy ??= 'maxDepth';
+    return true;
+  }
+
+  private silent(shard: number, ms: number, never: boolean): boolean {
+    const { count, where } = this.link;
+    const what = never ? `has not started in ${where}` : `has not updated its status in ${where}`;
+    this.s.cutBy ??= 'stopped';
+    this.stopAll('silent', `shard ${shard + 1}/${count} ${what} for ${Math.round(ms / 1000)} s (it may have died or never been scheduled); the run is incomplete: start all ${count} shards again with an empty directory, or raise the exchange timeout if shards start far apart`);
+    return true;
+  }
+}
+
+function cutText(c: CutBy): string {
+  return { maxStates: 'out of its state budget', maxDepth: 'cut by the depth bound', timeLimit: 'out of time', runs: 'out of runs', stopped: 'stopped (Ctrl-C)' }[c];
+}

@@ -1,0 +1,139 @@
+// Exchange mode's options, its part of the result, and how a shard joins its run: the
+// glue between `check` (index.ts) and the search loop (distributed/exchange-search.ts).
+import { initialWorld, type Scenario } from '../../actors/index.ts';
+import { ExchangeError, fsDirIo, joinRun, type DirIo, type RunKey } from './exchange-dir.ts';
+import { ExchangeSearch, type ExchangeCounts, type WorldCodecLike } from './exchange-search.ts';
+import { fpHex } from '../fingerprint/fingerprint.ts';
+import type { Session } from '../search/session.ts';
+import { TOOL_VERSION } from '../trace/trace-file.ts';
+import type { CheckOptions } from '../types.ts';
+import { createWorldCodec } from '../codec/world-codec.ts';
+
+export { ExchangeError };
+
+/** Exchange mode (`CheckOptions.exchange`): where shards meet and how long they wait. */
+export interface ExchangeOptions {
+  /** The run directory, shared by every shard of the run and empty at its start (one directory per run). */
+  dir: string;
+  /**
+   * A shard whose status file has not changed for this long (or that has not started)
+   * stops the run, incomplete, naming it (default 120,000 ms). Raise it when a batch
+   * engine may start shards far apart.
+   */
+  timeoutMs?: number;
+  /**
+   * Pause between the two waves of termination detection (default 500 ms): at least how
+   * long the shared file system may show a reader an older version of a file.
+   */
+  waveGapMs?: number;
+  /** Write a batch of worlds to a shard once it holds this many bytes (default 1 MiB; every 50 ms anyway). */
+  batchBytes?: number;
+}
+
+/** What an exchange-mode shard did (`CheckResult.exchange`). */
+export interface ExchangeInfo extends ExchangeCounts {
+  /** 0-based, as in `CheckOptions.shard`. */
+  index: number;
+  /** How many shards in all. */
+  count: number;
+  /** The run directory. */
+  dir: string;
+  /** The run's id (the same in every shard's result; `interleave merge` compares them). */
+  runId: string;
+  /** Distinct worlds this shard owns and explored (its `stats.distinctStates`). */
+  owned: number;
+  /** Why the run ended early, when a shard stopped it: which (0-based), why, and in words. */
+  stoppedBy?: {
+    /** The shard that stopped the run, 0-based. */
+    shard: number;
+    /** `violation`, `stopped` (Ctrl-C), `timeLimit`, `maxStates`, `silent` (a shard stopped answering) or `error` (a shard failed). */
+    reason: string;
+    /** What happened, in words. */
+    message: string;
+  };
+  /** sha256 of this shard's owned fingerprints (sorted 64-bit, little-endian). */
+  digest: string;
+}
+
+/** Exchange mode's defaults: silence timeout, wave gap and batch size (see `ExchangeOptions`), idle poll and heartbeat intervals (ms). */
+export const EXCHANGE_DEFAULTS = {
+  /** `ExchangeOptions.timeoutMs`. */
+  timeoutMs: 120_000,
+  /** `ExchangeOptions.waveGapMs`. */
+  waveGapMs: 500,
+  /** `ExchangeOptions.batchBytes`. */
+  batchBytes: 1 << 20,
+  /** Sleep between polls of the directory while a shard is idle. */
+  idleMs: 10,
+  /** A shard rewrites its status file at least this often (its heartbeat). */
+  beatMs: 1000,
+} as const;
+
+/** What makes shards one run: they refuse a directory whose run differs in any of these (`mode` and `extra` say which sharded mode and its own settings). */
+export function runKey(sc: Scenario, s: Session, opts: CheckOptions, count: number, mode: string, extra: RunKey = {}): RunKey {
+  const src = opts.source;
+  s.hasher.world(initialWorld(sc, { detail: false }).world);
+  return {
+    interleave: TOOL_VERSION,
+    scenario: sc.name,
+    ...(src && 'module' in src ? { module: `${src.module}#${src.export}` } : {}),
+    params: JSON.stringify(src?.params ?? {}),
+    initialWorld: fpHex({ a: s.hasher.ha, b: s.hasher.hb }),
+    shards: count,
+    symmetry: s.hasher.symmetric,
+    maxDepth: opts.maxDepth ?? 'none',
+    mode,
+    ...extra,
+  };
+}
+
+/** Joins the run in `opts.exchange.dir` as shard `opts.shard` and returns its search. Throws ExchangeError for a directory of another run. */
+export async function openExchange(s: Session, opts: CheckOptions): Promise<ExchangeSearch> {
+  const x = opts.exchange!;
+  const { index, count } = opts.shard!;
+  if (typeof x.dir !== 'string' || x.dir === '') throw new ExchangeError('exchange.dir must name the run directory shared by every shard');
+  let io: DirIo;
+  let runId: string;
+  try {
+    io = fsDirIo(x.dir);
+    runId = joinRun(io, x.dir, index, count, runKey(s.sc, s, opts, count, 'exchange'));
+  } catch (e) {
+    if (e instanceof ExchangeError) throw e;
+    throw new ExchangeError(`cannot use ${x.dir} as the exchange directory: ${e instanceof Error ? e.message : String(e)}; give a directory every shard can create files in`);
+  }
+  let codec: WorldCodecLike;
+  try {
+    codec = await createWorldCodec(s.sc);
+  } catch (e) {
+    if (!(e instanceof Error) || e.name !== 'WorldCodecError') throw e;
+    throw new ExchangeError(`exchange mode cannot carry this scenario's worlds between shards: ${e.message}${/without --exchange/.test(e.message) ? '' : '; shard it without --exchange (no communication) or run it in one process'}`);
+  }
+  return new ExchangeSearch(s, {
+    io,
+    where: x.dir,
+    runId,
+    index,
+    count,
+    codec,
+    timing: { now: () => performance.now(), waveGapMs: x.waveGapMs ?? EXCHANGE_DEFAULTS.waveGapMs, silentMs: x.timeoutMs ?? EXCHANGE_DEFAULTS.timeoutMs, beatMs: EXCHANGE_DEFAULTS.beatMs },
+    batchBytes: x.batchBytes ?? EXCHANGE_DEFAULTS.batchBytes,
+    order: opts.strategy === 'dfs' ? 'dfs' : 'bfs',
+    idleMs: EXCHANGE_DEFAULTS.idleMs,
+  });
+}
+
+/** The result's `exchange` part. */
+export function exchangeInfo(e: ExchangeSearch, s: Session, opts: CheckOptions, digest: string): ExchangeInfo {
+  const o = e.outcome;
+  const stop = o?.kind === 'stopped' ? o.note : undefined;
+  return {
+    index: opts.shard!.index,
+    count: opts.shard!.count,
+    dir: opts.exchange!.dir,
+    runId: e.runId,
+    owned: s.visited.size,
+    ...e.counts(),
+    ...(stop ? { stoppedBy: { shard: stop.by, reason: stop.reason, message: stop.message } } : {}),
+    digest,
+  };
+}

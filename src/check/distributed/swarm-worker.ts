@@ -1,0 +1,48 @@
+// A swarm worker thread: rebuilds the scenario from its source, checks it matches
+// the coordinator's (same initial fingerprint), runs its slice of run indices and
+// reports progress, the failing run (if any) and what it reached. See distributed/swarm.ts.
+import { parentPort, workerData } from 'node:worker_threads';
+import { Sampler } from '../search/sample.ts';
+import { SLICE_MS, Session, yieldToLoop } from '../search/session.ts';
+import { initialFingerprint, resolveSource, type FromWorker, type ToWorker, type WorkerInit } from './swarm.ts';
+
+const init = workerData as WorkerInit;
+const port = parentPort!;
+const post = (m: FromWorker) => port.postMessage(m);
+
+async function main(): Promise<void> {
+  const sc = await resolveSource(init.source);
+  if (sc.name !== init.scenarioName) throw new Error(`source built scenario '${sc.name}', expected '${init.scenarioName}'`);
+  const fp = initialFingerprint(sc, init.opts.symmetry);
+  if (fp !== init.initialFp) throw new Error(`the rebuilt scenario '${sc.name}' starts from a different world than the coordinator's (check its parameters)`);
+  const s = new Session(sc, init.opts, false);
+  const sampler = new Sampler(s, init.cfg, init.runs, init.first, init.stride);
+  port.on('message', (m: ToWorker) => {
+    if (m.type === 'stop') s.stopped = true;
+    if (m.type === 'bound') sampler.bound = Math.min(sampler.bound, m.index);
+  });
+  const stats = () => ({ states: s.states, transitions: s.transitions, runs: s.runs, distinct: s.visited.size, maxDepth: s.maxDepth });
+  for (;;) {
+    const fin = sampler.step(performance.now() + SLICE_MS);
+    post({ type: 'progress', ...stats() });
+    if (s.found) {
+      post({ type: 'found', index: sampler.foundIndex, seed: s.found.seed!, property: s.found.property, schedule: s.found.schedule });
+      // Keep going below the failing index: a lower one may fail too.
+      sampler.bound = Math.min(sampler.bound, sampler.foundIndex - 1);
+      s.found = undefined;
+      s.cutBy = undefined;
+      continue;
+    }
+    if (fin) break;
+    await yieldToLoop();
+  }
+  post({ type: 'done', ...stats(), unreached: s.reach.unreached(), ...(s.cutBy && s.cutBy !== 'runs' ? { cutBy: s.cutBy } : {}) });
+}
+
+main().then(
+  () => port.close(),
+  (e) => {
+    post({ type: 'error', message: e instanceof Error ? e.message : String(e) });
+    port.close();
+  },
+);

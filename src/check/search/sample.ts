@@ -1,0 +1,213 @@
+// Sampling strategies: seeded random walks and PCT. Run i draws everything from
+// `deriveSeed(root, i)`, so any failing run replays alone (`runOne`).
+//
+// PCT (Burckhardt, Kothari, Musuvathi, Nagarakatte, ASPLOS 2010): every actor (a
+// "thread": the receiver of a delivery, the owner of a timer) gets a distinct random
+// priority >= d; d - 1 change points are drawn uniformly in [1, k]; at each step the
+// enabled actor with the highest priority runs, and at the i-th change point the
+// actor about to run drops to priority d - i. A bug of depth d is found with
+// probability >= 1 / (n k^(d-1)) per run. k (the expected run length) is fixed
+// before the runs from pilot walks, so each run depends only on its own seed.
+import { apply, deriveSeed, enabled, initialWorld, isQuiescent, rng, type Rng, type Scenario, type Step, type World } from '../../actors/index.ts';
+import { quiescentViolation, stepViolation } from '../properties.ts';
+import type { Explorer, Found, Session } from './session.ts';
+import type { PropertyRef } from '../types.ts';
+
+/** Picks the next step of one run, or undefined to end it. */
+type Pick = (steps: readonly Step[], depth: number) => Step | undefined;
+
+/** PCT's parameters (Burckhardt et al.): bug depth d and expected run length k. */
+export interface PctConfig {
+  /** Bug depth d. */
+  readonly depth: number;
+  /** Expected run length k. */
+  readonly k: number;
+}
+
+function isNormal(s: Step): boolean {
+  return s.kind === 'timer' || s.kind === 'input' || (s.kind === 'deliver' && s.outcome === undefined);
+}
+
+/** Takes a fault with probability `faultRate` when one is offered; with only faults left, ends half the time. */
+function faultsOr(r: Rng, faultRate: number, steps: readonly Step[], normal: (ns: readonly Step[]) => Step | undefined): Step | undefined {
+  const ns = steps.filter(isNormal);
+  if (ns.length === steps.length) return normal(ns);
+  const fs = steps.filter((s) => !isNormal(s));
+  if (ns.length === 0) return r.next() < 0.5 ? undefined : r.pick(fs);
+  if (r.next() < faultRate) return r.pick(fs);
+  return normal(ns);
+}
+
+export function randomPick(seed: number, faultRate: number): Pick {
+  const r = rng(seed);
+  return (steps) => faultsOr(r, faultRate, steps, (ns) => r.pick(ns));
+}
+
+/** The actor a step belongs to, for PCT priorities. */
+function threadOf(sc: Scenario, w: World, s: Step): number {
+  switch (s.kind) {
+    case 'deliver':
+    case 'drop':
+    case 'input':
+      return s.to;
+    case 'timer':
+      return w.timers[s.timer]?.owner ?? sc.envIndex;
+    case 'crash':
+    case 'restart':
+      return s.actor;
+    case 'tick':
+      return sc.envIndex;
+  }
+}
+
+export function pctPick(sc: Scenario, seed: number, cfg: PctConfig, faultRate: number, world: () => World): Pick {
+  const r = rng(seed);
+  const n = sc.ids.length + 1;
+  // Distinct initial priorities d .. d + n - 1, in random order (Fisher-Yates).
+  const pri = Array.from({ length: n }, (_, i) => cfg.depth + i);
+  for (let i = n - 1; i > 0; i--) {
+    const j = r.int(i + 1);
+    [pri[i], pri[j]] = [pri[j]!, pri[i]!];
+  }
+  const changeAt = new Map<number, number>();
+  for (let i = 1; i < cfg.depth; i++) {
+    let at = 1 + r.int(Math.max(1, cfg.k));
+    while (changeAt.has(at)) at = 1 + r.int(Math.max(cfg.k, cfg.depth));
+    changeAt.set(at, cfg.depth - i);
+  }
+  return (steps, depth) =>
+    faultsOr(r, faultRate, steps, (ns) => {
+      const w = world();
+      const best = (): number => {
+        let top = -1,
+          tp = -Infinity;
+        for (const s of ns) {
+          const t = threadOf(sc, w, s);
+          if (pri[t]! > tp) {
+            tp = pri[t]!;
+            top = t;
+          }
+        }
+        return top;
+      };
+      let t = best();
+      const low = changeAt.get(depth + 1);
+      if (low !== undefined) {
+        pri[t] = low;
+        t = best();
+      }
+      const mine = ns.filter((s) => threadOf(sc, w, s) === t);
+      return mine.length === 1 ? mine[0] : r.pick(mine);
+    });
+}
+
+export interface RunOutcome {
+  readonly found?: { property: PropertyRef; schedule: string[] };
+  readonly length: number;
+}
+
+/** One run from the initial world, choosing with `pick`, checking every property on the way. */
+export function walk(sc: Scenario, pick: Pick, maxDepth: number, onWorld?: (w: World) => void, setWorld?: (w: World) => void): RunOutcome {
+  const init = initialWorld(sc, { detail: false });
+  let w = init.world;
+  setWorld?.(w);
+  onWorld?.(w);
+  const v0 = stepViolation(sc, w, init.events);
+  if (v0) return { found: { property: v0, schedule: [] }, length: 0 };
+  const schedule: string[] = [];
+  for (let depth = 0; depth < maxDepth; depth++) {
+    const steps = enabled(sc, w);
+    if (isQuiescent(steps)) {
+      const q = quiescentViolation(sc, w);
+      if (q) return { found: { property: q, schedule }, length: depth };
+      if (steps.length === 0) break;
+    }
+    const s = pick(steps, depth);
+    if (!s) break;
+    const r = apply(sc, w, s, { detail: false });
+    w = r.world;
+    setWorld?.(w);
+    schedule.push(s.id);
+    onWorld?.(w);
+    const v = stepViolation(sc, w, r.events);
+    if (v) return { found: { property: v, schedule }, length: depth + 1 };
+  }
+  return { length: schedule.length };
+}
+
+/** What one sampled run needs: its strategy, the session's root seed, the depth bound, the fault rate and PCT's parameters. */
+export interface SampleConfig {
+  /** Random walk or PCT. */
+  readonly strategy: 'random' | 'pct';
+  /** The session's seed; run i's seed is derived from it. */
+  readonly root: number;
+  /** Longest run, in steps. */
+  readonly maxDepth: number;
+  /** Probability of taking a fault when one is offered. */
+  readonly faultRate: number;
+  /** PCT's parameters (strategy `pct`). */
+  readonly pct?: PctConfig;
+}
+
+/** Run `i` of a sampling session, alone: the same run a full session would make. */
+export function runOne(sc: Scenario, cfg: SampleConfig, runSeed: number, onWorld?: (w: World) => void): RunOutcome {
+  let current: World | undefined;
+  const pick =
+    cfg.strategy === 'random'
+      ? randomPick(runSeed, cfg.faultRate)
+      : pctPick(sc, runSeed, cfg.pct ?? { depth: 3, k: 100 }, cfg.faultRate, () => current!);
+  return walk(sc, pick, cfg.maxDepth, onWorld, (w) => (current = w));
+}
+
+/** PCT's k: the longest of a few pilot random walks (fixed seeds, so k depends only on the scenario). */
+export function estimateK(sc: Scenario, maxDepth: number, faultRate: number): number {
+  let k = 1;
+  for (let i = 0; i < 5; i++) k = Math.max(k, walk(sc, randomPick(deriveSeed(0x5eed, i), faultRate), maxDepth).length);
+  return k;
+}
+
+/** Runs indices `first, first + stride, ...` below `runs`, in this thread. */
+export class Sampler implements Explorer {
+  private i: number;
+  /** Run indices above this are skipped (swarm: a lower-indexed run already failed). */
+  bound = Infinity;
+  /** Index of the failing run, once found. */
+  foundIndex = -1;
+  constructor(
+    private readonly s: Session,
+    private readonly cfg: SampleConfig,
+    private readonly runs: number,
+    first = 0,
+    private readonly stride = 1,
+  ) {
+    this.i = first;
+  }
+
+  step(until: number): boolean {
+    const s = this.s;
+    const onWorld = (w: World) => {
+      s.states++;
+      if (s.visit(w)) s.reach.see(w);
+    };
+    for (;;) {
+      if (this.i >= this.runs || this.i > this.bound) {
+        s.cutBy ??= 'runs';
+        return true;
+      }
+      const now = performance.now();
+      if (s.outOfBudget(now)) return true;
+      if (now > until) return false;
+      const seed = deriveSeed(this.cfg.root, this.i);
+      const out = runOne(s.sc, this.cfg, seed, onWorld);
+      s.runs++;
+      s.transitions += out.length;
+      if (out.length > s.maxDepth) s.maxDepth = out.length;
+      this.i += this.stride;
+      if (out.found) {
+        s.found = { ...out.found, seed } satisfies Found;
+        this.foundIndex = this.i - this.stride;
+        return true;
+      }
+    }
+  }
+}
