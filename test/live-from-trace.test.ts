@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { Divergence, defineScenario, type Message } from '../src/actors/index.ts';
 import { runLive } from '../src/live/runner.ts';
 import { fromTrace, replayTraceFile } from 'interleave';
-import { fromTraceRun } from '../src/check/trace/from-trace.ts';
+import { fromTraceRun } from 'interleave/kernel';
 import { liveTraceFile } from 'interleave/live';
 import { validateTraceFile } from '../src/report/schema.ts';
 import { pinger, ponger } from '../src/machines/demo/ping-pong.ts';

@@ -140,6 +140,14 @@ export interface CheckOptions {
    * ```
    */
   source?: ScenarioSource;
+  /**
+   * Explore around a recorded run instead of from scratch: every schedule within
+   * `within` deviations (reorderings, faults, inputs arriving earlier) of the recording
+   * (`interleave check --from`). The strategy, POR and sharding options do not apply;
+   * `maxStates` counts generated states (default 200,000) and `maxDepth` defaults to the
+   * recording's length + 1,000.
+   */
+  from?: import('./trace/from-trace.ts').TraceSeed;
   /** Random / pct / swarm: the probability of taking a fault step when one is offered (default 0.1). */
   faultRate?: number;
   /**
@@ -313,6 +321,84 @@ export interface MemoryStats {
 }
 
 /**
+ * What a check ran with and notes on what it did (`result.options`): the options in effect,
+ * the reduction, and why something the options asked for was off. Notes are sentences for
+ * people; the other fields are for tools.
+ */
+export interface CheckNotes {
+  /** The strategy that ran (`from-trace` for a search around a recording). */
+  strategy: string;
+  /** The seed in effect. */
+  seed?: number;
+  /** Partial-order reduction was on. */
+  por?: boolean;
+  /** The search folded symmetric worlds. */
+  symmetry?: boolean;
+  /** Violations are shrunk. */
+  shrink?: boolean;
+  /** Why partial-order reduction was off although not turned off. */
+  porNote?: string;
+  /** Why liveness properties were not checked. */
+  livenessNote?: string;
+  /** dfs / bfs: the nondeterminism re-steps in effect. */
+  determinism?: boolean | DeterminismOptions;
+  /** bfs: the frontier kind. */
+  frontier?: 'compact' | 'worlds';
+  /** The budgets given. */
+  maxStates?: number;
+  /** The depth bound given. */
+  maxDepth?: number;
+  /** The time limit given, milliseconds. */
+  timeLimitMs?: number;
+  /** A sharded search: `index/count`. */
+  shard?: string;
+  /** Exchange mode: its directory. */
+  exchange?: string;
+  /** A sharded search: the prefix's worlds per shard. */
+  shardPrefix?: number;
+  /** Shared-visited mode: its directory. */
+  shareVisited?: string;
+  /** Sampling: runs asked for. */
+  runs?: number;
+  /** pct: the bug depth and the estimated steps per run. */
+  pct?: { readonly depth: number; readonly k: number };
+  /** swarm: the strategy of each run. */
+  swarmStrategy?: string;
+  /** Liveness: how it was decided. */
+  liveness?: { readonly algorithm: string; readonly order: string; readonly fairness: unknown; readonly properties: readonly string[] };
+  /** dfs / bfs: the reduction that ran (`stubborn-sets+sleep-sets`, `none`, ...). */
+  reduction?: string;
+  /** Why stubborn sets were off. */
+  stubbornNote?: string;
+  /** Why sleep sets were off. */
+  sleepNote?: string;
+  /** Times the reduction restarted after learning. */
+  porRestarts?: number;
+  /** With POR on and a violation: which search's first violation is reported. */
+  firstViolation?: import('./search/first-violation.ts').FirstViolationInfo;
+  /** When the reported violation is not the unreduced search's first, why. */
+  firstViolationNote?: string;
+  /** swarm: why it ran in this thread. */
+  swarmNote?: string;
+  /** swarm: worker threads. */
+  workers?: number;
+  /** swarm: the failing run's index. */
+  failingRun?: number;
+  /** swarm: where the workers rebuilt the scenario from. */
+  source?: ScenarioSource;
+  /** swarm: how distinct states are counted. */
+  distinctStatesNote?: string;
+  /** from-trace: the deviations allowed. */
+  within?: number;
+  /** from-trace: the recording's length as explored. */
+  seedLength?: number;
+  /** from-trace: the recording's path. */
+  from?: string;
+  /** Other notes. */
+  [note: string]: unknown;
+}
+
+/**
  * The outcome of `check`. `ok` false means a violation was found (`violation`). `ok` true
  * is a proof only when `complete` is true; otherwise `cutBy` says what stopped the search
  * (or it was a sampling strategy, which never completes).
@@ -334,13 +420,8 @@ export interface CheckResult {
   strategy: string;
   /** The seed in effect. */
   seed: number;
-  /**
-   * The options in effect, including seed-derived ones (pct's d and k), and notes on what
-   * ran: `reduction`, `porNote`, and for a violation found with POR on `firstViolation`
-   * (which search's first violation is reported) and `firstViolationNote` (when a budget
-   * cut the unreduced re-run: the reduced search's violation is reported).
-   */
-  options: Record<string, unknown>;
+  /** The options in effect, including seed-derived ones (pct's d and k), and notes on what ran. */
+  options: CheckNotes;
   /**
    * dfs / bfs: estimated probability that two distinct states shared a 64-bit
    * fingerprint, so that one was never explored (TLC's optimistic estimate,

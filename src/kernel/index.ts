@@ -20,7 +20,7 @@ export { runOne, estimateK } from '../check/search/sample.ts';
 export { collisionProbability } from '../check/index.ts';
 export { shrinkSchedule, nearestPassing, contextSwitches, actorOfStep, NEAREST_PASSING_TRIES, type NearPassing, type ShrinkOptions } from '../check/trace/shrink.ts';
 export { runSchedule } from '../check/trace/replay.ts';
-export { fromTraceRun, fromTraceSearch, type FromTraceSearch } from '../check/trace/from-trace.ts';
+export { fromTraceRun, fromTraceSearch, FROM_TRACE_MAX_STATES, type FromTraceSearch } from '../check/index.ts';
 export { TOOL_VERSION } from '../check/trace/trace-file.ts';
 export { hasLiveness } from '../check/liveness/scc.ts';
 export { DETERMINISM_DEFAULTS } from '../check/purity.ts';

@@ -11,6 +11,9 @@
 // Live recordings name the actors that ran as externals (real storage). Explored
 // against a scenario that models them, their recorded replies are dropped and the
 // model answers instead, so the whole neighbourhood uses the model's semantics.
+//
+// `TraceSearch` is an explorer like dfs and bfs: `check` drives it under the same
+// session (counters, budgets, visited set, progress and stop) when `from` is given.
 import {
   Divergence,
   apply,
@@ -26,13 +29,11 @@ import {
   type World,
 } from '../../actors/index.ts';
 import { modelledExternals } from './recorded.ts';
-import { WorldHasher } from '../fingerprint/fingerprint.ts';
 import { quiescentViolation, stepViolation } from '../properties.ts';
 import { replaySchedule, type ScheduleInput } from './replay.ts';
 import { shrinkSchedule } from './shrink.ts';
-import { Subject } from 'rxjs';
-import type { CheckResult, CheckRun, Progress, PropertyRef, TraceFile, Violation } from '../types.ts';
-import { VisitedSet } from '../search/visited.ts';
+import { Session, type Explorer } from '../search/session.ts';
+import type { CheckResult, PropertyRef, TraceFile, Violation } from '../types.ts';
 
 /** Options of `fromTrace`: how far from the recording to search, and the budgets. */
 export interface FromTraceOptions {
@@ -100,7 +101,26 @@ interface Frame {
   readonly deviated: boolean;
 }
 
+/** How far past the first untaken recorded step a reordering may reach. */
 const WINDOW = 256;
+
+/** The recording to search around, for `check`'s `from` option. */
+export interface TraceSeed {
+  /** The recorded run: a live recording or any saved trace. */
+  readonly trace: Pick<TraceFile, 'options' | 'schedule' | 'inputs'>;
+  /** Deviations allowed from the recorded schedule (default 1). */
+  readonly within?: number;
+  /** Where the recording was read from, for the result's notes. */
+  readonly path?: string;
+}
+
+/** The default distinct-state budget of a search around a recording. */
+export const FROM_TRACE_MAX_STATES = 200_000;
+
+/** The session options a search around a recording runs under. */
+export function traceSessionOptions(opts: FromTraceOptions): { maxStates: number; timeLimitMs?: number; symmetry: true; determinism: false } {
+  return { maxStates: opts.maxStates ?? FROM_TRACE_MAX_STATES, ...(opts.timeLimitMs === undefined ? {} : { timeLimitMs: opts.timeLimitMs }), symmetry: true, determinism: false };
+}
 
 /** Explores the schedules within `within` deviations of a recorded one, reporting the first violated property. */
 export function fromTrace(sc: Scenario, file: Pick<TraceFile, 'options' | 'schedule' | 'inputs'>, opts: FromTraceOptions = {}): FromTraceResult {
@@ -132,49 +152,99 @@ export interface FromTraceSearch {
   stop(): void;
 }
 
-/** Starts a `fromTrace` search to run in slices (the CLI drives it with a progress line). */
+/** Starts a `fromTrace` search to run in slices, on a session of its own. */
 export function fromTraceSearch(sc: Scenario, file: Pick<TraceFile, 'options' | 'schedule' | 'inputs'>, opts: FromTraceOptions = {}): FromTraceSearch {
-  const within = opts.within ?? 1;
-  const maxStates = opts.maxStates ?? 200_000;
-  const t0 = performance.now();
-  const deadline = opts.timeLimitMs === undefined ? Infinity : t0 + opts.timeLimitMs;
-  // Externals the scenario models answer for themselves: their recorded replies go.
-  const modelled = modelledExternals(sc, file);
-  const inputs = new Map(((file.inputs ?? []) as ScheduleInput[]).map((x) => [x.index, x]));
-  const seed: Seeded[] = [];
-  file.schedule.forEach((id, i) => {
-    if (id.startsWith('tick:')) return; // timers fire by virtual time; wall-clock ticks are not choices
-    const inp = inputs.get(i);
-    if (id.startsWith('input:')) {
-      if (inp && modelled.has(inp.from)) return;
-      if (!inp) throw new Error(`trace step ${i + 1} is '${id}' but the trace has no payload for it in 'inputs'; a live recording carries them`);
-      seed.push({ id, input: inp, at: i });
-    } else seed.push({ id, at: i });
-  });
-  const maxDepth = opts.maxDepth ?? seed.length + 1000;
-  // Zobrist keys for the positions taken, so (world, taken, left) dedupes cheaply.
-  const zob = new Uint32Array(seed.length * 2);
-  let x = 0x9e3779b9;
-  for (let i = 0; i < zob.length; i++) {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    zob[i] = x >>> 0;
+  const s = new Session(sc, traceSessionOptions(opts), false);
+  const x = new TraceSearch(s, file, opts);
+  return {
+    run: (until) => (x.step(until) ? x.result() : undefined),
+    stats: () => ({ states: s.states, distinctStates: s.visited.size, ends: x.ends, depth: s.maxDepth, ms: s.ms() }),
+    stop() {
+      s.stopped = true;
+    },
+  };
+}
+
+/**
+ * The search around a recording, as an explorer: follows the recording, and at every
+ * world also takes each other enabled step while deviations are left (depth-first,
+ * the followed path first). Its session's visited set keys a world with the recorded
+ * positions taken and the deviations left.
+ */
+export class TraceSearch implements Explorer {
+  /** Runs that reached an end. */
+  ends = 0;
+  private readonly within: number;
+  private readonly seed: Seeded[] = [];
+  private readonly maxDepth: number;
+  /** Zobrist keys for the positions taken, so (world, taken, left) dedupes cheaply. */
+  private readonly zob: Uint32Array;
+  private readonly init: { world: World; violation: PropertyRef | undefined };
+  private readonly stack: Frame[];
+  private cut = false;
+  private depthCut = false;
+  private fits = false;
+  private outcome: FromTraceResult | undefined;
+
+  constructor(
+    private readonly s: Session,
+    file: Pick<TraceFile, 'options' | 'schedule' | 'inputs'>,
+    private readonly opts: FromTraceOptions = {},
+  ) {
+    const sc = s.sc;
+    this.within = opts.within ?? 1;
+    // Externals the scenario models answer for themselves: their recorded replies go.
+    const modelled = modelledExternals(sc, file);
+    const inputs = new Map(((file.inputs ?? []) as ScheduleInput[]).map((x) => [x.index, x]));
+    file.schedule.forEach((id, i) => {
+      if (id.startsWith('tick:')) return; // timers fire by virtual time; wall-clock ticks are not choices
+      const inp = inputs.get(i);
+      if (id.startsWith('input:')) {
+        if (inp && modelled.has(inp.from)) return;
+        if (!inp) throw new Error(`trace step ${i + 1} is '${id}' but the trace has no payload for it in 'inputs'; a live recording carries them`);
+        this.seed.push({ id, input: inp, at: i });
+      } else this.seed.push({ id, at: i });
+    });
+    this.maxDepth = opts.maxDepth ?? this.seed.length + 1000;
+    this.zob = new Uint32Array(this.seed.length * 2);
+    let x = 0x9e3779b9;
+    for (let i = 0; i < this.zob.length; i++) {
+      x ^= x << 13;
+      x ^= x >>> 17;
+      x ^= x << 5;
+      this.zob[i] = x >>> 0;
+    }
+    const init = initialWorld(sc, { detail: false });
+    this.init = { world: init.world, violation: stepViolation(sc, init.world, init.events) };
+    this.stack = this.init.violation ? [] : [{ world: init.world, cursor: 0, ahead: [], left: this.within, depth: 0, parent: undefined, step: undefined, deviated: false }];
+    if (this.init.violation) this.outcome = this.done(this.init.violation, undefined);
   }
-  const hasher = new WorldHasher(sc, true);
-  const visited = new VisitedSet();
-  let states = 0;
-  let ends = 0;
-  let cut = false;
-  let depthCut = false;
 
-  let stopped = false;
-  let depth = 0;
-  const init = initialWorld(sc, { detail: false });
-  const v0 = stepViolation(sc, init.world, init.events);
+  /** The recording's length as explored (ticks and modelled replies dropped). */
+  get seedLength(): number {
+    return this.seed.length;
+  }
 
-  const taken = (f: Frame, i: number): boolean => i < f.cursor || f.ahead.includes(i);
-  const take = (f: Frame, i: number): { cursor: number; ahead: readonly number[] } => {
+  step(until: number): boolean {
+    if (!this.fits && !this.outcome && !this.s.stopped) {
+      this.checkFit();
+      this.fits = true;
+    }
+    this.outcome ??= this.explore(until);
+    return this.outcome !== undefined;
+  }
+
+  /** The search's result once `step` returned true. */
+  result(): FromTraceResult {
+    if (!this.outcome) throw new Error('internal: the trace search has not ended');
+    return this.outcome;
+  }
+
+  private taken(f: Frame, i: number): boolean {
+    return i < f.cursor || f.ahead.includes(i);
+  }
+
+  private take(f: Frame, i: number): { cursor: number; ahead: readonly number[] } {
     if (i !== f.cursor) return { cursor: f.cursor, ahead: [...f.ahead, i].sort((a, b) => a - b) };
     let c = f.cursor + 1;
     let ahead = f.ahead;
@@ -183,47 +253,33 @@ export function fromTraceSearch(sc: Scenario, file: Pick<TraceFile, 'options' | 
       c++;
     }
     return { cursor: c, ahead };
-  };
-  /** The recorded position to follow next here, or -1; with the step it means. */
-  const next = (f: Frame, steps: readonly Step[]): { pos: number; step: Step } | undefined => {
-    const end = Math.min(seed.length, f.cursor + WINDOW);
+  }
+
+  /** The recorded position to follow next here, with the step it means; undefined when none is enabled. */
+  private next(f: Frame, steps: readonly Step[]): { pos: number; step: Step } | undefined {
+    const end = Math.min(this.seed.length, f.cursor + WINDOW);
     for (let i = f.cursor; i < end; i++) {
-      if (taken(f, i)) continue;
-      const s = seed[i]!;
-      if (s.input) return { pos: i, step: inputStep(sc, s.input.from, s.input.to, s.input.msg as Message) };
+      if (this.taken(f, i)) continue;
+      const s = this.seed[i]!;
+      if (s.input) return { pos: i, step: inputStep(this.s.sc, s.input.from, s.input.to, s.input.msg as Message) };
       const st = steps.find((y) => y.id === s.id);
       if (st) return { pos: i, step: st };
     }
     return undefined;
-  };
-  const key = (w: World, f: { cursor: number; ahead: readonly number[] }, left: number): [number, number] => {
+  }
+
+  /** Adds (world, positions taken, deviations left) to the visited set; true when new. */
+  private visit(w: World, f: { cursor: number; ahead: readonly number[] }, left: number): boolean {
+    const hasher = this.s.hasher;
     hasher.world(w);
     let a = hasher.ha ^ Math.imul(f.cursor + 1, 0x85ebca6b) ^ Math.imul(left + 1, 0xc2b2ae35);
     let b = hasher.hb ^ Math.imul(f.cursor + 7, 0x27d4eb2f);
     for (const i of f.ahead) {
-      a ^= zob[2 * i]!;
-      b ^= zob[2 * i + 1]!;
+      a ^= this.zob[2 * i]!;
+      b ^= this.zob[2 * i + 1]!;
     }
-    return [a >>> 0, b >>> 0];
-  };
-
-  const stack: Frame[] = v0 ? [] : [{ world: init.world, cursor: 0, ahead: [], left: within, depth: 0, parent: undefined, step: undefined, deviated: false }];
-  let result: FromTraceResult | undefined = v0 ? done(v0, undefined) : undefined;
-  let fits = false;
-  return {
-    run(until: number) {
-      if (!fits && !result && !stopped) {
-        checkFit();
-        fits = true;
-      }
-      result ??= explore(until);
-      return result;
-    },
-    stats: () => ({ states, distinctStates: visited.size, ends, depth, ms: performance.now() - t0 }),
-    stop() {
-      stopped = true;
-    },
-  };
+    return this.s.visited.add(a >>> 0, b >>> 0);
+  }
 
   /**
    * Follows the recording with no deviation (as the search's first path does) and throws a
@@ -233,47 +289,52 @@ export function fromTraceSearch(sc: Scenario, file: Pick<TraceFile, 'options' | 
    * that never happened. Following may take a later recorded step first (live I/O
    * reorders replies), so only a step left untaken at the end is a misfit.
    */
-  function checkFit(): void {
-    let f: Frame = { world: init.world, cursor: 0, ahead: [], left: 0, depth: 0, parent: undefined, step: undefined, deviated: false };
+  private checkFit(): void {
+    const sc = this.s.sc;
+    let f: Frame = { world: this.init.world, cursor: 0, ahead: [], left: 0, depth: 0, parent: undefined, step: undefined, deviated: false };
     let stuck: { cursor: number; enabled: string[] } | undefined;
-    while (f.cursor < seed.length && f.depth < maxDepth) {
+    while (f.cursor < this.seed.length && f.depth < this.maxDepth) {
       const steps = enabled(sc, f.world);
-      const follow = next(f, steps);
+      const follow = this.next(f, steps);
       if (follow?.pos !== f.cursor && stuck?.cursor !== f.cursor) stuck = { cursor: f.cursor, enabled: steps.map((s) => s.id) };
       const step = follow?.step ?? steps.find((s) => !isFault(s) && s.kind !== 'restart');
       if (!step) break;
-      const pos = follow ? take(f, follow.pos) : { cursor: f.cursor, ahead: f.ahead };
+      const pos = follow ? this.take(f, follow.pos) : { cursor: f.cursor, ahead: f.ahead };
       f = { ...f, ...pos, world: apply(sc, f.world, step, { detail: false }).world, depth: f.depth + 1 };
     }
-    if (f.cursor < seed.length && f.depth < maxDepth) {
-      const s = seed[f.cursor]!;
+    if (f.cursor < this.seed.length && f.depth < this.maxDepth) {
+      const s = this.seed[f.cursor]!;
       throw new Divergence(s.at, s.id, stuck?.cursor === f.cursor ? stuck.enabled : enabled(sc, f.world).map((x) => x.id));
     }
   }
 
-  function explore(until: number): FromTraceResult | undefined {
+  private explore(until: number): FromTraceResult | undefined {
+    const s = this.s;
+    const sc = s.sc;
+    const seed = this.seed;
     let n = 0;
-    while (stack.length > 0) {
-      if (states >= maxStates || stopped || ((++n & 255) === 0 && performance.now() > deadline)) {
-        cut = true;
+    while (this.stack.length > 0) {
+      if (s.states >= s.maxStates || s.stopped || ((++n & 255) === 0 && performance.now() > s.deadline)) {
+        s.cutBy ??= s.stopped ? 'stopped' : s.states >= s.maxStates ? 'maxStates' : 'timeLimit';
+        this.cut = true;
         break;
       }
       if ((n & 255) === 0 && performance.now() > until) return undefined;
-      const f = stack.pop()!;
-      if (f.depth > depth) depth = f.depth;
+      const f = this.stack.pop()!;
+      if (f.depth > s.maxDepth) s.maxDepth = f.depth;
       const steps = enabled(sc, f.world);
-      const follow = next(f, steps);
-      const normal = steps.filter((s) => !isFault(s) && s.kind !== 'restart');
-      if (!follow && (normal.length === 0 || f.depth >= maxDepth)) {
-        ends++;
+      const follow = this.next(f, steps);
+      const normal = steps.filter((x) => !isFault(x) && x.kind !== 'restart');
+      if (!follow && (normal.length === 0 || f.depth >= this.maxDepth)) {
+        this.ends++;
         if (isQuiescent(steps)) {
           const q = quiescentViolation(sc, f.world);
-          if (q) return done(q, f);
+          if (q) return this.done(q, f);
         }
       }
-      if (f.depth >= maxDepth) {
+      if (f.depth >= this.maxDepth) {
         // The bound cut a path that could go on: the exploration is not complete.
-        if (steps.length > 0) depthCut = true;
+        if (steps.length > 0) this.depthCut = true;
         continue;
       }
       // Children: the followed step (free), then each other enabled step (one deviation).
@@ -281,26 +342,26 @@ export function fromTraceSearch(sc: Scenario, file: Pick<TraceFile, 'options' | 
       const dflt = follow ?? (normal[0] ? { pos: -1, step: normal[0] } : undefined);
       if (dflt) children.push({ step: dflt.step, pos: dflt.pos, cost: 0 });
       if (f.left > 0) {
-        for (const s of steps) {
-          if (dflt && s.id === dflt.step.id) continue;
-          if (s.kind === 'restart' && !dflt) {
-            children.push({ step: s, pos: -1, cost: 0 });
+        for (const x of steps) {
+          if (dflt && x.id === dflt.step.id) continue;
+          if (x.kind === 'restart' && !dflt) {
+            children.push({ step: x, pos: -1, cost: 0 });
             continue;
           }
           // Taking a later recorded step early consumes it (a reordering, not a repeat).
           let pos = -1;
           for (let i = f.cursor; i < Math.min(seed.length, f.cursor + WINDOW); i++) {
-            if (!taken(f, i) && !seed[i]!.input && seed[i]!.id === s.id) {
+            if (!this.taken(f, i) && !seed[i]!.input && seed[i]!.id === x.id) {
               pos = i;
               break;
             }
           }
-          children.push({ step: s, pos, cost: 1 });
+          children.push({ step: x, pos, cost: 1 });
         }
         // A request from outside arriving earlier than it did (env inputs keep their own order).
         for (let i = f.cursor; i < Math.min(seed.length, f.cursor + WINDOW); i++) {
           const inp = seed[i]!.input;
-          if (taken(f, i) || !inp || inp.from !== 'env') continue;
+          if (this.taken(f, i) || !inp || inp.from !== 'env') continue;
           if (i !== dflt?.pos) children.push({ step: inputStep(sc, 'env', inp.to, inp.msg as Message), pos: i, cost: 1 });
           break;
         }
@@ -309,24 +370,27 @@ export function fromTraceSearch(sc: Scenario, file: Pick<TraceFile, 'options' | 
       for (let c = children.length - 1; c >= 0; c--) {
         const ch = children[c]!;
         const r = apply(sc, f.world, ch.step, { detail: false });
-        states++;
-        const pos = ch.pos >= 0 ? take(f, ch.pos) : { cursor: f.cursor, ahead: f.ahead };
+        s.states++;
+        s.transitions++;
+        const pos = ch.pos >= 0 ? this.take(f, ch.pos) : { cursor: f.cursor, ahead: f.ahead };
         const left = f.left - ch.cost;
-        const [a, b] = key(r.world, pos, left);
-        if (!visited.add(a, b)) continue;
+        if (!this.visit(r.world, pos, left)) continue;
         const nf: Frame = { world: r.world, ...pos, left, depth: f.depth + 1, parent: f, step: ch.step, deviated: ch.cost > 0 };
         const v = stepViolation(sc, r.world, r.events as readonly TraceEvent[]);
-        if (v) return done(v, nf);
-        stack.push(nf);
+        if (v) return this.done(v, nf);
+        this.stack.push(nf);
       }
     }
-    return done(undefined, undefined);
+    if (this.depthCut && !this.cut) s.cutBy ??= 'maxDepth';
+    return this.done(undefined, undefined);
   }
 
-  function done(p: PropertyRef | undefined, at: Frame | undefined): FromTraceResult {
-    const stats = { states, distinctStates: visited.size, ends, ms: performance.now() - t0 };
-    const base = { within, seedLength: seed.length, stats };
-    if (!p) return { ok: true, complete: !cut && !depthCut, ...(depthCut && !cut ? { depthCut: true } : {}), ...base };
+  private done(p: PropertyRef | undefined, at: Frame | undefined): FromTraceResult {
+    const s = this.s;
+    const sc = s.sc;
+    const stats = { states: s.states, distinctStates: s.visited.size, ends: this.ends, ms: s.ms() };
+    const base = { within: this.within, seedLength: this.seed.length, stats };
+    if (!p) return { ok: true, complete: !this.cut && !this.depthCut, ...(this.depthCut && !this.cut ? { depthCut: true } : {}), ...base };
     const path: Step[] = [];
     let deviations = 0;
     for (let f = at; f?.step; f = f.parent) {
@@ -334,13 +398,13 @@ export function fromTraceSearch(sc: Scenario, file: Pick<TraceFile, 'options' | 
       if (f.deviated) deviations++;
     }
     path.reverse();
-    const schedule = path.map((s) => s.id);
+    const schedule = path.map((x) => x.id);
     const ins: ScheduleInput[] = [];
-    path.forEach((s, i) => {
-      if (s.kind === 'input') ins.push({ index: i, from: s.from === sc.envIndex ? 'env' : sc.ids[s.from]!, to: sc.ids[s.to]!, msg: s.msg });
+    path.forEach((x, i) => {
+      if (x.kind === 'input') ins.push({ index: i, from: x.from === sc.envIndex ? 'env' : sc.ids[x.from]!, to: sc.ids[x.to]!, msg: x.msg });
     });
     let shrunk = schedule;
-    if ((opts.shrink ?? true) && ins.length === 0) {
+    if ((this.opts.shrink ?? true) && ins.length === 0) {
       try {
         shrunk = shrinkSchedule(sc, p, schedule);
       } catch {
@@ -357,45 +421,18 @@ export function fromTraceSearch(sc: Scenario, file: Pick<TraceFile, 'options' | 
   }
 }
 
-/**
- * `fromTrace` shaped like the checker's `checkRun` (result, progress$, stop), so the
- * CLI's check command runs it in place of a strategy: `--from <trace.json> --within k`.
- * Runs in 50 ms slices on the event loop, so progress shows and Ctrl-C stops it.
- */
-export function fromTraceRun(sc: Scenario, file: Pick<TraceFile, 'options' | 'schedule' | 'inputs'>, opts: FromTraceOptions & { readonly from?: string } = {}): CheckRun {
-  const search = fromTraceSearch(sc, file, opts);
-  const progress = new Subject<Progress>();
-  const result = new Promise<CheckResult>((resolve, reject) => {
-    const slice = (): void => {
-      try {
-        const r = search.run(performance.now() + 50);
-        const st = search.stats();
-        progress.next({ states: st.states, distinctStates: st.distinctStates, transitions: st.states, depth: st.depth, queue: 0, ms: st.ms, statesPerSecond: st.ms > 0 ? (st.states * 1000) / st.ms : 0 });
-        if (!r) return void setImmediate(slice);
-        progress.complete();
-        resolve(toCheckResult(r, st.depth, opts));
-      } catch (e) {
-        progress.complete();
-        reject(e);
-      }
-    };
-    setImmediate(slice);
-  });
-  return { result, progress$: progress.asObservable(), stop: () => search.stop() };
-}
-
-function toCheckResult(r: FromTraceResult, maxDepth: number, opts: FromTraceOptions & { readonly from?: string }): CheckResult {
-  const options: Record<string, unknown> = { strategy: 'from-trace', within: r.within, seedLength: r.seedLength, ...(opts.from ? { from: opts.from } : {}) };
-  const cut = !r.ok || r.complete ? {} : r.depthCut ? { cutBy: 'maxDepth' as const } : { cutBy: opts.timeLimitMs !== undefined && r.stats.states < (opts.maxStates ?? 200_000) ? ('timeLimit' as const) : ('maxStates' as const) };
+/** A search around a recording as a check result (`strategy: 'from-trace'`). */
+export function traceCheckResult(x: TraceSearch, s: Session, seed: TraceSeed): CheckResult {
+  const r = x.result();
   return {
     ok: r.ok,
     complete: r.complete,
-    ...cut,
+    ...(r.ok && !r.complete && s.cutBy ? { cutBy: s.cutBy } : {}),
     stats: {
       states: r.stats.states,
       distinctStates: r.stats.distinctStates,
       transitions: r.stats.states,
-      maxDepth,
+      maxDepth: s.maxDepth,
       ms: r.stats.ms,
       statesPerSecond: r.stats.ms > 0 ? (r.stats.states * 1000) / r.stats.ms : 0,
       bytesPerState: 16,
@@ -404,6 +441,6 @@ function toCheckResult(r: FromTraceResult, maxDepth: number, opts: FromTraceOpti
     unreached: [],
     strategy: 'from-trace',
     seed: 0,
-    options,
+    options: { strategy: 'from-trace', within: r.within, seedLength: r.seedLength, ...(seed.path ? { from: seed.path } : {}) },
   };
 }

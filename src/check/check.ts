@@ -1,0 +1,116 @@
+// `check` and `checkRun`: plan the check, pick its mode (modes.ts), and drive the mode's
+// explorer with the one search loop: slices of work between turns of the event loop, so
+// progress$ emits and stop() takes effect, under one session's budgets.
+import { Subject } from 'rxjs';
+import { assertScenario, type Scenario } from '../actors/index.ts';
+import { leanHeap } from './search/heap.ts';
+import { SLICE_MS, yieldToLoop, type Explorer, type Session } from './search/session.ts';
+import type { SwarmHandle } from './distributed/swarm.ts';
+import type { FromTraceOptions, TraceSeed } from './trace/from-trace.ts';
+import { MODES } from './modes.ts';
+import { planCheck } from './plan.ts';
+import { checkResult } from './result.ts';
+import type { CheckOptions, CheckResult, CheckRun, Progress, TraceFile } from './types.ts';
+
+/** Starts a check; `result` resolves when it ends, `progress$` emits about every 50 ms. */
+export function checkRun(sc: Scenario, opts: CheckOptions = {}): CheckRun {
+  assertScenario(sc);
+  const progress = new Subject<Progress>();
+  let session: Session | undefined;
+  let swarm: SwarmHandle | undefined;
+  let stopRequested = false;
+  let releaseHeap: (() => void) | undefined;
+  const result = run(sc, opts, progress, {
+    onSession: (s) => {
+      session = s;
+      if (stopRequested) s.stopped = true;
+    },
+    onSwarm: (h) => {
+      swarm = h;
+      if (stopRequested) h.stop();
+    },
+    onHeap: (release) => (releaseHeap = release),
+  }).finally(() => {
+    releaseHeap?.();
+    progress.complete();
+  });
+  return {
+    result,
+    progress$: progress.asObservable(),
+    stop() {
+      stopRequested = true;
+      if (session) session.stopped = true;
+      swarm?.stop();
+    },
+  };
+}
+
+/**
+ * Explores the schedules of a scenario and checks its properties. Resolves when the
+ * search ends: `ok` false with a shrunk, replayable `violation` at the first
+ * violation; `ok` true otherwise, with `complete` saying whether every reachable state
+ * was explored (dfs/bfs with no budget cut) or only a sample (`cutBy` says what
+ * stopped it). A result that is `ok` but not `complete` is not a proof.
+ *
+ * @example
+ * ```ts
+ * const result = await check(scenario, { strategy: 'bfs' });
+ * if (!result.ok) console.log(formatViolation(result.violation!));
+ * ```
+ */
+export function check(sc: Scenario, opts: CheckOptions = {}): Promise<CheckResult> {
+  return checkRun(sc, opts).result;
+}
+
+/**
+ * `fromTrace` shaped like `checkRun` (result, progress$, stop): the check with `from`,
+ * which the CLI runs for `--from <trace.json> --within k`.
+ */
+export function fromTraceRun(sc: Scenario, file: Pick<TraceFile, 'options' | 'schedule' | 'inputs'>, opts: FromTraceOptions & { readonly from?: string } = {}): CheckRun {
+  const { from, within, ...rest } = opts;
+  const seed: TraceSeed = { trace: file, ...(within === undefined ? {} : { within }), ...(from === undefined ? {} : { path: from }) };
+  return checkRun(sc, { ...rest, from: seed });
+}
+
+interface Hooks {
+  onSession(s: Session): void;
+  onSwarm(h: SwarmHandle): void;
+  onHeap(release: () => void): void;
+}
+
+async function run(sc: Scenario, opts: CheckOptions, progress: Subject<Progress>, hooks: Hooks): Promise<CheckResult> {
+  const plan = planCheck(sc, opts);
+  const mode = MODES.find((m) => m.applies(plan, opts))!;
+  // Let the caller subscribe to progress$ before any work.
+  await yieldToLoop();
+  const heap = mode.heap(plan, opts);
+  if (heap !== false) hooks.onHeap(leanHeap(heap));
+  const s = mode.session(sc, plan, opts);
+  hooks.onSession(s);
+  const drive = async (e: Explorer): Promise<void> => {
+    for (;;) {
+      // A shard whose prefix found a violation or hit a bound has nothing left to explore.
+      if (s.shard && (s.found || s.cutBy)) break;
+      const done = e.step(performance.now() + SLICE_MS);
+      s.memory.sample();
+      progress.next(s.progress());
+      if (done) break;
+      await (e.pause?.() ?? yieldToLoop());
+    }
+  };
+  const opened = await mode.open({ sc, opts, plan, s, notes: plan.notes, progress, drive, onSwarm: hooks.onSwarm });
+  try {
+    if (opened.explorer) await drive(opened.explorer);
+    await opened.wait;
+  } catch (e) {
+    opened.fail?.(e);
+    throw e;
+  }
+  await opened.after?.();
+  s.exploreMs = s.ms();
+  s.memory.sample();
+  if (opened.result) return opened.result();
+  const result = checkResult(sc, s, opts, plan);
+  opened.finish?.(result);
+  return result;
+}

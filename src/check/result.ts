@@ -1,0 +1,83 @@
+// A check's result, assembled from its session after the search: the violation shrunk
+// and replayed with detail (or the lasso replayed), the counts, and what was unreached.
+import type { Scenario } from '../actors/index.ts';
+import { replayLasso } from './liveness/lasso.ts';
+import { sameProperty } from './properties.ts';
+import { runSchedule } from './trace/replay.ts';
+import { nearestPassing, shrinkSchedule } from './trace/shrink.ts';
+import type { Session } from './search/session.ts';
+import type { Plan } from './plan.ts';
+import type { CheckOptions, CheckResult, Violation } from './types.ts';
+
+/**
+ * TLC's optimistic estimate of the chance that some state was omitted because its
+ * fingerprint equalled an earlier one's: each of the m - n generated states that
+ * were found "seen" could have been a new state colliding with one of n keys.
+ */
+export function collisionProbability(distinct: number, generated: number): number {
+  return Math.min(1, (distinct * Math.max(0, generated - distinct)) / 2 ** 64);
+}
+
+/** The violation the session found, shrunk (a lasso: replayed) and replayed with detail. */
+function violationOf(sc: Scenario, s: Session, opts: CheckOptions): Violation | undefined {
+  const f = s.found;
+  if (!f) return undefined;
+  if (f.property.kind === 'liveness') {
+    // A lasso: no shrinking (the prefix is a shortest one, the cycle is built inside one component).
+    // With an inspector that went on past safety violations, the lasso may pass through one.
+    const out = replayLasso(sc, f.schedule, f.cycleStart, f.property.name, opts.inspect?.violation !== undefined);
+    if (!out.property || out.property.kind !== 'liveness') throw new Error(`internal: the liveness counterexample for '${f.property.name}' does not replay (${out.note ?? out.property?.message ?? '?'})`);
+    const v: Violation = { property: f.property, schedule: out.schedule, originalLength: f.schedule.length, trace: out.trace, world: out.world };
+    if (f.cycleStart !== undefined) v.cycleStart = f.cycleStart;
+    return v;
+  }
+  let schedule = f.schedule;
+  if (opts.shrink !== false && schedule.length > 0) schedule = shrinkSchedule(sc, f.property, schedule);
+  // The final trace: replay with detail on.
+  let out = runSchedule(sc, schedule, { detail: true, lenient: false });
+  if (!out.property || !sameProperty(out.property, f.property)) {
+    schedule = f.schedule;
+    out = runSchedule(sc, schedule, { detail: true, lenient: false });
+  }
+  const v: Violation = { property: out.property ?? f.property, schedule: out.schedule, originalLength: f.schedule.length, trace: out.trace, world: out.world };
+  if (f.seed !== undefined) v.seed = f.seed;
+  const passing = nearestPassing(sc, out.schedule);
+  if (passing) {
+    v.passing = passing.schedule;
+    v.passingNote = passing.note;
+  }
+  return v;
+}
+
+/** The check's result from its session once the search has ended. */
+export function checkResult(sc: Scenario, s: Session, opts: CheckOptions, plan: Plan): CheckResult {
+  const violation = violationOf(sc, s, opts);
+  // Exploration time only (shrinking and the final replay are not part of the rate).
+  const ms = s.exploreMs ?? s.ms();
+  const distinct = s.distinct;
+  const complete = plan.exhaustive && !s.found && s.cutBy === undefined;
+  const result: CheckResult = {
+    ok: !s.found,
+    complete,
+    stats: {
+      states: s.states,
+      distinctStates: distinct,
+      transitions: s.transitions,
+      maxDepth: s.maxDepth,
+      ms,
+      statesPerSecond: ms > 0 ? (distinct * 1000) / ms : 0,
+      bytesPerState: s.visited.size > 0 ? s.visited.bytes / s.visited.size : 0,
+    },
+    unreached: s.found ? [] : s.reach.unreached(),
+    strategy: plan.strategy,
+    seed: plan.seed,
+    options: plan.notes,
+  };
+  const memory = s.memory.stats(distinct);
+  if (memory) result.stats.memory = memory;
+  if (s.runs > 0) result.stats.runs = s.runs;
+  if (plan.exhaustive) result.collisionProbability = collisionProbability(distinct, s.states);
+  if (!complete && !s.found && s.cutBy) result.cutBy = s.cutBy;
+  if (violation) result.violation = violation;
+  return result;
+}
