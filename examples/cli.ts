@@ -4,7 +4,7 @@
 // trace file that `interleave replay` and the checker read.
 import { writeFileSync } from 'node:fs';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import type { LiveSystem } from '../src/live/runner.ts';
+import type { LiveSystem } from 'interleave/live';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 type Values<O extends Options> = ReturnType<typeof parseArgs<{ args: string[]; options: O }>>['values'];

@@ -5,10 +5,9 @@
 // - after each request, objects the reducer added are written, removed ones deleted;
 // - a Fetch reads its data file back from disk first: a file missing on disk
 //   answers the store's missing-key reply (403 by default), as the model does.
-import type { ExternalHandler } from '../../src/live/runner.ts';
-import type { Message, ReducerLogic } from '../../src/actors/index.ts';
-import { FsObjectStore } from '../../src/storage/live/fs-object-store.ts';
-import type { StoreState } from '../../src/machines/amber/store.ts';
+import type { Message, ReducerLogic } from 'interleave';
+import { FsObjectStore, type ExternalHandler } from 'interleave/live';
+import type { AmberStoreState as StoreState } from 'interleave/machines';
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();

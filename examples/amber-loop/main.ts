@@ -1,11 +1,9 @@
 // Command line of examples/amber-loop.js: the model-checked Amber loop machines,
 // run live; the store's data files (Arrow IPC) and state rows live in a directory.
 import { tableFromIPC } from 'apache-arrow';
-import type { ReducerLogic } from '../../src/actors/index.ts';
-import { runLive } from '../../src/live/runner.ts';
-import { amberScenario } from '../../src/machines/amber/scenario.ts';
-import type { StoreState } from '../../src/machines/amber/store.ts';
-import { DESIGNS, type Design } from '../../src/machines/amber/operators.ts';
+import type { ReducerLogic } from 'interleave';
+import { runLive } from 'interleave/live';
+import { AMBER_DESIGNS as DESIGNS, amberScenario, type AmberDesign as Design, type AmberStoreState as StoreState } from 'interleave/machines';
 import { amberFsStore } from './fs-store.ts';
 import { parseFlags, untilDone, usageError, writeTrace } from '../cli.ts';
 

@@ -11,14 +11,11 @@
 //   ends the run.
 // The indexed tasks run in the task process (the model's operator delay, opMs).
 import Database from 'better-sqlite3';
-import type { Message } from '../../src/actors/index.ts';
-import { runLive, type ExternalHandler } from '../../src/live/runner.ts';
-import { buildAirflow } from '../../src/machines/airflow/scenario.ts';
-import { SCOPE } from '../../src/machines/airflow/actors.ts';
-import type { Design } from '../../src/machines/airflow/config.ts';
-import { SqliteTaskStateStore } from '../../src/storage/live/sqlite-task-state.ts';
-import { LeaseLostError, checkFence } from '../../src/storage/live/sqlite-lease.ts';
-import { useWal } from '../../src/storage/live/sqlite-wal.ts';
+import type { Message } from 'interleave';
+import { runLive, SqliteTaskStateStore, LeaseLostError, checkFence, useWal, type ExternalHandler } from 'interleave/live';
+import { AIRFLOW_SCOPE as SCOPE, buildAirflow, type AirflowConfig } from 'interleave/machines';
+
+type Design = AirflowConfig['design'];
 import { countAttempt, type TaskRun } from './live.ts';
 import type { HeldLease } from './lease.ts';
 

@@ -7,9 +7,8 @@
 import Database from 'better-sqlite3';
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import type { TaskScope } from '../../src/storage/messages.ts';
-import { LeaseLostError, SqliteTaskLease, type LeaseRow } from '../../src/storage/live/sqlite-lease.ts';
-import { useWal } from '../../src/storage/live/sqlite-wal.ts';
+import type { TaskScope } from 'interleave/storage';
+import { LeaseLostError, SqliteTaskLease, useWal, type LeaseRow } from 'interleave/live';
 
 /** Exit code of a process that did not get its task's lease, or lost it (EX_TEMPFAIL: try again later). */
 export const EXIT_LEASE = 75;

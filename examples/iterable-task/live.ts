@@ -4,10 +4,8 @@
 // acknowledged checkpoint survives a kill. The worker logs every run in a `runs`
 // table of the same file (the kill test reads it).
 import Database from 'better-sqlite3';
-import { runLive, type ExternalHandler, type LiveOptions, type LiveSystem } from '../../src/live/runner.ts';
-import type { Message } from '../../src/actors/index.ts';
-import { SqliteTaskStateStore } from '../../src/storage/live/sqlite-task-state.ts';
-import { useWal } from '../../src/storage/live/sqlite-wal.ts';
+import type { Message } from 'interleave';
+import { runLive, SqliteTaskStateStore, useWal, type ExternalHandler, type LiveOptions, type LiveSystem } from 'interleave/live';
 import { iterableTaskScenario, outcomeOf } from './scenario.ts';
 import { SCOPE, type TaskInput } from './machine.ts';
 import type { HeldLease } from './lease.ts';

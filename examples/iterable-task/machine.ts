@@ -9,8 +9,8 @@
 // the checker, and live on SQLite unchanged. `perIndex` writes one key per index
 // instead (the protocol before the batching change), for the benchmark.
 import { assign, enqueueActions, setup } from 'xstate';
-import { send } from '../../src/actors/dsl.ts';
-import { tsGet, tsSet, type TaskScope } from '../../src/storage/messages.ts';
+import { send } from 'interleave';
+import { tsGet, tsSet, type TaskScope } from 'interleave/storage';
 
 export const SCOPE: TaskScope = { dagId: 'example', runId: 'run-1', taskId: 'iterable', mapIndex: -1 };
 export const MARKER = '_iterable_complete';

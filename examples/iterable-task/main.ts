@@ -4,7 +4,7 @@ import { AIRFLOW_SCOPE, startAirflowTask } from './airflow.ts';
 import { SCOPE } from './machine.ts';
 import { DEFAULT_LEASE_MS, EXIT_LEASE, describeHolder, takeLease, type HeldLease } from './lease.ts';
 import { parseFlags, untilDone, usageError, writeTrace } from '../cli.ts';
-import type { TaskScope } from '../../src/storage/messages.ts';
+import type { TaskScope } from 'interleave/storage';
 
 const USAGE = `usage: node examples/iterable-task.js --items N --db FILE [--concurrency W] [--per-index] [--machines airflow|minimal] [--work-ms MS] [--lease-ms MS] [--wait] [--record trace.json] [--quiet]
 exit codes: 0 done, 1 the task failed, 2 bad arguments, ${EXIT_LEASE} another process holds this task's lease (or took it over)`;

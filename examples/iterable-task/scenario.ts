@@ -2,8 +2,8 @@
 // index per `run` message, and the task state `store`. In the checker and the
 // simulator `work` and `store` are models (the store is src/storage's task state
 // store); live they are real I/O: SQLite through src/storage/live (see live.ts).
-import { defineScenario, type MonitorDef, type ReducerLogic, type Scenario, type TraceEvent } from '../../src/actors/index.ts';
-import { taskStateStore } from '../../src/storage/task-state.ts';
+import { defineScenario, type MonitorDef, type ReducerLogic, type Scenario, type TraceEvent } from 'interleave';
+import { taskStateStore } from 'interleave/storage';
 import { iterableTask, MARKER, type TaskInput } from './machine.ts';
 
 /** What running index `i` returns (the live worker computes the same value, for real). */

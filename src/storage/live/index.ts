@@ -4,5 +4,5 @@ export { SqliteTaskStateStore, type SqliteTaskStateOptions, type SqliteDatabase 
 export { ObjectTaskStateStore } from './object-task-state.ts';
 export { answerTaskState, taskStateHandler, type TaskStateBackendApi } from './task-state-api.ts';
 export { FsDocumentStore } from './fs-document-store.ts';
-export { SqliteTaskLease, LeaseLostError, readLease, type AcquireResult, type LeaseOptions, type LeaseRow } from './sqlite-lease.ts';
+export { SqliteTaskLease, LeaseLostError, readLease, checkFence, type AcquireResult, type LeaseOptions, type LeaseRow } from './sqlite-lease.ts';
 export { useWal, type UseWalOptions } from './sqlite-wal.ts';
