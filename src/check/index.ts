@@ -12,6 +12,7 @@
 //   replaySchedule(sc, schedule)              exact replay, Divergence on mismatch
 
 export type * from './types.ts';
+export type { FirstViolationInfo } from './search/first-violation.ts';
 export { replaySchedule, runSchedule, type ScheduleInput } from './trace/replay.ts';
 export { toTraceFile, saveTraceFile, TOOL_VERSION } from './trace/trace-file.ts';
 export { expectHolds, formatViolation, type ExpectHoldsOptions } from './expect.ts';

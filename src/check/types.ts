@@ -320,6 +320,26 @@ export interface MemoryStats {
   heapGrowthBytesPerState: number;
 }
 
+/** pct's parameters in effect (`result.options.pct`). */
+export interface PctNote {
+  /** The bug depth d (d - 1 priority change points). */
+  readonly depth: number;
+  /** The estimated steps per run the change points are drawn over. */
+  readonly k: number;
+}
+
+/** How liveness was decided (`result.options.liveness`). */
+export interface LivenessNote {
+  /** The algorithm: `scc` (strongly connected components of the state graph). */
+  readonly algorithm: string;
+  /** The order the state graph was built in: `bfs`. */
+  readonly order: string;
+  /** The fairness in effect, as the scenario declared it. */
+  readonly fairness: unknown;
+  /** The liveness properties decided. */
+  readonly properties: readonly string[];
+}
+
 /**
  * What a check ran with and notes on what it did (`result.options`): the options in effect,
  * the reduction, and why something the options asked for was off. Notes are sentences for
@@ -361,11 +381,11 @@ export interface CheckNotes {
   /** Sampling: runs asked for. */
   runs?: number;
   /** pct: the bug depth and the estimated steps per run. */
-  pct?: { readonly depth: number; readonly k: number };
+  pct?: PctNote;
   /** swarm: the strategy of each run. */
   swarmStrategy?: string;
   /** Liveness: how it was decided. */
-  liveness?: { readonly algorithm: string; readonly order: string; readonly fairness: unknown; readonly properties: readonly string[] };
+  liveness?: LivenessNote;
   /** dfs / bfs: the reduction that ran (`stubborn-sets+sleep-sets`, `none`, ...). */
   reduction?: string;
   /** Why stubborn sets were off. */

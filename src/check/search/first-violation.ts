@@ -22,13 +22,17 @@ export interface FirstViolationInfo {
   search: 'reduced' | 'unreduced';
   /** The reduced search's first violation, `kind:name`. */
   reduced: string;
-  /** What the reduced search did up to it. */
+  /** Distinct states the reduced search visited up to it. */
   reducedDistinctStates: number;
+  /** Transitions the reduced search took up to it. */
   reducedTransitions: number;
+  /** The reduced search's time up to it, milliseconds. */
   reducedMs: number;
-  /** What the re-run did, when there was one. */
+  /** Distinct states of the unreduced re-run, when there was one. */
   rerunDistinctStates?: number;
+  /** Transitions of the re-run. */
   rerunTransitions?: number;
+  /** The re-run's time, milliseconds. */
   rerunMs?: number;
 }
 

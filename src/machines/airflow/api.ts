@@ -14,13 +14,13 @@
 // changes no answer; with one shard (the default) `ts` is the store's own state.
 import type { Message, ReducerLogic } from '../../actors/index.ts';
 import type { TaskStateState } from '../../storage/task-state.ts';
-import { tsGet, tsSet } from '../../storage/messages.ts';
+import { tsGet, tsSet, type TaskScope } from '../../storage/messages.ts';
 import type { AirflowConfig, Entry } from './config.ts';
 import { mset, pmap, type PMap } from './pstore.ts';
 import { NO_LEASE, fenced, onLease, type LeaseState } from './lease.ts';
 
 /** The task instance's scope in the task state store: the parent TI (checkpoint keys are unsuffixed). */
-export const SCOPE = { dagId: 'dag', runId: 'run', taskId: 'iterable', mapIndex: -1 } as const;
+export const SCOPE: Readonly<TaskScope> = { dagId: 'dag', runId: 'run', taskId: 'iterable', mapIndex: -1 };
 
 /** The shard of `count` holding a key. */
 export function shardOf(key: string, count: number): number {

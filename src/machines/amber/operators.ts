@@ -6,7 +6,9 @@ import { TEXERA_BYTES, base64Of, batchOfBase64, tableOf, type Batch } from './da
 import type { StateRow } from './messages.ts';
 import { RESERVED, reservedError, type LoopEndCode, type Vars } from './user-code.ts';
 
+/** The loop designs: D0 before the PR, D1 its first commit, D2 its final form. */
 export type Design = 'table-in-state' | 'read-at-consume' | 'read-at-endchannel';
+/** Every loop design, D0 to D2. */
 export const DESIGNS: readonly Design[] = ['table-in-state', 'read-at-consume', 'read-at-endchannel'];
 
 /** The Loop End operator's own state. `loopTable` non-null iff a run_update succeeded (I4). */
