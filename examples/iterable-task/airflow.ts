@@ -14,7 +14,7 @@ import Database from 'better-sqlite3';
 import type { Message } from '../../src/actors/index.ts';
 import { runLive, type ExternalHandler } from '../../src/live/runner.ts';
 import { buildAirflow } from '../../src/machines/airflow/scenario.ts';
-import { SCOPE } from '../../src/machines/airflow/actors.ts';
+import { SCOPE } from '../../src/machines/airflow/api.ts';
 import type { Design } from '../../src/machines/airflow/config.ts';
 import { SqliteTaskStateStore } from '../../src/storage/live/sqlite-task-state.ts';
 import { LeaseLostError, checkFence } from '../../src/storage/live/sqlite-lease.ts';
