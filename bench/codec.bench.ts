@@ -1,5 +1,5 @@
 // `npm run bench -- codec`: the cost of moving worlds between the shards of a distributed
-// search (src/check/world-codec.ts). A stream of worlds is taken as a search makes them
+// search (src/check/codec/world-codec.ts). A stream of worlds is taken as a search makes them
 // (every successor of the first distinct worlds of a bfs, with the step memo, as the checker
 // steps), then:
 // - the world codec (hand-written binary, parts cached by identity when sent and interned

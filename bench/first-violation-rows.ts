@@ -1,4 +1,4 @@
-// What reporting the unreduced first violation costs (src/check/first-violation.ts): each
+// What reporting the unreduced first violation costs (src/check/search/first-violation.ts): each
 // violating model checked with the reduction off and on (the default), same run. With it
 // on, the reduced search runs to its first violation and, when it left the unreduced
 // order before it, the unreduced search runs again to its own. Counts are exact; CPU

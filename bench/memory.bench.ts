@@ -4,7 +4,7 @@
 // - bfs with the compact frontier (entries as parent + step, worlds re-derived) and
 //   V8's default heap (`leanHeap: false`),
 // - bfs and dfs as `check` runs them by default (compact frontier, lean young
-//   generation: src/check/heap.ts),
+//   generation: src/check/search/heap.ts),
 // each from the TypeScript sources through tsx (as `interleave` runs in a clone), and
 // the default bfs once more from dist/ (as the installed package runs; the benchmark
 // builds it first with `npm run build`).

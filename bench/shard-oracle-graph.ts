@@ -1,7 +1,7 @@
 // The explicit reachable state graph of a scenario, for the shard oracle
 // (shard-oracle.bench.ts): every distinct world (by the checker's own fingerprint,
 // symmetry as `check` uses by default) numbered densely in breadth-first discovery
-// order, which is the order the shard prefix (src/check/shard.ts, runPrefix) meets them,
+// order, which is the order the shard prefix (src/check/distributed/shard.ts, runPrefix) meets them,
 // so level k is the id range [levelStart[k], levelStart[k + 1]). Successors come from
 // the checker's `enabled` / `apply`, with no reduction: the graph `check --no-por`
 // explores, so `n` equals its distinct-state count.
@@ -21,7 +21,7 @@ export interface ExplicitGraph {
   readonly faultEdge: Uint8Array;
   /** Transitions taken (steps applied), as `check --no-por` counts them. */
   readonly transitions: number;
-  /** Node v's enabled steps (what the checker's deal weighs a frontier world by, src/check/shard.ts). */
+  /** Node v's enabled steps (what the checker's deal weighs a frontier world by, src/check/distributed/shard.ts). */
   readonly enabledCount: Int32Array;
 }
 

@@ -5,7 +5,7 @@ import { AncestryClasses, bitsOf, dealByAncestry, dealPartition } from '../src/c
 import type { ExplicitGraph } from './shard-oracle-graph.ts';
 
 /**
- * The checker's deal (src/check/shard.ts, runPrefix) with its frontier at level d + 1 and
+ * The checker's deal (src/check/distributed/shard.ts, runPrefix) with its frontier at level d + 1 and
  * its partition level `lookahead` levels above: ancestry bitsets over the partition
  * level, merged over every step between consecutive levels as runPrefix does; classes
  * of frontier worlds weighted by their enabled steps; dealPartition, then each frontier

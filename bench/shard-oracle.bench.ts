@@ -8,7 +8,7 @@
 // - reach of a frontier world: min / median / max of |R(f)| / all worlds;
 // - lower bounds over every deal (proofs in shard-oracle-deal.ts): the larger shard's
 //   share and the duplication no deal can beat;
-// - the checker's deal (src/check/shard.ts, runPrefix; src/check/shard-deal.ts) with its
+// - the checker's deal (src/check/distributed/shard.ts, runPrefix; src/check/distributed/shard-deal.ts) with its
 //   frontier at that cut and its partition level SHARD_LOOKAHEAD_LEVELS above, and an
 //   experiment: components of shared ancestry 4 levels up (shard-oracle-prefix-deals.ts);
 // - the best deal found: greedy plus local search (from it and from both prefix deals),

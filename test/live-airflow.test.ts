@@ -9,7 +9,7 @@ import { startAirflowTask } from '../examples/iterable-task/airflow.ts';
 import { readTaskDb } from '../examples/iterable-task/live.ts';
 import { buildAirflow } from '../src/machines/airflow/scenario.ts';
 import { MARKER_KEY, batchKey } from '../src/machines/airflow/config.ts';
-import { SCOPE } from '../src/machines/airflow/actors.ts';
+import { AIRFLOW_SCOPE as SCOPE } from 'interleave/machines';
 import { fromTrace, replayTraceFile } from 'interleave';
 import { liveTraceFile } from 'interleave/live';
 

@@ -1,7 +1,7 @@
 // One step's scratch copy of the world: arrays are copied on first write and
 // everything else is shared, so a step costs only what it changes. The hot path
-// of `apply`; hand-written because immer's produce costs about 100x more here
-// (bench/runtime.bench.ts).
+// of `apply`; hand-written because immer's produce costs far more here, per step
+// (docs/measurements.md).
 import { ScenarioError, actorName, type Scenario } from './scenario.ts';
 import type { ActorStatus, Channel, Message, Timer, TraceEvent, World } from './types.ts';
 import type { StepMemo } from './step-memo.ts';

@@ -1,8 +1,8 @@
 // A read-only view of a world for properties, monitors and reports.
 //
 // A class rather than an object of closures: the checker builds one per step (for
-// monitors and invariants), and nine closures per view (each renamed by the
-// loader's keepNames helper under tsx) were a tenth of a protocol model's check time.
+// monitors and invariants), and allocating a view's closures (each renamed by the
+// loader's keepNames helper under tsx) per step costs a visible share of a check.
 import type { AnyMachineSnapshot } from 'xstate';
 import { ScenarioError, isMachineSnapshot, type Scenario, type WorldQuery } from './scenario.ts';
 import type { ActorId, Message, World } from './types.ts';

@@ -29,9 +29,8 @@ export interface SameStep<R> {
  * Step results by (actor, state, message, ...) identity. Strong references, so it
  * is bounded: cleared whenever it holds `limit` results (results otherwise keep
  * every state they lead to alive). Results, not states: a state met in many
- * interleavings receives many messages, and a bound of 16,384 states let the memo
- * reach 60 MB on materialize-peeks (bfs, 800,000 states), while 16,384 results keep 97% of
- * its lookups hits there (98.5% before).
+ * interleavings receives many messages, so a bound on states does not bound the
+ * memory, while a bound on results keeps almost every lookup a hit (docs/measurements.md).
  */
 export class StepMemo {
   private map = new Map<object, Entry[]>();
@@ -45,15 +44,15 @@ export class StepMemo {
   /**
    * Machine start results by actor index. A start depends only on the actor's fixed
    * input, so it is computed once per actor; a restart (every try of a killed task
-   * process) otherwise rebuilt the initial snapshot each time. Never cleared: one per actor.
+   * process) would otherwise rebuild the initial snapshot each time. Never cleared: one per actor.
    */
   private readonly starts: unknown[] = [];
 
   /**
    * Machine steps by content: a key from the snapshot's and message's contents to the
    * first (snapshot, message) pair stepped with it. Two paths to equal states build
-   * equal snapshots as different objects, and the identity lookup misses them: on
-   * airflow-checkpoints 87% of its misses had an equal pair stepped before. A pair found
+   * equal snapshots as different objects, and the identity lookup misses them; on the
+   * protocol models most of its misses had an equal pair stepped before. A pair found
    * here is used only if it is `sameContent` as this one (exact: a key collision only
    * costs the step). Kept only when the memo was made with a `contentKey`.
    */

@@ -280,11 +280,6 @@ export function unsupportedFeature(machine: AnyStateMachine): string | undefined
   return visit(machine.root);
 }
 
-/** The xstate state value, as plain data, for traces and projections. */
-export function stateValueOf(snapshot: AnyMachineSnapshot): unknown {
-  return snapshot.value;
-}
-
 // Formatted state values of snapshots, by snapshot identity (snapshots are never
 // mutated): the kernel formats each snapshot's value as `to` in one step and again
 // as `from` in the next.

@@ -1,4 +1,4 @@
-// Nondeterminism detection during exploration (issue 13, defect 3). The search
+// Nondeterminism detection during exploration. The search
 // trusts that a step from a world always gives the same world: the step memo hands
 // a recorded result to every world where a (snapshot, message) pair recurs, and the
 // visited set prunes a world by its fingerprint. A machine whose guard reads

@@ -145,9 +145,6 @@ export type ReadResult =
       readonly error: string;
     };
 
-/** Nesting no real trace reaches; deeper input would exhaust the stack of renderers. */
-export const MAX_NESTING = DEFAULT_TRACE_LIMITS.maxDepth;
-
 /**
  * The path to the first value nested deeper than `max`, found without recursion.
  * The stack holds one frame per open level (a container and a cursor into it), not

@@ -10,7 +10,7 @@
 // The bytes of a value depend only on its content (no back-references), so the bytes
 // of every object are cached by identity and a new context costs only its changed
 // parts. The price: an object reachable twice inside one value decodes as two equal
-// objects (a DAG becomes a tree); see src/check/README.md.
+// objects (a DAG becomes a tree); codec/README.md says why nothing depends on that.
 import { isAddressStub } from '../../actors/xstate-adapter.ts';
 import { ByteWriter } from './byte-io.ts';
 import {

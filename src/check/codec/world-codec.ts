@@ -1,7 +1,7 @@
 // Exact encoding of worlds, to move them between the processes of a distributed search
 // (a world owned by another shard is encoded, sent, decoded and explored there). A decoded
 // world is behaviourally identical to the original: same fingerprint, same enabled steps,
-// same successors. Layout, exactness argument and figures: src/check/README.md.
+// same successors. Layout and the exactness argument: codec/README.md.
 //
 // A world is a header plus segments: each actor's snapshot, each message in flight, each
 // timer's event, each monitor's state. Segments are cached by object identity on the

@@ -10,10 +10,8 @@
 // level is scored like a real deal: a shard's work is its partition worlds plus the
 // weight of every class it touches, and the deal minimises the largest shard's work,
 // then the total. Each frontier world then goes to the shard holding most of its
-// ancestors. Measured on airflow-checkpoints (items 5 to 8, 2 shards, at the default
-// cut), counting the futures as a whole search does, this gives duplication 1.01-1.06
-// and a larger shard of 56-59%, where ancestry counting alone (the earlier deal, which
-// balanced frontier worlds, not their futures) gave 1.5-1.7 and 83-87%.
+// ancestors. Weighing classes, not frontier worlds, is what evens the shards: a frontier
+// world's future, not the world, is the work (docs/sharding.md, docs/measurements.md).
 
 /** Worlds below the partition level with the same ancestry, and what they weigh. */
 export interface AncestryClass {

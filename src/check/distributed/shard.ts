@@ -26,18 +26,17 @@ import { AncestryClasses, dealByAncestry, dealPartition } from './shard-deal.ts'
 import type { PropertyRef } from '../types.ts';
 
 /**
- * Partition-level worlds per shard the prefix waits for. On airflow-checkpoints (W=2,
- * items 5 to 8, 2 shards, the oracle's exact futures: docs/sharding.md) 128 a shard with
- * a 6-level lookahead gave duplication 1.01-1.06 and a larger shard of 56-59%; 96 or
- * 192 gave 59-63% (a partition level of 212 or 511 worlds), 64 gave 1.10-1.15 and 63-71%.
+ * Partition-level worlds per shard the prefix waits for: enough for the deal to even
+ * the shards, few enough that every shard's copy of the prefix stays cheap. Chosen on
+ * the bundled airflow model (docs/sharding.md).
  */
 export const DEFAULT_SHARD_PREFIX = 128;
 
 /**
  * Levels the prefix explores past the partition level before it deals (the lookahead).
  * Frontier worlds whose futures meet within it are kept on one shard; it costs those
- * levels in every shard. On airflow-checkpoints 5 to 7 did about as well, 4 left
- * groups apart that meet later (duplication 1.45-1.5, larger shard 75-79%).
+ * levels in every shard. Fewer levels leave apart groups of worlds whose futures meet
+ * later, and duplicate their work (docs/sharding.md).
  */
 export const SHARD_LOOKAHEAD_LEVELS = 6;
 

@@ -58,12 +58,10 @@ const T_UNDEF = 1, T_NULL = 2, T_TRUE = 3, T_FALSE = 4, T_INT = 5, T_NUM = 6, T_
 
 /**
  * Objects whose hash took at least this many values are cached by identity. The cache
- * is a WeakMap, whose entries every garbage collection (young ones too) must process:
- * with 12 here, airflow-checkpoints items=8 (dfs) spent about 0.6 s more in collection
- * pauses and 1 s more on V8's helper threads per 20 s of search than with 256, and
- * searched no faster (the world parts a step leaves alone reuse their hash from the
- * parent's lanes anyway, fingerprint/fingerprint.ts); materialize-peeks (bfs) ran as fast with
- * either. Arrow tables and large payloads are still cached.
+ * is a WeakMap, whose entries every garbage collection (young ones too) must process,
+ * and caching small objects saves little: the world parts a step leaves alone reuse
+ * their hash from the parent's lanes anyway (fingerprint/fingerprint.ts). Arrow tables
+ * and large payloads are still cached.
  */
 const CACHE_MIN_WORK = 256;
 
@@ -380,7 +378,7 @@ export class Hasher {
    * Sets `ha`/`hb` to the hash of an xstate snapshot whose context hashes to (ca, cb):
    * its state value, status, history values, and output / error when set. History
    * decides where a re-entered compound state resumes, so two snapshots that differ
-   * only in it behave differently (issue 13, defect 1).
+   * only in it behave differently.
    */
   snapshot(snap: SnapshotLike, ca: number, cb: number): void {
     let a = T_SNAP,

@@ -1,6 +1,6 @@
 // Breadth-first search with a compact frontier. A bfs frontier is often half of the
-// states found so far, and holding a world per entry cost 1-2 KB a state on the
-// protocol models. Here an entry is its parent entry and the position of its step
+// states found so far, and a world per entry would make the frontier, not the visited
+// set, the search's memory (docs/measurements.md). Here an entry is its parent entry and the position of its step
 // among the parent's enabled steps (search/entry-log.ts, about 2 bytes an entry, kept for
 // schedules), plus, while it waits, a record (search/record-queue.ts) of its fingerprint
 // check and the positions of the steps it must take and of its sleep set (2 bytes

@@ -96,10 +96,9 @@ export abstract class Search implements Explorer {
   readonly stubborn: Stubborn | undefined;
   /**
    * Sleep sets run with POR, except under symmetry: there a world met again may be a
-   * permutation of the first, whose mark cannot be read, so every such meeting expanded
-   * the world again in full, and on lost-update (compare-and-set, 5 clients) the search
-   * took 23% more transitions than with no reduction at all (174,058 against 141,962;
-   * stubborn sets alone: 131,352).
+   * permutation of the first, whose mark cannot be read, so every such meeting would
+   * have to expand the world again in full, which costs more transitions than the
+   * reduction saves (por/README.md, docs/measurements.md).
    */
   private readonly sleepSets: boolean;
   /**
@@ -291,8 +290,8 @@ export abstract class Search implements Explorer {
         return false;
       }
       // Invariants read only the world, so a world met again (same fingerprint) passed
-      // them on its first visit: check them on new worlds only (two thirds of the
-      // successors on protocol models are revisits). Not under symmetry (a permuted
+      // them on its first visit: check them on new worlds only (most successors on
+      // protocol models are revisits). Not under symmetry (a permuted
       // world need not satisfy an invariant that is not symmetric) nor when an
       // inspector collects every violation.
       const fresh = s.visit(r.world, from, fromLanes);

@@ -7,8 +7,8 @@
 // in its own order, and its first violation is the one reported: the same property and
 // the same schedule as `por: false`. It ends with a violation (one is reachable: the
 // reduced search found it) unless a budget cuts it first: then the reduced search's
-// violation is reported and `options.firstViolationNote` says so. The argument and the
-// measured cost: src/check/README.md, "First-found violation".
+// violation is reported and `options.firstViolationNote` says so. The argument and what
+// the re-run costs: search/README.md, "First-found violation".
 import type { CutBy } from '../types.ts';
 import type { Found, Session } from './session.ts';
 import type { Explorer } from './session.ts';

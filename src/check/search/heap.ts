@@ -1,19 +1,14 @@
-// Resident memory of an exhaustive search beyond what it holds (issue 15). A search
-// allocates fast and keeps little of it (most successor worlds are revisits), and by
-// default V8 sizes its heap for throughput:
-// - it grows the young generation to its largest (two 16 MB semi-spaces on 64-bit
-//   Node 20), which then stays resident;
-// - it lets the old generation fill to up to four times what survived the last full
-//   collection before collecting again.
-// On materialize-peeks (bfs, 800,000 states, run from dist/) the two were about 185 MB
-// of the 305 MB the search added to the RSS. While a search runs, new space keeps its
-// initial 1 MB. A compact bfs (its frontier is what it holds) lets the old generation
-// grow by 10% (at least 16 MB) between collections; `npm run bench -- memory` measures
-// the CPU this costs (little there). A dfs lets it grow by 50%: its heap holds little
-// but the caches, and at 10% airflow-checkpoints items=8 collected so often that V8's
-// marking threads kept the second core busy: 2 shards took about 25 s of wall and 49 s
-// of CPU together against 37 s of CPU for one process; at 50%, about 20.5 s and 39 s,
-// for about 12% more RSS (166-170 MB -> 184-190 MB in one process).
+// Resident memory of an exhaustive search beyond what it holds. A search allocates
+// fast and keeps little of it (most successor worlds are revisits), and by default V8
+// sizes its heap for throughput: it grows the young generation to its largest, which
+// then stays resident, and lets the old generation fill to several times what survived
+// the last full collection before collecting again. Together that is most of the
+// memory a search adds to the RSS (docs/measurements.md).
+// While a search runs, new space keeps its initial size. A compact bfs (its frontier is
+// what it holds) lets the old generation grow by 10% (at least 16 MB) between
+// collections. A dfs lets it grow by 50%: its heap holds little but the caches, and at
+// 10% it collects so often that V8's marking threads take a second core for little
+// memory saved.
 // Searches whose heap holds every state (the frontier of worlds, liveness's graph)
 // only get the small young generation: collecting a large old generation often
 // would cost more than the memory saved.

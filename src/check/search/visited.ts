@@ -1,6 +1,6 @@
 // The visited set: open addressing (linear probing) over one Uint32Array holding
 // 64-bit fingerprints as two 32-bit lanes, 8 bytes a slot. V8 caps a Set at 2^24
-// entries and a Set<string> costs about 80 bytes a state; this has neither problem.
+// entries and a Set<string> costs many times more per state; this has neither problem.
 //
 // Growth: by 1.5x at 7/8 load, so the load stays within 7/12..7/8 and a state costs
 // 9.1 to 13.7 bytes (8 / load). Doubling would drop the load to 7/16 right after

@@ -1,4 +1,3 @@
-// Kept for importers of the earlier layout (examples/iterable-task, live tests): the
-// supervisor with the API lives in api.ts, the runner in runner.ts.
+// The supervisor with its API (api.ts) and the task runner (runner.ts) in one import.
 export { SCOPE, shardOf, shardsOf, supervisorApi, type ApiState, type XComState } from './api.ts';
 export { runnerMachine, type RunnerCtx } from './runner.ts';

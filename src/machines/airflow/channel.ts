@@ -1,7 +1,6 @@
 // The request channel from the task process to its supervisor (comms.py): one
 // request at a time. An async send waits for the lock (FIFO); a sync send while an
 // async one holds it is DeadlockImminentError, never a hang (ordering O1/O3, INV-1).
-import type { Entry } from './config.ts';
 
 export type Role =
   | 'marker-read' // phase A: the completion marker
@@ -80,8 +79,4 @@ export function cancel(ch: ChannelState, drop: (r: Req) => boolean, h5Guard: boo
 
 export function isIdle(ch: ChannelState): boolean {
   return ch.holder === null && ch.waiters.length === 0;
-}
-
-export function entriesOf(req: Req): readonly Entry[] {
-  return Array.isArray(req.value) ? (req.value as Entry[]) : [];
 }

@@ -67,15 +67,6 @@ export function mset<V>(m: PMap<V>, key: string, v: V): PMap<V> {
   return { size: m.size + (had ? 0 : 1), buckets };
 }
 
-export function mdelete<V>(m: PMap<V>, key: string): PMap<V> {
-  if (!mhas(m, key)) return m;
-  const b = bucketOf(key);
-  const { [key]: _gone, ...rest } = m.buckets[b]!;
-  const buckets = m.buckets.slice();
-  buckets[b] = rest;
-  return { size: m.size - 1, buckets };
-}
-
 export function mkeys(m: PMap<unknown>): string[] {
   const out: string[] = [];
   for (const b of m.buckets) out.push(...Object.keys(b));

@@ -2,8 +2,8 @@
 // documents hold Arrow IPC bytes. Everything is interned by content: the same rows
 // give the same `Batch` object, so a checker sees identical worlds as identical
 // (by identity or by the plain `key`), and IPC is encoded or decoded once per
-// distinct content, never per checker step (IPC costs about 0.2 ms even for a tiny
-// table). The caches are pure memo tables: same input, same output.
+// distinct content, never per checker step (IPC encoding has a fixed cost per table
+// that would dominate a step). The caches are pure memo tables: same input, same output.
 import { Int32, RecordBatch, Table, Utf8, tableFromIPC, tableToIPC, vectorFromArray } from 'apache-arrow';
 
 /** One record batch plus its content key (plain, so any fingerprint can tell batches apart). */

@@ -4,7 +4,7 @@
 // is cancelled.
 import { dropHold } from './trace.ts';
 import { stashContent } from './walk.ts';
-import { CLIENT, POOL, STASH, stashKey, type PeekResponse, type Placement, type Row, type WalkResult } from './types.ts';
+import { CLIENT, POOL, STASH, stashKey, type PeekResponse, type Placement, type WalkResult } from './types.ts';
 import { inStep, removePending, type Effect, type Pending, type Turn, type WorkerCtx } from './worker-ctx.ts';
 
 /** The answer of an offloaded peek, when it sits in its oneshot. */
@@ -100,9 +100,4 @@ export function respondEffect(w: number, uuid: string, response: PeekResponse): 
 export function respond(t: Turn, uuid: string, response: PeekResponse): void {
   t.fx.push(respondEffect(t.c.w, uuid, response));
   t.set({ responded: t.c.responded + 1 });
-}
-
-/** Rows of a response, for reports. */
-export function responseRows(r: PeekResponse): readonly Row[] {
-  return r.kind === 'rows' ? r.rows : r.kind === 'stashed' ? r.content : [];
 }

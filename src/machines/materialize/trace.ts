@@ -1,7 +1,7 @@
 // The arrangement (a `TraceBundle`: oks and errs traces of one index on one
 // worker): frontiers, the compaction frontier, peek holds, immutable batches and
 // the physical merge that rewrites them. Pure functions over `Arrangement`.
-import type { Arrangement, Batch, BatchArrival, ErrUpdate, Snapshot, Time, Update } from './types.ts';
+import type { Arrangement, BatchArrival, ErrUpdate, Snapshot, Time, Update } from './types.ts';
 
 export interface ArrangementInit {
   readonly updates?: readonly Update[];
@@ -132,11 +132,3 @@ function consolidate<U extends { time: Time; diff: number }>(us: readonly U[], s
   return [...acc.values()].filter((u) => u.diff !== 0);
 }
 
-/** Number of batches a snapshot pins (for `cursor_setup` cost). */
-export function batchCount(s: Snapshot): number {
-  return s.oks.length + s.errs.length;
-}
-
-export function isBatch(x: unknown): x is Batch {
-  return typeof x === 'object' && x !== null && Array.isArray((x as Batch).updates);
-}

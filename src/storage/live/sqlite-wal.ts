@@ -4,9 +4,8 @@
 // lock. Two processes that both read the header first both hold a shared lock, and
 // the one that asks to upgrade second gets SQLITE_BUSY at once: SQLite does not call
 // the busy handler there, since waiting could deadlock. So `busy_timeout` does not
-// cover it: of three processes started together on a new file, one failed with
-// "database is locked" in 1 of 60 trials, and in 33 of 80 when four processes opened
-// it in the same millisecond. `useWal` retries the switch until the timeout;
+// cover it, and processes that open a new file together fail with "database is
+// locked" (docs/measurements.md). `useWal` retries the switch until the timeout;
 // the mode is stored in the file, so once one process has switched, the others find
 // WAL already on and change nothing.
 import type { SqliteDatabase } from './sqlite-task-state.ts';
