@@ -42,16 +42,16 @@ export interface CheckOptions {
    * bfs: how the frontier (states found, not yet expanded) is held. `compact` (default):
    * each entry is its parent entry and step (about 10 bytes, plus 2 a step still to take),
    * and worlds are re-derived by replaying steps when expanded, each checked against its
-   * fingerprint. `worlds`: every entry holds its world (1-2 KB a state on the protocol
-   * models; a little faster). Both explore the same states in the same order.
+   * fingerprint. `worlds`: every entry holds its world (far more memory, a little
+   * faster; docs/checker.md has the figures). Both explore the same states in the same order.
    */
   frontier?: 'compact' | 'worlds';
   /**
    * dfs / bfs: size V8's heap for memory rather than throughput while the search runs
    * (default true): the young generation keeps its initial size and the old
    * generation grows by 10% between collections for a compact bfs frontier, by 50% for
-   * dfs (the lean heap). On the protocol models this halves the resident memory a
-   * search adds (docs/checker.md, "Fingerprints and memory", has its CPU cost).
+   * dfs (the lean heap), trading some CPU for much less resident memory
+   * (docs/checker.md, "Fingerprints and memory", has the figures).
    * `false` keeps V8's defaults, as do node options that size the heap.
    */
   leanHeap?: boolean;
@@ -301,8 +301,7 @@ export interface CheckStats {
 
 /**
  * Peak memory of a check (from `process.memoryUsage()`, sampled at every progress tick
- * and at the end). The RSS includes the runtime and loaded modules (about 100 MB for
- * the CLI under tsx), so `rssBytesPerState` is an upper bound that falls as a search
+ * and at the end). The RSS includes the runtime and loaded modules, so `rssBytesPerState` is an upper bound that falls as a search
  * grows; `heapGrowthBytesPerState` is what the search itself added per distinct state.
  */
 export interface MemoryStats {
