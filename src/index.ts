@@ -9,7 +9,7 @@
  */
 
 // Defining scenarios and their properties.
-export { defineScenario, ScenarioError, ENV, send, eventually, leadsTo, nonProgressCycles, progressTag, reads, readsEach, readsView } from './actors/index.ts';
+export { defineScenario, ScenarioError, ModelError, ENV, send, eventually, leadsTo, nonProgressCycles, progressTag, reads, readsEach, readsView, optional } from './actors/index.ts';
 export { defineFamily, parseParams, queryOf, rng } from './actors/index.ts';
 export type * from './actors/types.ts';
 export type * from './actors/scenario.ts';
@@ -18,9 +18,10 @@ export type { LivenessProperty, Fairness, FairnessSpec } from './actors/liveness
 export type { Legend, StepNote } from './actors/legend.ts';
 export type { Rng } from './actors/prng.ts';
 export type { Reads } from './actors/reads.ts';
+export type { ModelErrorDetails } from './actors/model-error.ts';
 
 // Running a scenario: the step loop, replay and the virtual-time simulator.
-export { drive, replay, randomChooser, replayChooser, trace$, checkDeterminism, Divergence, simulate, percentile, formatStateValue } from './actors/index.ts';
+export { drive, replay, randomChooser, replayChooser, trace$, checkDeterminism, Divergence, simulate, percentile } from './actors/index.ts';
 export type { Chooser, DriveOptions, RunEnd, Run, ScheduleInput, DeterminismReport, CostModel, SimulateOptions, SimulationRun } from './actors/index.ts';
 
 // Checking.

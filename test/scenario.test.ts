@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { createMachine } from 'xstate';
 import { ScenarioError, defineScenario, type ScenarioDef } from '../src/actors/scenario.ts';
+import { ModelError } from '../src/actors/model-error.ts';
 import { apply, enabled, initialWorld, inputStep } from '../src/actors/kernel.ts';
 import { send } from '../src/actors/dsl.ts';
 import { recorder, sender, store } from './fixtures/machines.ts';
@@ -77,12 +78,12 @@ describe('defineScenario validates its input', () => {
   });
 });
 
-describe('run-time misbehaviour is a ScenarioError naming the actors', () => {
+describe('run-time misbehaviour is a model error naming the actors', () => {
   it('a message to an actor that does not exist', () => {
     const lost = createMachine({ on: { go: { actions: send('ghost', { type: 'boo' }) } } });
     const sc = defineScenario({ name: 'lost', actors: { a: lost, r: recorder }, start: [{ to: 'a', msg: { type: 'go' } }] });
     const w = initialWorld(sc).world;
-    expect(() => apply(sc, w, enabled(sc, w)[0]!)).toThrow(ScenarioError);
+    expect(() => apply(sc, w, enabled(sc, w)[0]!)).toThrow(ModelError);
     expect(() => apply(sc, w, enabled(sc, w)[0]!)).toThrow(/actor 'a' sent 'boo' to 'ghost', which is not an actor of scenario 'lost'; known actors: a, r/);
   });
 

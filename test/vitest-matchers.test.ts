@@ -76,7 +76,7 @@ describe('toBeViolatedBy', () => {
     const none = await toBeViolatedBy(lostUpdate('compare-and-set'), 'no-lost-update');
     expect(none.pass).toBe(false);
     expect(none.message()).toContain("to be violated by 'no-lost-update', but no property was violated (exploration complete");
-    const other = await toBeViolatedBy(lostUpdate(), 'some-other-property', { out: false });
+    const other = await toBeViolatedBy(lostUpdate(), 'deadlock', { out: false });
     expect(other.pass).toBe(false);
     expect(other.message()).toContain("but invariant 'no-lost-update' broke first");
     expect(other.message()).toMatch(/counterexample: \d+ steps/);
@@ -85,5 +85,6 @@ describe('toBeViolatedBy', () => {
   it('rejects what is not a scenario', async () => {
     await expect(toBeViolatedBy({}, 'x')).rejects.toThrow(/must be given a scenario made with defineScenario/);
     await expect(toBeViolatedBy(lostUpdate(), '')).rejects.toThrow(/give the name of the property/);
+    await expect(toBeViolatedBy(lostUpdate(), 'some-other-property')).rejects.toThrow(/has no property named 'some-other-property'; its properties are 'no-lost-update', 'deadlock'/);
   });
 });

@@ -16,3 +16,6 @@ export { simulate, percentile, type CostModel, type SimulateOptions, type Simula
 export { reads, readsEach, readsView, type Reads } from './reads.ts';
 export { withExternals } from './externals.ts';
 export type { Reply, ExternalHandler } from './externals.ts';
+export { ModelError, isModelError, type ModelErrorDetails } from './model-error.ts';
+export { stateValueProblem } from './state-values.ts';
+export { optional, isOptional } from './goals.ts';

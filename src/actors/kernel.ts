@@ -4,7 +4,8 @@
 // in draft.ts; this module interprets what actors do.
 import type { AnyMachineSnapshot } from 'xstate';
 import { UnsupportedFeatureError, XS, isAddressStub, snapshotStateText, type CollectedAction, type StepResult } from './xstate-adapter.ts';
-import { ScenarioError, actorName, type CompiledActor, type ReducerResult, type Scenario } from './scenario.ts';
+import { ScenarioError, actorName, isMachineSnapshot, type CompiledActor, type ReducerResult, type Scenario } from './scenario.ts';
+import { ModelError, isModelError } from './model-error.ts';
 import { queryOf } from './query.ts';
 import { Draft, EMPTY, addTimer, cancelTimer } from './draft.ts';
 import { timerStepId } from './steps.ts';
@@ -39,11 +40,11 @@ function targetOf(sc: Scenario, actor: CompiledActor, params: any): number {
       `actor '${actor.id}' sent to a real xstate actor ref ('${to.id}'); address world actors with send(id, msg) or sendTo(({ system }) => system.get(id), msg)`,
     );
   }
-  if (id === undefined) throw new ScenarioError(`actor '${actor.id}' sent a message with no target`);
+  const type = (params.event ?? params.msg)?.type;
+  if (id === undefined) throw new ModelError(`actor '${actor.id}' sent '${String(type)}' with no target (its address is ${JSON.stringify(to) ?? 'undefined'}: an input or context field it was built from may be missing)`, { actor: actor.id });
   const i = id === 'env' ? sc.envIndex : sc.index.get(id);
   if (i === undefined) {
-    const type = (params.event ?? params.msg)?.type;
-    throw new ScenarioError(`actor '${actor.id}' sent '${String(type)}' to '${id}', which is not an actor of scenario '${sc.name}'; known actors: ${sc.ids.join(', ')}`);
+    throw new ModelError(`actor '${actor.id}' sent '${String(type)}' to '${id}', which is not an actor of scenario '${sc.name}'; known actors: ${sc.ids.join(', ')}`, { actor: actor.id, value: id });
   }
   return i;
 }
@@ -125,8 +126,8 @@ function errText(e: unknown): string {
  * stop the run with a `ScenarioError` instead of becoming an `error` trace event.
  * Returns undefined for an ordinary error (a throwing action, guard or assign).
  */
-function modelError(actor: CompiledActor, e: unknown): ScenarioError | undefined {
-  if (e instanceof ScenarioError) return e;
+function modelError(actor: CompiledActor, e: unknown): Error | undefined {
+  if (e instanceof ScenarioError || isModelError(e)) return e;
   if (e instanceof UnsupportedFeatureError) return new ScenarioError(e.message);
   const m = e instanceof Error ? /^Unable to send event to actor '([^']*)'/.exec(e.message) : null;
   if (!m) return undefined;
@@ -346,6 +347,30 @@ export function initialWorld(sc: Scenario, opts: ApplyOptions = {}): ApplyResult
 
 /** Applies one step. The step must be one `enabled` returned for this world (or an `input`). */
 export function apply(sc: Scenario, w: World, step: Step, opts: ApplyOptions = {}): ApplyResult {
+  try {
+    return applyStep(sc, w, step, opts);
+  } catch (e) {
+    if (isModelError(e) && e.world === undefined) placeModelError(sc, w, step, e);
+    throw e;
+  }
+}
+
+/** Says where a model error raised inside a step happened: the step, the message handled, the receiver's state. */
+function placeModelError(sc: Scenario, w: World, step: Step, e: ModelError): void {
+  e.world = w;
+  e.step = step.id;
+  let where = `at step '${step.id}'`;
+  if (step.kind === 'deliver' || step.kind === 'input') {
+    const to = sc.actorList[step.to]!;
+    const head = step.kind === 'deliver' ? w.inbox[step.to]!.find((c) => c.from === step.from)?.queue[0] : step.msg;
+    const snap = w.snaps[step.to];
+    const state = isMachineSnapshot(snap) ? ` in state '${snapshotStateText(snap as AnyMachineSnapshot)}'` : '';
+    where = `while '${to.id}'${state} handled '${String(head?.type)}' from '${actorName(sc, step.from)}' (step '${step.id}')`;
+  }
+  e.message = `${e.message}; ${where}`;
+}
+
+function applyStep(sc: Scenario, w: World, step: Step, opts: ApplyOptions): ApplyResult {
   const d = new Draft(sc, w, opts.detail ?? true);
   d.memo = opts.memo;
   switch (step.kind) {

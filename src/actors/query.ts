@@ -4,7 +4,9 @@
 // monitors and invariants), and allocating a view's closures (each renamed by the
 // loader's keepNames helper under tsx) per step costs a visible share of a check.
 import type { AnyMachineSnapshot } from 'xstate';
-import { ScenarioError, isMachineSnapshot, type Scenario, type WorldQuery } from './scenario.ts';
+import { ModelError } from './model-error.ts';
+import { isMachineSnapshot, type Scenario, type WorldQuery } from './scenario.ts';
+import { stateValueProblem } from './state-values.ts';
 import type { ActorId, Message, World } from './types.ts';
 
 class Query implements WorldQuery {
@@ -18,7 +20,7 @@ class Query implements WorldQuery {
 
   private at(id: ActorId): number {
     const i = this.sc.index.get(id);
-    if (i === undefined) throw new ScenarioError(`property asked for unknown actor '${id}'; known actors: ${this.sc.ids.join(', ')}`);
+    if (i === undefined) throw new ModelError(`unknown actor '${String(id)}'; the actors of scenario '${this.sc.name}' are ${this.sc.ids.map((x) => `'${x}'`).join(', ')}`, { actor: String(id) });
     return i;
   }
 
@@ -38,7 +40,10 @@ class Query implements WorldQuery {
 
   matches(id: ActorId, state: any): boolean {
     const s = this.world.snaps[this.at(id)];
-    return isMachineSnapshot(s) ? (s as AnyMachineSnapshot).matches(state) : false;
+    if (!isMachineSnapshot(s)) throw new ModelError(`matches('${id}', ${JSON.stringify(state)}): '${id}' is not a state machine (it has no states); read it with q.context('${id}')`, { actor: id, value: state });
+    const problem = stateValueProblem((s as AnyMachineSnapshot).machine, state);
+    if (problem) throw new ModelError(`matches('${id}', ${JSON.stringify(state)}): ${problem}, so the test could never be true`, { actor: id, value: state });
+    return (s as AnyMachineSnapshot).matches(state);
   }
 
   status(id: ActorId): World['status'][number] {

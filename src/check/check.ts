@@ -2,7 +2,8 @@
 // explorer with the one search loop: slices of work between turns of the event loop, so
 // progress$ emits and stop() takes effect, under one session's budgets.
 import { Subject } from 'rxjs';
-import { assertScenario, type Scenario } from '../actors/index.ts';
+import { assertScenario, isModelError, type Scenario } from '../actors/index.ts';
+import { placeOnSchedule } from './trace/schedule-to.ts';
 import { leanHeap } from './search/heap.ts';
 import { SLICE_MS, yieldToLoop, type Explorer, type Session } from './search/session.ts';
 import type { SwarmHandle } from './distributed/swarm.ts';
@@ -79,6 +80,16 @@ interface Hooks {
 }
 
 async function run(sc: Scenario, opts: CheckOptions, progress: Subject<Progress>, hooks: Hooks): Promise<CheckResult> {
+  try {
+    return await search(sc, opts, progress, hooks);
+  } catch (e) {
+    // A mistake in the model: say where, with the schedule that reaches it.
+    if (isModelError(e)) throw placeOnSchedule(sc, e, opts.maxStates ?? undefined);
+    throw e;
+  }
+}
+
+async function search(sc: Scenario, opts: CheckOptions, progress: Subject<Progress>, hooks: Hooks): Promise<CheckResult> {
   const plan = planCheck(sc, opts);
   const mode = MODES.find((m) => m.applies(plan, opts))!;
   // Let the caller subscribe to progress$ before any work.

@@ -87,5 +87,6 @@ export function expectHolds(result: CheckResult, opts: ExpectHoldsOptions = {}):
     throw new Error(`no violation found, but the exploration is not complete: ${why} (${result.stats.distinctStates} distinct states). Raise the budget, use dfs/bfs, or pass { allowIncomplete: true } to accept a partial search.`);
   }
   const v = result.violation;
+  if (!v && result.finding) throw new Error(`unreached: ${result.finding.message}`);
   throw new Error(v ? `\n${formatViolation(v)}` : 'check failed without a counterexample');
 }

@@ -33,3 +33,4 @@ export { replayTraceFile, scenarioForTrace, externalsOf, modelSchedule, modelled
 export { fromTrace, fromTraceSearch, FROM_TRACE_MAX_STATES, type FromTraceOptions, type FromTraceResult, type FromTraceSearch, type TraceSeed } from './trace/from-trace.ts';
 export { check, checkRun, fromTraceRun } from './check.ts';
 export { collisionProbability } from './result.ts';
+export { replayEvents } from './trace/schedule-to.ts';

@@ -17,8 +17,9 @@
 // ponger) are not waiting, and neither are reducers, crashed actors or actors that
 // stopped with an error (reported as errors anyway). A client stuck in
 // `awaitingReply` is. Tag a state `idle` to accept resting there.
-import { ENV, isQuiescent, offersInput, queryOf, type Scenario, type Step, type TraceEvent, type World } from '../actors/index.ts';
+import { ENV, ModelError, isModelError, isQuiescent, offersInput, queryOf, type Scenario, type Step, type TraceEvent, type World, type WorldQuery } from '../actors/index.ts';
 import { XS, isAddressStub } from '../actors/xstate-adapter.ts';
+import { isOptional } from '../actors/goals.ts';
 import type { PropertyRef } from './types.ts';
 
 function verdict(r: boolean | string, fallback: string): string | undefined {
@@ -27,11 +28,23 @@ function verdict(r: boolean | string, fallback: string): string | undefined {
   return fallback;
 }
 
-function call(kind: string, name: string, p: (q: any) => boolean | string, q: unknown): boolean | string {
+/**
+ * Evaluates a property. A throw is a mistake in the model, not a verdict: it becomes a
+ * ModelError naming the property and the world it was evaluated on (check finds the
+ * schedule to that world).
+ */
+function call(kind: string, name: string, p: (q: any) => boolean | string, q: WorldQuery): boolean | string {
   try {
     return p(q);
   } catch (e) {
-    return `${kind} '${name}' threw: ${e instanceof Error ? e.message : String(e)}`;
+    const what = kind === 'acceptEnd' ? 'acceptEnd' : `${kind} '${name}'`;
+    const err = isModelError(e) ? e : new ModelError(`threw: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+    if (err.property === undefined) {
+      err.property = what;
+      err.message = `${what}: ${err.message}`;
+    }
+    err.world ??= q.world;
+    throw err;
   }
 }
 
@@ -154,22 +167,93 @@ export function endViolation(sc: Scenario, w: World, steps: readonly Step[]): Pr
   return isQuiescent(steps) ? quiescentViolation(sc, w) : undefined;
 }
 
-/** Tracks which `reachable` predicates some explored world satisfied. */
+/** A required `reachable` goal no explored world satisfied, and the explored world closest to it. */
+export interface Unreached {
+  /** The goals' names. */
+  readonly goals: readonly string[];
+  /** The world with the most actors out of their initial state among those explored. */
+  readonly closest: World | undefined;
+  /** How many actors had left their initial state there. */
+  readonly moved: number;
+}
+
+/** How many actors of `w` (of `among`, when given) differ from their snapshot in `init`. */
+function movedActors(init: World, w: World, among?: readonly number[]): number {
+  let n = 0;
+  if (among) {
+    for (const i of among) if (w.snaps[i] !== init.snaps[i] || w.status[i] !== init.status[i]) n++;
+  } else {
+    for (let i = 0; i < w.snaps.length; i++) if (w.snaps[i] !== init.snaps[i] || w.status[i] !== init.status[i]) n++;
+  }
+  return n;
+}
+
+/** The actor indices a predicate declares it reads (`reads`), or undefined for all. */
+function readsOf(sc: Scenario, p: unknown): number[] | undefined {
+  const r = (p as { reads?: readonly string[] }).reads;
+  return r ? r.map((id) => sc.index.get(id)).filter((i): i is number => i !== undefined) : undefined;
+}
+
+/**
+ * Tracks which `reachable` predicates some explored world satisfied, the explored world
+ * closest to the unreached ones, and which properties were only ever evaluated on worlds
+ * where the actors they read had not moved (vacuous: they could not have failed).
+ */
 export class Reachability {
   private readonly left: string[];
+  private init: World | undefined;
+  private closest: World | undefined;
+  private moved = -1;
+  /** Properties not yet evaluated on a world where an actor they read had moved: name -> actors read. */
+  private readonly untested = new Map<string, { readonly actors: number[] | undefined; readonly atEnd: boolean }>();
+  /** Quiescent worlds seen (where end-of-run properties are decided). */
+  ends = 0;
+
   constructor(private readonly sc: Scenario) {
     this.left = Object.keys(sc.reachable ?? {});
+    for (const [name, p] of Object.entries(sc.invariants ?? {})) this.untested.set(`invariant '${name}'`, { actors: readsOf(sc, p), atEnd: false });
+    for (const [name, p] of Object.entries(sc.eventually ?? {})) this.untested.set(`end-of-run '${name}'`, { actors: readsOf(sc, p), atEnd: true });
   }
-  see(w: World): void {
+
+  see(w: World, quiescent?: boolean): void {
+    if (!this.init) this.init = w;
+    if (quiescent) this.ends++;
+    if (this.untested.size > 0) {
+      for (const [name, u] of this.untested) if ((!u.atEnd || quiescent) && movedActors(this.init, w, u.actors) > 0) this.untested.delete(name);
+    }
     if (this.left.length === 0) return;
     const q = queryOf(this.sc, w);
     for (let i = this.left.length - 1; i >= 0; i--) {
       if (call('reachable', this.left[i]!, this.sc.reachable![this.left[i]!]!, q) === true) this.left.splice(i, 1);
     }
+    if (this.left.some((n) => !isOptional(this.sc.reachable![n]))) {
+      const m = movedActors(this.init, w);
+      if (m > this.moved) {
+        this.moved = m;
+        this.closest = w;
+      }
+    }
   }
+
   unreached(): string[] {
     return [...this.left];
   }
+
+  /** The required goals left unreached (not marked `optional`), with the closest world explored; undefined when every one was reached. */
+  required(): Unreached | undefined {
+    const goals = this.left.filter((n) => !isOptional(this.sc.reachable![n]));
+    return goals.length ? { goals, closest: this.closest, moved: Math.max(0, this.moved) } : undefined;
+  }
+
+  /**
+   * Properties that could not have failed in what was explored: never evaluated on a world
+   * where an actor they read had left its initial state (end-of-run properties: at an end
+   * of a run; all of them when no run ended).
+   */
+  vacuous(): string[] {
+    return [...this.untested.keys()];
+  }
+
   /** Keeps only these as unreached (a swarm merges what its workers reached). */
   restrictTo(names: readonly string[]): void {
     for (let i = this.left.length - 1; i >= 0; i--) if (!names.includes(this.left[i]!)) this.left.splice(i, 1);

@@ -79,5 +79,25 @@ export function checkResult(sc: Scenario, s: Session, opts: CheckOptions, plan: 
   if (plan.exhaustive) result.collisionProbability = collisionProbability(distinct, s.states);
   if (!complete && !s.found && s.cutBy) result.cutBy = s.cutBy;
   if (violation) result.violation = violation;
+  const missed = complete ? s.reach.required() : undefined;
+  if (missed) {
+    const goals = missed.goals.map((g) => `'${g}'`).join(', ');
+    result.ok = false;
+    result.finding = {
+      kind: 'unreached',
+      goals: missed.goals,
+      message: `the complete search never reached ${goals}: a model that never gets there may be testing nothing; mark a goal optional(p) if it may not happen`,
+      ...(missed.closest ? { closest: missed.closest } : {}),
+    };
+  }
+  // Which properties could not have failed: meaningful for a whole search in one process.
+  if (plan.exhaustive && !s.shard && !plan.exchange && !s.found) {
+    const vacuous = s.reach.vacuous();
+    if (vacuous.length) result.vacuous = vacuous;
+    const ends = Object.keys(sc.eventually ?? {});
+    if (complete && ends.length && s.reach.ends === 0) {
+      plan.notes.endNote = `no run ends (no world is quiescent), so the end-of-run properties ${ends.map((n) => `'${n}'`).join(', ')} were never checked; a property of runs that never end is a liveness property: liveness: { name: eventually(p) }`;
+    }
+  }
   return result;
 }

@@ -407,6 +407,8 @@ export interface CheckNotes {
   source?: ScenarioSource;
   /** swarm: how distinct states are counted. */
   distinctStatesNote?: string;
+  /** A complete check in which no run ended: its end-of-run properties were never checked. */
+  endNote?: string;
   /** from-trace: the deviations allowed. */
   within?: number;
   /** from-trace: the recording's length as explored. */
@@ -415,6 +417,18 @@ export interface CheckNotes {
   from?: string;
   /** Other notes. */
   [note: string]: unknown;
+}
+
+/** A complete check that never reached a required `reachable` goal (`result.finding`). */
+export interface UnreachedFinding {
+  /** Always `unreached`. */
+  readonly kind: 'unreached';
+  /** The goals never reached. */
+  readonly goals: readonly string[];
+  /** What it means, in a sentence. */
+  readonly message: string;
+  /** The explored world with the most actors out of their initial state: the nearest the search got. */
+  readonly closest?: World;
 }
 
 /**
@@ -435,6 +449,17 @@ export interface CheckResult {
   violation?: Violation;
   /** `reachable` properties no explored world satisfied (conclusive only when `complete`). */
   unreached: string[];
+  /**
+   * What failed a complete check that found no violation: required `reachable` goals it
+   * never reached (`ok` is false). Mark a goal `optional(p)` to let it go unreached.
+   */
+  finding?: UnreachedFinding;
+  /**
+   * dfs / bfs in one process: properties that could not have failed in what was
+   * explored, because they were only ever evaluated where the actors they read were
+   * still in their initial state (end-of-run properties: where no run ended).
+   */
+  vacuous?: string[];
   /** The strategy that ran. */
   strategy: string;
   /** The seed in effect. */

@@ -10,7 +10,7 @@
 export { initialWorld, enabled, apply, inputStep, tickStep, isFault, isQuiescent, isOffered, offersInput, isFailureEvent, type ApplyOptions, type ApplyResult } from '../actors/index.ts';
 export { actorName, isMachineSnapshot, assertScenario, StepMemo, type SameStep } from '../actors/index.ts';
 export { rngFromState, deriveSeed, describeParam } from '../actors/index.ts';
-export { canonicalJson, toPlain } from '../actors/index.ts';
+export { canonicalJson, toPlain, formatStateValue, isModelError, stateValueProblem } from '../actors/index.ts';
 export { stepNotes, propertyNote, actorRole, DEFAULT_FAIRNESS } from '../actors/index.ts';
 
 // The checker's parts.

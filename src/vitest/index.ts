@@ -98,6 +98,10 @@ export async function toHoldUnder(received: unknown, options: HoldOptions = {}):
     const v = r.violation;
     return { pass: false, message: () => `expected scenario '${sc.name}' to hold, but ${v.property.kind} '${v.property.name}' is violated (${stats(r)})${firstNote(r)}\n\n${counterexample(r, w)}` };
   }
+  if (r.finding) {
+    const fd = r.finding;
+    return { pass: false, message: () => `expected scenario '${sc.name}' to hold, but ${fd.message} (${stats(r)})` };
+  }
   if (!r.complete && !options.allowIncomplete) {
     return {
       pass: false,
@@ -115,6 +119,10 @@ function firstNote(r: CheckResult): string {
 /** Passes when the check finds a violation of the property named `property` (an invariant, monitor or eventually property). */
 export async function toBeViolatedBy(received: unknown, property: string, options: ViolationOptions = {}): Promise<MatcherResult> {
   if (typeof property !== 'string' || property === '') throw new TypeError("toBeViolatedBy: give the name of the property expected to break, e.g. toBeViolatedBy('no lost update')");
+  const known = propertyNames(received);
+  if (known && !known.includes(property)) {
+    throw new TypeError(`toBeViolatedBy: scenario '${(received as Scenario).name}' has no property named '${property}'; its properties are ${known.length ? known.map((n) => `'${n}'`).join(', ') : '(none)'}`);
+  }
   const { sc, r, w } = await run(received, options, 'toBeViolatedBy');
   const v = r.violation;
   if (!v) {
@@ -127,6 +135,18 @@ export async function toBeViolatedBy(received: unknown, property: string, option
     };
   }
   return { pass: true, message: () => `expected scenario '${sc.name}' not to be violated by '${property}', but it is (${stats(r)})\n\n${counterexample(r, w)}` };
+}
+
+/** The names a violation can carry: invariants, monitors, end-of-run and liveness properties, and `deadlock`; undefined for what is not a scenario. */
+function propertyNames(x: unknown): string[] | undefined {
+  try {
+    assertScenario(x);
+  } catch {
+    return undefined;
+  }
+  const names = [...Object.keys(x.invariants ?? {}), ...Object.keys(x.monitors ?? {}), ...Object.keys(x.eventually ?? {}), ...Object.keys(x.liveness ?? {}), 'deadlock'];
+  // Machine errors and unhandled messages are named by the actor.
+  return [...names, ...x.ids];
 }
 
 /** The matchers, for `expect.extend(interleaveMatchers)` (importing this module already does it). */

@@ -195,10 +195,10 @@ export class GraphSearch implements Explorer {
     const s = this.s;
     const g = this.graph;
     const lanes = s.hasher.lastLanes;
-    s.reach.see(world);
     if (depth > s.maxDepth) s.maxDepth = depth;
     const all = enabled(this.sc, world);
     const quiet = isQuiescent(all);
+    s.reach.see(world, quiet);
     const id = g.addNode(parent, parentStep, quiet ? QUIESCENT : 0);
     s.visited.setId(id);
     const mask = g.enabledMask.a;

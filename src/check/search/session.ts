@@ -103,9 +103,9 @@ export class Session {
    * enabled steps and its end violation, if any.
    */
   firstVisit(world: World, depth: number, state = true): { all: Step[]; end: PropertyRef | undefined } {
-    this.reach.see(world);
     if (depth > this.maxDepth) this.maxDepth = depth;
     const all = enabled(this.sc, world);
+    this.reach.see(world, isQuiescent(all));
     const inspect = this.opts.inspect;
     if (state) inspect?.state?.(world);
     if (inspect?.quiescent && isQuiescent(all)) inspect.quiescent(world);

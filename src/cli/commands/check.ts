@@ -2,7 +2,7 @@
 import { familySource } from '../../machines/family-table.ts';
 import { statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
-import { ScenarioError, type Divergence, type ParamValues, type Scenario, type ScenarioFamily } from '../../actors/index.ts';
+import { ScenarioError, isModelError, type ModelError, type Divergence, type ParamValues, type Scenario, type ScenarioFamily } from '../../actors/index.ts';
 import { busyActors, formatHtml, formatSteps, lassoEnd, legendLines, reportContext, traceView, validateTraceFile, type TraceFileData } from '../../report/index.ts';
 import { loadChecker, type CheckOptions, type CheckResult, type CheckerApi, type Violation } from '../check-api.ts';
 import { EXIT, UsageError } from '../errors.ts';
@@ -222,6 +222,7 @@ export async function runCheck(io: Io, name: string, flags: CheckFlags): Promise
   } catch (e) {
     if (e instanceof ScenarioError || (e instanceof Error && e.name === 'ScenarioError')) throw new UsageError(e.message);
     if (seedFile && e instanceof Error && e.name === 'Divergence') throw new UsageError(recordingMisfit(flags.from!, label, seedFile.scenario.params, p, e as Divergence));
+    if (isModelError(e)) throw new UsageError(modelErrorText(e, saveModelErrorTrace(api, sc, t, p, e, outPath(flags.out, f, opts.seed ?? 0, '-model-error'))));
     if (e instanceof Error && e.name === 'ExchangeError') throw new UsageError(e.message);
     if (opts.exchange && e instanceof Error && e.name === 'WorldCodecError') throw new UsageError(`exchange mode cannot carry a world of this scenario between shards: ${e.message}; shard it without --exchange (no communication) or run it in one process`);
     throw e;
@@ -303,10 +304,21 @@ export async function runCheck(io: Io, name: string, flags: CheckFlags): Promise
     return EXIT.violation;
   }
 
+  if (r.finding) {
+    const fd = r.finding;
+    if (flags.json) {
+      printJson(io, { ok: false, scenario, strategy: r.strategy, seed: r.seed, complete: r.complete, finding: { kind: fd.kind, goals: fd.goals, message: fd.message }, stats: r.stats, unreached: r.unreached, ...(r.vacuous ? { vacuous: r.vacuous } : {}), interrupted });
+      return EXIT.violation;
+    }
+    io.out(o.red(`✗ never reached: ${fd.goals.join(', ')}`) + ` (${label}; ${stats(r)})`);
+    io.out(`the search was complete, so no run of this model gets there: the model may be testing nothing. If the goal may not happen, mark it optional(p) in reachable.`);
+    if (fd.closest) io.out(o.dim(`closest world explored: ${closestText(sc, fd.closest)}`));
+    return EXIT.violation;
+  }
   const hint = f.hint?.(p, false);
   const verdict = r.complete ? 'complete' : (stoppedByOther(r) ?? `cut by ${CUT[r.cutBy ?? ''] ?? r.cutBy ?? 'a budget'}`);
   if (flags.json) {
-    printJson(io, { ok: true, scenario, strategy: r.strategy, seed: r.seed, complete: r.complete, ...(r.cutBy ? { cutBy: r.cutBy } : {}), ...(r.shard ? { shard: r.shard } : {}), ...(r.exchange ? { exchange: r.exchange } : {}), ...(r.shareVisited ? { shareVisited: r.shareVisited } : {}), stats: r.stats, ...(r.collisionProbability !== undefined ? { collisionProbability: r.collisionProbability } : {}), unreached: r.unreached, interrupted, ...(hint ? { hint } : {}) });
+    printJson(io, { ok: true, scenario, strategy: r.strategy, seed: r.seed, complete: r.complete, ...(r.cutBy ? { cutBy: r.cutBy } : {}), ...(r.shard ? { shard: r.shard } : {}), ...(r.exchange ? { exchange: r.exchange } : {}), ...(r.shareVisited ? { shareVisited: r.shareVisited } : {}), stats: r.stats, ...(r.collisionProbability !== undefined ? { collisionProbability: r.collisionProbability } : {}), unreached: r.unreached, ...(r.vacuous ? { vacuous: r.vacuous } : {}), ...(r.options.endNote ? { endNote: r.options.endNote } : {}), interrupted, ...(hint ? { hint } : {}) });
     return interrupted ? EXIT.interrupted : EXIT.ok;
   }
   const props = [
@@ -326,9 +338,39 @@ export async function runCheck(io: Io, name: string, flags: CheckFlags): Promise
     : o.yellow(`exploration not complete: ${verdict}; no violation found in the part explored (${r.strategy}, seed ${r.seed}; ${stats(r)})`));
   if (r.unreached.length) io.out(o.yellow(`never reached${r.complete ? '' : ' (in the part explored)'}: ${r.unreached.join(', ')}`));
   if (typeof r.options.livenessNote === 'string') io.out(o.yellow(r.options.livenessNote));
+  if (r.vacuous) io.out(o.yellow(`could not have failed (only evaluated where the actors they read had not moved): ${r.vacuous.join(', ')}`));
+  if (typeof r.options.endNote === 'string') io.out(o.yellow(`note: ${r.options.endNote}`));
   for (const line of [...exchangeLines(r, o), ...shareVisitedLines(r, o)]) io.out(line);
   if (hint) io.out(`\n${o.cyan(hint)}`);
   return EXIT.ok;
+}
+
+/** Each actor's state in a world, in one line (machines: their state; others: moved or not). */
+function closestText(sc: Scenario, w: import('../../actors/index.ts').World): string {
+  return sc.actorList.map((a) => {
+    const snap = w.snaps[a.index] as { value?: unknown } | undefined;
+    const v = a.kind === 'machine' && snap && 'value' in snap ? (typeof snap.value === 'string' ? snap.value : JSON.stringify(snap.value)) : JSON.stringify(snap)?.slice(0, 60);
+    return `${a.id} ${v}`;
+  }).join(', ');
+}
+
+/** Saves the schedule that reaches a model error as a trace file (no property violated); returns its path, or undefined if it could not be written. */
+function saveModelErrorTrace(api: CheckerApi, sc: Scenario, t: Target, p: ParamValues, e: ModelError, jsonPath: string): string | undefined {
+  if (!e.schedule) return undefined;
+  try {
+    const file = api.toTraceFile(sc, undefined, { params: { ...p }, options: { modelError: e.message }, seed: 0, schedule: e.schedule, trace: api.replayEvents(sc, e.schedule) });
+    if (t.origin) file.scenario.module = { path: modulePathFrom(jsonPath, t.origin.path), export: t.origin.export };
+    writeAtomically(jsonPath, `${JSON.stringify(file, null, 2)}\n`);
+    return jsonPath;
+  } catch {
+    return undefined;
+  }
+}
+
+function modelErrorText(e: ModelError, saved: string | undefined): string {
+  const where = e.schedule === undefined ? '' : e.schedule.length === 0 ? ' in the initial world' : ` after ${e.schedule.length} step${e.schedule.length === 1 ? '' : 's'}`;
+  const trace = saved ? `\nthe schedule that reaches it is saved: ${saved} (npx interleave show ${shellWord(saved)})` : '';
+  return `model error${where}: ${e.message}${trace}\nThis is a mistake in the model or its properties, not a violation of the protocol.`;
 }
 
 /** Refuses shard and result flags that do not fit the check; returns where the fingerprints will land. */
