@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { defineScenario, drive, initialWorld, isFailureEvent, queryOf } from '../src/actors/index.ts';
 import { check } from '../src/check/index.ts';
-import { strayDelivery, worldWhere } from './chart-helpers.ts';
+import { strayDelivery, worldWhere } from './helpers/charts.ts';
 import { buildAirflow } from '../src/machines/airflow/scenario.ts';
 
 describe('unexpected messages to the task process are reported', () => {

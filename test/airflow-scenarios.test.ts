@@ -6,7 +6,7 @@ import { MARKER_KEY, batchKey } from '../src/machines/airflow/config.ts';
 import { killWindow } from '../src/machines/airflow/round-writer.ts';
 import {
   deliverStep, endOf, markers, outsOf, problems, reads, runAirflow, runScenario as runAirflowWith, runner, runs, scenario, stored, successCallbacks, writes,
-} from './airflow-helpers.ts';
+} from './helpers/airflow.ts';
 
 const isTask = (s: any, sc: any) => s.kind === 'crash' && s.actor === sc.index.get('task');
 

@@ -9,7 +9,7 @@ import { parseState, stateContent } from '../src/machines/amber/operators.ts';
 import { amberScenario } from '../src/machines/amber/scenario.ts';
 import { dataChannelScenario } from '../src/machines/amber/data-channel.ts';
 import { drive } from '../src/actors/index.ts';
-import { runOnce } from './amber-helpers.ts';
+import { runOnce } from './helpers/amber.ts';
 import { amberLoopFamily } from '../src/machines/amber/family.ts';
 import { parseParams } from '../src/actors/family.ts';
 

@@ -5,7 +5,7 @@ import { queryOf, type MonitorDef, type TraceEvent } from '../src/actors/index.t
 import { portBase, stateUri } from '../src/machines/amber/messages.ts';
 import { amberProperties } from '../src/machines/amber/properties.ts';
 import { DEFAULT_PARAMS, amberScenario, workflowOf, type AmberParams } from '../src/machines/amber/scenario.ts';
-import { runOnce } from './amber-helpers.ts';
+import { runOnce } from './helpers/amber.ts';
 
 function monitor(name: string, p: Partial<AmberParams> = {}): MonitorDef {
   const params = { ...DEFAULT_PARAMS, design: 'read-at-endchannel' as const, designChecks: true, ...p };

@@ -10,7 +10,7 @@ import { batchOfTable, inputTable } from '../src/machines/amber/data.ts';
 import { countingEnd } from '../src/machines/amber/user-code.ts';
 import { MachineStepper } from '../src/actors/xstate-adapter.ts';
 import { workerMachine, type OpSpec, type WorkerContext } from '../src/machines/amber/worker.ts';
-import { failures, runOnce as runOnceAt, verdicts } from './amber-helpers.ts';
+import { failures, runOnce as runOnceAt, verdicts } from './helpers/amber.ts';
 
 const R_IN = resultUri(portBase('Src'));
 const S_IN = stateUri(portBase('Src'));

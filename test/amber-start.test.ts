@@ -12,7 +12,7 @@ import { deriveStart, worldKey } from '../src/machines/amber/materialized.ts';
 import { portBase, resultUri, stateUri } from '../src/machines/amber/messages.ts';
 import { amberScenario, loopEndLevel, startOf, workflowOf, DEFAULT_PARAMS, type AmberParams } from '../src/machines/amber/scenario.ts';
 import { docFiles, type StoreState } from '../src/machines/amber/store.ts';
-import { runOnce } from './amber-helpers.ts';
+import { runOnce } from './helpers/amber.ts';
 
 const seeded = (p: Partial<AmberParams>) => {
   const sc = amberScenario({ ...p, start: 'materialized' });

@@ -1,12 +1,12 @@
 // Differential fuzzing of the checker's options against its plainest search.
 //
-// Random systems (test/fixtures-check/random-actors.ts, extended draws: symmetric
+// Random systems (test/fixtures/check/random-actors.ts, extended draws: symmetric
 // client groups, timers, faults with crash/restart/drop/fault outcomes, budgeted and
 // guarded environment inputs, monitors of every POR class, view/pair/local
 // invariants, reachable properties, acceptEnd, deadlocks, liveness under several
 // fairness settings, reducer states kept as objects so the step memo hits; every
 // fourth seed xstate machines with hierarchy, parallel regions, shallow and deep
-// history and `after` timers, test/fixtures-check/random-machines.ts) are
+// history and `after` timers, test/fixtures/check/random-machines.ts) are
 // checked under random combinations of strategy (dfs, bfs, random, pct),
 // partial-order reduction, symmetry, bfs frontier storage, lean heap, step memo,
 // determinism re-steps, liveness on/off, sharding (2-3 shards, small prefixes),
@@ -21,7 +21,7 @@
 // - with POR: the same quiescent worlds and a subset of the fingerprints;
 // - every combination: the same violated properties (kind:name) and unreached
 //   `reachable` properties; liveness verdicts as the naive reference
-//   (test/liveness-reference.ts) decides them;
+//   (test/helpers/liveness-reference.ts) decides them;
 // - a normal run: `complete` only when the plain search finds no violation, a
 //   violation exactly when it finds one (no budget), the reported property one the
 //   plain search violates, its counterexample replays strictly to that property
@@ -40,10 +40,10 @@
 import { writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { rng, type Scenario } from '../src/actors/index.ts';
-import { PLAIN, budgeted, counterexampleProblem, cyclicSystem, describeCombo, drawCombo, observe, verdict, type Combo, type Observed } from './fixtures-check/differential.ts';
-import { randomActors } from './fixtures-check/random-actors.ts';
-import { randomMachineSystem } from './fixtures-check/random-machines.ts';
-import { referenceLiveness } from './liveness-reference.ts';
+import { PLAIN, budgeted, counterexampleProblem, cyclicSystem, describeCombo, drawCombo, observe, verdict, type Combo, type Observed } from './fixtures/check/differential-fuzzer.ts';
+import { randomActors } from './fixtures/check/random-actors.ts';
+import { randomMachineSystem } from './fixtures/check/random-machines.ts';
+import { referenceLiveness } from './helpers/liveness-reference.ts';
 
 const SEEDS = Number(process.env.FUZZ_SEEDS ?? 120);
 const FROM = Number(process.env.FUZZ_FROM ?? 1);

@@ -10,9 +10,9 @@ import { ExchangeSearch } from '../src/check/distributed/exchange-search.ts';
 import { createWorldCodec } from '../src/check/codec/world-codec.ts';
 import { Session } from '../src/check/search/session.ts';
 import { shardFingerprints } from '../src/check/distributed/shard.ts';
-import { allToOne, randomSystem, tokenRing } from './fixtures-check/models.ts';
-import { randomActors } from './fixtures-check/random-actors.ts';
-import { DelayedStore } from './fixtures-check/exchange-harness.ts';
+import { allToOne, randomSystem, tokenRing } from './fixtures/check/models.ts';
+import { randomActors } from './fixtures/check/random-actors.ts';
+import { DelayedStore } from './fixtures/check/exchange-harness.ts';
 
 interface ShardRun {
   s: Session;

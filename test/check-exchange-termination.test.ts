@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { rng } from '../src/actors/index.ts';
 import { Termination } from '../src/check/distributed/exchange-termination.ts';
 import { Inbox, Outbox, runTag } from '../src/check/distributed/exchange-transport.ts';
-import { DelayedStore } from './fixtures-check/exchange-harness.ts';
+import { DelayedStore } from './fixtures/check/exchange-harness.ts';
 
 interface Sim {
   /** Every detection, and whether the oracle agreed it was over. */

@@ -5,8 +5,8 @@
 import { describe, expect, it } from 'vitest';
 import { check, checkRun, formatViolation, replaySchedule, type CheckOptions } from '../src/check/index.ts';
 import { progressText } from '../src/cli/progress.ts';
-import { lostUpdate, orderingBug } from './fixtures-check/models.ts';
-import { seededBugs } from './fixtures-check/seeded-bugs.ts';
+import { lostUpdate, orderingBug } from './fixtures/check/models.ts';
+import { seededBugs } from './fixtures/check/seeded-bugs.ts';
 
 interface First {
   search: 'reduced' | 'unreduced';

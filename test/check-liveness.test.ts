@@ -6,7 +6,7 @@ import { setup } from 'xstate';
 import { ScenarioError, defineScenario, eventually, leadsTo, nonProgressCycles, send, type Scenario, type ScenarioDef } from '../src/actors/index.ts';
 import { check, replayLasso } from '../src/check/index.ts';
 import { rally, retry } from '../src/machines/demo/rally.ts';
-import { referenceLiveness, randomCyclicSystem } from './liveness-reference.ts';
+import { referenceLiveness, randomCyclicSystem } from './helpers/liveness-reference.ts';
 
 const bfs = { strategy: 'bfs' as const };
 

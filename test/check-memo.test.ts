@@ -6,8 +6,8 @@ import { StepMemo, apply, enabled, initialWorld, rng, type ApplyResult, type Sce
 import { WorldHasher, fpHex } from '../src/check/index.ts';
 import { contentKeyOf } from '../src/check/search/memo-key.ts';
 import { sameContent } from '../src/actors/same-content.ts';
-import { randomMachineSystem } from './fixtures-check/random-machines.ts';
-import { lostUpdate, machineRing, retryModel } from './fixtures-check/models.ts';
+import { randomMachineSystem } from './fixtures/check/random-machines.ts';
+import { lostUpdate, machineRing, retryModel } from './fixtures/check/models.ts';
 import { buildAirflow } from '../src/machines/airflow/scenario.ts';
 
 /** Counts the hits of a memo. */

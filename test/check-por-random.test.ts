@@ -1,14 +1,14 @@
 // Differential test of the partial-order reduction (stubborn sets + sleep sets +
 // proviso) against the unreduced search, on 240 random actor systems drawn from
-// seeds (test/fixtures-check/random-actors.ts; monitors local to one actor, stateless
+// seeds (test/fixtures/check/random-actors.ts; monitors local to one actor, stateless
 // and two-actor monitors, `readsView` invariants, timers): the reachable quiescent worlds, the
 // violated properties and the first violation reported (property and schedule) are the
 // same with and without it, for dfs and bfs, with symmetry where the system declares it.
 import { describe, expect, it } from 'vitest';
 import type { Scenario } from '../src/actors/index.ts';
 import { check } from '../src/check/index.ts';
-import { exploreSets } from './fixtures-check/explore-sets.ts';
-import { randomActors } from './fixtures-check/random-actors.ts';
+import { exploreSets } from './fixtures/check/explore-sets.ts';
+import { randomActors } from './fixtures/check/random-actors.ts';
 
 /** Systems whose full search passes this many states are skipped (counted), to keep the test fast. */
 const MAX_STATES = 5_000;

@@ -1,5 +1,5 @@
 // The partial-order reduction under symmetry, on cyclic symmetric systems
-// (test/fixtures-check/sym-cyclic.ts): a revisited world may be a permutation of the one
+// (test/fixtures/check/sym-cyclic.ts): a revisited world may be a permutation of the one
 // first met, so the sleep-set mark (one bit per enabled step's position) cannot be read.
 // Under symmetry the checker runs stubborn sets without sleep sets (src/check/explore.ts,
 // `sleepSets`). Against the search without reduction (symmetry on in both): the reduced
@@ -14,7 +14,7 @@
 import { describe, expect, it } from 'vitest';
 import type { World } from '../src/actors/index.ts';
 import { WorldHasher, check, fpHex } from '../src/check/index.ts';
-import { symCyclic } from './fixtures-check/sym-cyclic.ts';
+import { symCyclic } from './fixtures/check/sym-cyclic.ts';
 
 /** Systems whose unreduced search passes this many states are skipped (counted), to keep the test fast. */
 const MAX_STATES = 3000;

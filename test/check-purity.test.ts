@@ -5,7 +5,7 @@ import { assign, setup } from 'xstate';
 import { describe, expect, it } from 'vitest';
 import { defineScenario, type Scenario } from '../src/actors/index.ts';
 import { NondeterminismError, check } from '../src/check/index.ts';
-import { lostUpdate } from './fixtures-check/models.ts';
+import { lostUpdate } from './fixtures/check/models.ts';
 
 /**
  * A coin flipped by three senders; the guard reads Math.random(). Three heads in a

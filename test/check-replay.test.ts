@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { Divergence, toPlain } from '../src/actors/index.ts';
 import { check, replaySchedule, toTraceFile, type TraceFile } from '../src/check/index.ts';
-import { lostUpdate, orderingBug } from './fixtures-check/models.ts';
+import { lostUpdate, orderingBug } from './fixtures/check/models.ts';
 
 describe('replay', () => {
   it('reproduces a saved counterexample through a trace file JSON round trip', async () => {

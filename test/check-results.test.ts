@@ -4,7 +4,7 @@
 // fingerprint collision risk is reported as TLC does.
 import { describe, expect, it } from 'vitest';
 import { check, collisionProbability, expectHolds, shrinkSchedule, toTraceFile } from '../src/check/index.ts';
-import { lostUpdate, orderingBug } from './fixtures-check/models.ts';
+import { lostUpdate, orderingBug } from './fixtures/check/models.ts';
 
 describe('expectHolds', () => {
   it('fails on a search cut by a budget, and on sampling, unless the caller allows it', async () => {

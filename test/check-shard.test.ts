@@ -7,8 +7,8 @@ import { describe, expect, it } from 'vitest';
 import { apply, enabled, initialWorld, type Scenario, type World } from '../src/actors/index.ts';
 import { WorldHasher, check, fpHex, replaySchedule, type CheckOptions, type CheckResult } from '../src/check/index.ts';
 import { families } from '../src/machines/catalog.ts';
-import { independentPairs, lostUpdate, orderingBug } from './fixtures-check/models.ts';
-import { randomActors } from './fixtures-check/random-actors.ts';
+import { independentPairs, lostUpdate, orderingBug } from './fixtures/check/models.ts';
+import { randomActors } from './fixtures/check/random-actors.ts';
 import { AncestryClasses, dealByAncestry, dealPartition } from '../src/check/distributed/shard-deal.ts';
 
 interface Explored {

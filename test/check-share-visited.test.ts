@@ -9,10 +9,10 @@ import { rng, type Scenario } from '../src/actors/index.ts';
 import { check, replaySchedule } from '../src/check/index.ts';
 import { CLAIM_WORDS, MAX_BATCH, decodeBatches, encodeBatch } from '../src/check/distributed/claims-log.ts';
 import { families } from '../src/machines/catalog.ts';
-import { allToOne, randomSystem, tokenRing } from './fixtures-check/models.ts';
-import { randomActors } from './fixtures-check/random-actors.ts';
-import { randomMachineSystem } from './fixtures-check/random-machines.ts';
-import { runClaimsShards, type Adversary } from './fixtures-check/claims-harness.ts';
+import { allToOne, randomSystem, tokenRing } from './fixtures/check/models.ts';
+import { randomActors } from './fixtures/check/random-actors.ts';
+import { randomMachineSystem } from './fixtures/check/random-machines.ts';
+import { runClaimsShards, type Adversary } from './fixtures/check/claims-harness.ts';
 import { Session } from '../src/check/search/session.ts';
 import { runPrefix } from '../src/check/distributed/shard.ts';
 

@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { parseTraceText } from '../src/report/index.ts';
-import { cli, cliInterrupted, scratchDir } from './cli-helpers.ts';
-import { lostUpdateTrace } from './report-fixtures.ts';
+import { cli, cliInterrupted, scratchDir } from './helpers/cli.ts';
+import { lostUpdateTrace } from './helpers/report-traces.ts';
 
 const dir = scratchDir();
 const run = (...args: string[]) => cli(args, { cwd: dir });

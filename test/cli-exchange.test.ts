@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cli, runMain, scratchDir, startCli } from './cli-helpers.ts';
+import { cli, runMain, scratchDir, startCli } from './helpers/cli.ts';
 
 const run = runMain;
 

@@ -6,7 +6,7 @@ import { chmodSync, existsSync, linkSync, mkdirSync, readFileSync, readdirSync, 
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { BIN, scratchDir, runMain } from './cli-helpers.ts';
+import { BIN, scratchDir, runMain } from './helpers/cli.ts';
 
 const TS = fileURLToPath(new URL('./fixtures/user-scenarios/election.ts', import.meta.url));
 

@@ -5,7 +5,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { resolveShard } from '../src/cli/shard-env.ts';
-import { cli, runMain, scratchDir, startCli } from './cli-helpers.ts';
+import { cli, runMain, scratchDir, startCli } from './helpers/cli.ts';
 
 const run = runMain;
 

@@ -8,12 +8,12 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { fingerprintDigest } from '../src/check/index.ts';
-import { cli, runMain, scratchDir, startCli } from './cli-helpers.ts';
+import { cli, runMain, scratchDir, startCli } from './helpers/cli.ts';
 
 const run = runMain;
 const lines = (path: string) => readFileSync(path, 'utf8').split('\n').filter(Boolean);
 const json = (path: string) => JSON.parse(readFileSync(path, 'utf8'));
-const RANDOM = join(import.meta.dirname, 'fixtures-check', 'random-scenarios.ts');
+const RANDOM = join(import.meta.dirname, 'fixtures', 'check', 'random-scenarios.ts');
 
 /** sha256 of a set of 16-digit hex fingerprints, as a result file's fingerprintDigest. */
 const digestOf = (hex: Iterable<string>) => fingerprintDigest(BigUint64Array.from([...new Set(hex)].map((x) => BigInt(`0x${x}`))).sort());

@@ -7,8 +7,8 @@ import { spawnSync } from 'node:child_process';
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { BIN, scratchDir } from './cli-helpers.ts';
-import { lostUpdateTrace } from './report-fixtures.ts';
+import { BIN, scratchDir } from './helpers/cli.ts';
+import { lostUpdateTrace } from './helpers/report-traces.ts';
 
 const dir = scratchDir();
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

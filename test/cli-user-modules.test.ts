@@ -11,8 +11,8 @@ import { runLive } from '../src/live/runner.ts';
 import { liveTraceFile } from 'interleave/live';
 import { initialFingerprint, resolveSource } from '../src/check/distributed/swarm.ts';
 import { importModule } from '../src/check/load-module.ts';
-import { cli, scratchDir, runMain } from './cli-helpers.ts';
-import { blocksOf } from './doc-blocks.ts';
+import { cli, scratchDir, runMain } from './helpers/cli.ts';
+import { blocksOf } from './helpers/doc-blocks.ts';
 import { election, electionFamily } from './fixtures/user-scenarios/election.ts';
 
 const FIX = fileURLToPath(new URL('./fixtures/user-scenarios/', import.meta.url));

@@ -8,7 +8,7 @@ import { checkDeterminism, drive, randomChooser, replay, trace$ } from '../src/a
 import { canonicalJson } from '../src/actors/serialize.ts';
 import { deriveSeed, rng, rngFromState } from '../src/actors/prng.ts';
 import { pingPong } from '../src/machines/demo/ping-pong.ts';
-import { impure, recorder, sender, store, timekeeper } from './fixtures/machines.ts';
+import { impure, recorder, sender, store, timekeeper } from './fixtures/actors/machines.ts';
 
 /** A system with real choices: two senders, timers, a store with fault outcomes, crashes and drops. */
 function busy(): Scenario {

@@ -3,14 +3,14 @@
 // earlier blocks saved) and imported. A block that should not run says so
 // (```ts no-run: reason); a block that fails to run, or prints something other than
 // the `text output` block after it shows, fails its test. Vitest files shown in the
-// docs (file=*.test.ts) register their tests here. See test/doc-blocks.ts.
+// docs (file=*.test.ts) register their tests here. See test/helpers/doc-blocks.ts.
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { format } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
-import { blockFileName, blocksOf, isShell, missingOutput, readBlocks, shellCommands, userDocs, type DocBlock } from './doc-blocks.ts';
+import { blockFileName, blocksOf, isShell, missingOutput, readBlocks, shellCommands, userDocs, type DocBlock } from './helpers/doc-blocks.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 // Inside the repository, so that `import … from 'interleave'` resolves to this package.

@@ -4,7 +4,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { userDocs } from './doc-blocks.ts';
+import { userDocs } from './helpers/doc-blocks.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const docs = [...userDocs(root), 'examples/README.md', 'CONTRIBUTING.md'];

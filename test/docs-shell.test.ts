@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { main } from '../src/cli/main.ts';
 import type { Io } from '../src/cli/io.ts';
 import { styleFor } from '../src/report/style.ts';
-import { userDocs } from './doc-blocks.ts';
+import { userDocs } from './helpers/doc-blocks.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const SHELL = /^(sh|bash|shell|console)$/;

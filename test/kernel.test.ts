@@ -9,8 +9,8 @@ import { canonicalJson } from '../src/actors/serialize.ts';
 import { rng } from '../src/actors/prng.ts';
 import { queryOf } from '../src/actors/query.ts';
 import type { Step, TraceEvent, World } from '../src/actors/types.ts';
-import { alarm, badGuard, finisher, picky, recorder, sender, store, talker, timekeeper } from './fixtures/machines.ts';
-import { explore } from './fixtures/explore.ts';
+import { alarm, badGuard, finisher, picky, recorder, sender, store, talker, timekeeper } from './fixtures/actors/machines.ts';
+import { explore } from './fixtures/actors/explore.ts';
 
 const first: Chooser = (_w, steps) => steps[0];
 

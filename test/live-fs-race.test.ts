@@ -1,5 +1,5 @@
 // The filesystem object store against a concurrent attacker: a child process
-// (live-fs-flipper.child.mjs) flips a directory inside the root between a real
+// (test/helpers/fs-flipper.child.mjs) flips a directory inside the root between a real
 // directory and symlinks to outside, and objects between files, symlinks and hard
 // links to secrets outside, while the store runs 10,000 puts, gets, heads, lists
 // and deletes through the flipping paths. Nothing may be written, created or
@@ -13,7 +13,7 @@ import type { Message } from '../src/actors/types.ts';
 import { HANDLE_RELATIVE } from '../src/storage/live/confined-dir.ts';
 import { FsObjectStore } from '../src/storage/live/index.ts';
 
-const CHILD = join(import.meta.dirname, 'live-fs-flipper.child.mjs');
+const CHILD = join(import.meta.dirname, 'helpers', 'fs-flipper.child.mjs');
 const OPS = 10_000;
 let base: string | undefined;
 let child: ChildProcess | undefined;

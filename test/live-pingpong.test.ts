@@ -9,7 +9,7 @@ import { simulate } from '../src/actors/simulate.ts';
 import { canonicalJson } from '../src/actors/serialize.ts';
 import type { RecordedEvent, TraceEvent } from '../src/actors/types.ts';
 import { pingPong, pinger } from '../src/machines/demo/ping-pong.ts';
-import { picky, slowPonger } from './fixtures/machines.ts';
+import { picky, slowPonger } from './fixtures/actors/machines.ts';
 
 /** What must match across modes: kinds, actors, messages, timer ids; not steps, times or ticks. */
 function shape(events: readonly TraceEvent[]): string[] {

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { parseParams } from '../src/actors/index.ts';
 import { families } from '../src/machines/catalog.ts';
 import { activePaths, chartMermaid, chartOf, layoutChart, scenarioCharts, statelyJson, takenTransitions, type ChartLayout } from '../src/report/charts/index.ts';
-import { runMain } from './cli-helpers.ts';
+import { runMain } from './helpers/cli.ts';
 
 const door = setup({ guards: { locked: () => false, keyFits: () => true } }).createMachine({
   id: 'door',

@@ -9,7 +9,7 @@ import { copyFileSync, existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REPO, installTarball, pack, removeConsumer, tarballFiles, type Consumer } from './pack-helpers.ts';
+import { REPO, installTarball, pack, removeConsumer, tarballFiles, type Consumer } from './helpers/pack.ts';
 
 const FIXTURE = fileURLToPath(new URL('./fixtures/consumer/', import.meta.url));
 const LIVE_FIXTURE = fileURLToPath(new URL('./fixtures/consumer-live/', import.meta.url));

@@ -2,7 +2,7 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { diffSchedules, fileView, formatHtml, formatMermaid, formatSteps, formatText, mermaidText, scriptSafeJson } from '../src/report/index.ts';
-import { lostUpdateTrace } from './report-fixtures.ts';
+import { lostUpdateTrace } from './helpers/report-traces.ts';
 
 const f = lostUpdateTrace({ passing: true });
 

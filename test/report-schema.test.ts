@@ -4,7 +4,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_TRACE_LIMITS, EVENT_KINDS, RenderTooLargeError, formatHtml, formatMermaid, formatText, parseTraceBytes, parseTraceLimits, parseTraceText, scriptSafeJson, traceJsonSchema, validateTraceFile, type TraceFileData, type TraceLimits } from '../src/report/index.ts';
-import { lostUpdateTrace } from './report-fixtures.ts';
+import { lostUpdateTrace } from './helpers/report-traces.ts';
 
 const good = (): any => JSON.parse(JSON.stringify(lostUpdateTrace({ passing: true })));
 

@@ -4,7 +4,7 @@ import { setup } from 'xstate';
 import { describe, expect, it } from 'vitest';
 import { defineScenario, drive, formatStateValue, send, type Step } from '../src/actors/index.ts';
 import { fileView, formatMermaid, formatSteps, stateAfter, stateChange, viewerData, type TraceFileData } from '../src/report/index.ts';
-import { runTraceFile } from './report-fixtures.ts';
+import { runTraceFile } from './helpers/report-traces.ts';
 
 describe('stateChange', () => {
   it('keeps a change outside parallel states whole', () => {

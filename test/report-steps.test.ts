@@ -4,7 +4,7 @@ import { setup } from 'xstate';
 import { describe, expect, it } from 'vitest';
 import { defineScenario, drive, enabled, send, type Step } from '../src/actors/index.ts';
 import { fileView, formatMermaid, formatSteps, formatText, type TraceFileData } from '../src/report/index.ts';
-import { runTraceFile } from './report-fixtures.ts';
+import { runTraceFile } from './helpers/report-traces.ts';
 
 // A sender that pings twice on a timer; a receiver that only knows `ping`.
 const sender = setup({}).createMachine({

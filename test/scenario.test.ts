@@ -5,7 +5,7 @@ import { createMachine } from 'xstate';
 import { ScenarioError, defineScenario, type ScenarioDef } from '../src/actors/scenario.ts';
 import { apply, enabled, initialWorld, inputStep } from '../src/actors/kernel.ts';
 import { send } from '../src/actors/dsl.ts';
-import { recorder, sender, store } from './fixtures/machines.ts';
+import { recorder, sender, store } from './fixtures/actors/machines.ts';
 
 const ok: ScenarioDef = { name: 'ok', actors: { a: sender, r: recorder, s: store }, start: [{ to: 'a', msg: { type: 'go' } }] };
 

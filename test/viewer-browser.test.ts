@@ -11,8 +11,8 @@ import { pathToFileURL } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatHtml } from '../src/report/index.ts';
-import { lostUpdateTrace } from './report-fixtures.ts';
-import { runMain } from './cli-helpers.ts';
+import { lostUpdateTrace } from './helpers/report-traces.ts';
+import { runMain } from './helpers/cli.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 const SCRIPT = '<script>window.__pwned = 1</script>';

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { replayTraceFile, type Scenario } from 'interleave';
 import { familySource, lostUpdate, pingPong } from 'interleave/machines';
 import { toBeViolatedBy, toHoldUnder } from 'interleave/vitest';
-import { cli, scratchDir } from './cli-helpers.ts';
+import { cli, scratchDir } from './helpers/cli.ts';
 
 describe('toHoldUnder', () => {
   it('passes on a complete exploration with no violation', async () => {

@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 
-const CHILD = join(import.meta.dirname, 'world-codec.child.mjs');
+const CHILD = join(import.meta.dirname, 'helpers', 'world-codec.child.mjs');
 const dir = mkdtempSync(join(tmpdir(), 'interleave-codec-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

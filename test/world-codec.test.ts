@@ -17,10 +17,10 @@ import { createWorldCodec, WorldCodecError, type WorldCodec } from '../src/check
 import { ValueWriter } from '../src/check/codec/value-encode.ts';
 import { ValueReader } from '../src/check/codec/value-decode.ts';
 import { objectStore, scriptClient, s3Get, s3List, s3Put, s3Delete, taskStateStore, tsGet, tsSet, type TaskScope } from '../src/storage/index.ts';
-import { randomSystem } from './fixtures-check/models.ts';
-import { reach } from './fixtures-check/reach.ts';
-import { randomActors } from './fixtures-check/random-actors.ts';
-import { randomMachineSystem } from './fixtures-check/random-machines.ts';
+import { randomSystem } from './fixtures/check/models.ts';
+import { reach } from './fixtures/check/reach.ts';
+import { randomActors } from './fixtures/check/random-actors.ts';
+import { randomMachineSystem } from './fixtures/check/random-machines.ts';
 
 /**
  * What a world does next: its steps, and per step the successor's fingerprint and the hash

@@ -10,8 +10,8 @@ import { apply, enabled, initialWorld } from '../src/actors/kernel.ts';
 import { toPlain } from '../src/actors/serialize.ts';
 import type { Scenario } from '../src/actors/scenario.ts';
 import type { Step, TraceEvent, World } from '../src/actors/types.ts';
-import { finisher, notes, picky, recorder, talker, timekeeper } from './fixtures/machines.ts';
-import { diffCases } from './fixtures/differential.ts';
+import { finisher, notes, picky, recorder, talker, timekeeper } from './fixtures/actors/machines.ts';
+import { diffCases } from './fixtures/actors/xstate-diff-cases.ts';
 
 function stepById(sc: Scenario, w: World, id: string): Step {
   const s = enabled(sc, w).find((x) => x.id === id);

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export const REPO = fileURLToPath(new URL('..', import.meta.url));
+export const REPO = fileURLToPath(new URL('../..', import.meta.url));
 
 interface LockEntry {
   version?: string;

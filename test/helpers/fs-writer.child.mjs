@@ -5,7 +5,7 @@ import { register } from 'tsx/esm/api';
 import { createHash } from 'node:crypto';
 
 register();
-const { FsObjectStore } = await import('../src/storage/live/fs-object-store.ts');
+const { FsObjectStore } = await import('../../src/storage/live/fs-object-store.ts');
 const [root, seedArg] = process.argv.slice(2);
 const store = new FsObjectStore(root);
 let x = Number(seedArg) >>> 0 || 1;

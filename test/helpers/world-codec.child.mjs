@@ -9,14 +9,14 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createHash } from 'node:crypto';
-import { registerSource } from '../scripts/source-loader.mjs';
+import { registerSource } from '../../scripts/source-loader.mjs';
 
 registerSource();
-const { families } = await import('../src/machines/catalog.ts');
-const { apply, enabled, parseParams } = await import('../src/actors/index.ts');
-const { WorldHasher, fpHex } = await import('../src/check/fingerprint/fingerprint.ts');
-const { createWorldCodec } = await import('../src/check/codec/world-codec.ts');
-const { reach } = await import('./fixtures-check/reach.ts');
+const { families } = await import('../../src/machines/catalog.ts');
+const { apply, enabled, parseParams } = await import('../../src/actors/index.ts');
+const { WorldHasher, fpHex } = await import('../../src/check/fingerprint/fingerprint.ts');
+const { createWorldCodec } = await import('../../src/check/codec/world-codec.ts');
+const { reach } = await import('../fixtures/check/reach.ts');
 
 const [mode, dir, casesJson] = process.argv.slice(2);
 const cases = JSON.parse(casesJson);

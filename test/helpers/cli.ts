@@ -4,11 +4,11 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { main } from '../src/cli/main.ts';
-import type { Io } from '../src/cli/io.ts';
-import { plain } from '../src/report/style.ts';
+import { main } from '../../src/cli/main.ts';
+import type { Io } from '../../src/cli/io.ts';
+import { plain } from '../../src/report/style.ts';
 
-export const BIN = fileURLToPath(new URL('../bin/interleave.js', import.meta.url));
+export const BIN = fileURLToPath(new URL('../../bin/interleave.js', import.meta.url));
 
 export interface CliResult {
   readonly code: number | null;
