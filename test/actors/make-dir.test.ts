@@ -5,9 +5,9 @@ import { existsSync, mkdtempSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { makeDir } from '../src/actors/make-dir.ts';
-import { FsObjectStore } from '../src/storage/live/index.ts';
-import { runMain } from './helpers/cli.ts';
+import { makeDir } from '../../src/actors/make-dir.ts';
+import { FsObjectStore } from '../../src/storage/live/index.ts';
+import { runMain } from '../helpers/cli.ts';
 
 describe('makeDir', () => {
   it('creates missing parents, accepts an existing directory, and throws under a file', () => {

@@ -2,10 +2,10 @@
 // says what to write instead; so does a system that misbehaves at run time.
 import { describe, expect, it } from 'vitest';
 import { createMachine } from 'xstate';
-import { ScenarioError, defineScenario, type ScenarioDef } from '../src/actors/scenario.ts';
-import { apply, enabled, initialWorld, inputStep } from '../src/actors/kernel.ts';
-import { send } from '../src/actors/dsl.ts';
-import { recorder, sender, store } from './fixtures/actors/machines.ts';
+import { ScenarioError, defineScenario, type ScenarioDef } from '../../src/actors/scenario.ts';
+import { apply, enabled, initialWorld, inputStep } from '../../src/actors/kernel.ts';
+import { send } from '../../src/actors/dsl.ts';
+import { recorder, sender, store } from '../fixtures/actors/machines.ts';
 
 const ok: ScenarioDef = { name: 'ok', actors: { a: sender, r: recorder, s: store }, start: [{ to: 'a', msg: { type: 'go' } }] };
 

@@ -4,14 +4,14 @@
 import { describe, expect, it, beforeEach } from 'vitest';
 import fc from 'fast-check';
 import { assign, createMachine, fromPromise, initialTransition, sendTo, setup, spawnChild, transition, type AnyMachineSnapshot } from 'xstate';
-import { MachineStepper, isAddressStub, type CollectedAction } from '../src/actors/xstate-adapter.ts';
-import { ScenarioError, defineScenario } from '../src/actors/scenario.ts';
-import { apply, enabled, initialWorld } from '../src/actors/kernel.ts';
-import { toPlain } from '../src/actors/serialize.ts';
-import type { Scenario } from '../src/actors/scenario.ts';
-import type { Step, TraceEvent, World } from '../src/actors/types.ts';
-import { finisher, notes, picky, recorder, talker, timekeeper } from './fixtures/actors/machines.ts';
-import { diffCases } from './fixtures/actors/xstate-diff-cases.ts';
+import { MachineStepper, isAddressStub, type CollectedAction } from '../../src/actors/xstate-adapter.ts';
+import { ScenarioError, defineScenario } from '../../src/actors/scenario.ts';
+import { apply, enabled, initialWorld } from '../../src/actors/kernel.ts';
+import { toPlain } from '../../src/actors/serialize.ts';
+import type { Scenario } from '../../src/actors/scenario.ts';
+import type { Step, TraceEvent, World } from '../../src/actors/types.ts';
+import { finisher, notes, picky, recorder, talker, timekeeper } from '../fixtures/actors/machines.ts';
+import { diffCases } from '../fixtures/actors/xstate-diff-cases.ts';
 
 function stepById(sc: Scenario, w: World, id: string): Step {
   const s = enabled(sc, w).find((x) => x.id === id);
