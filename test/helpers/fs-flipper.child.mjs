@@ -1,4 +1,4 @@
-// Child process for test/live-fs-race.test.ts: the attacker. Inside the store's
+// Child process for test/storage/live/fs-race.test.ts: the attacker. Inside the store's
 // root it keeps flipping, as fast as it can until killed,
 // - the directory `d` between a real directory (parked as `parked-<n>` meanwhile)
 //   and symlinks to a directory outside the root (absolute and relative) or to the

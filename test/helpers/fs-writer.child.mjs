@@ -1,4 +1,4 @@
-// Child process for test/live-fs-kills.test.ts: puts self-verifying objects into a
+// Child process for test/storage/live/fs-kills.test.ts: puts self-verifying objects into a
 // filesystem object store forever (several puts in flight), printing each key once
 // its put is acknowledged. The test SIGKILLs it at random moments.
 import { register } from 'tsx/esm/api';

@@ -9,11 +9,11 @@ import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Message } from '../src/actors/types.ts';
-import { HANDLE_RELATIVE } from '../src/storage/live/confined-dir.ts';
-import { FsObjectStore } from '../src/storage/live/index.ts';
+import type { Message } from '../../../src/actors/types.ts';
+import { HANDLE_RELATIVE } from '../../../src/storage/live/confined-dir.ts';
+import { FsObjectStore } from '../../../src/storage/live/index.ts';
 
-const CHILD = join(import.meta.dirname, 'helpers', 'fs-flipper.child.mjs');
+const CHILD = join(import.meta.dirname, '..', '..', 'helpers', 'fs-flipper.child.mjs');
 const OPS = 10_000;
 let base: string | undefined;
 let child: ChildProcess | undefined;

@@ -1,5 +1,5 @@
 // Exact replays of attacker schedules against the filesystem object store. The
-// flipping attacker of live-fs-race.test.ts finds races by chance; a schedule it
+// flipping attacker of fs-race.test.ts finds races by chance; a schedule it
 // once found is replayed here step by step, with the attacker's moves run at fixed
 // points between the store's own filesystem calls (node:fs is wrapped so that a move
 // runs just before the store's next `fstatSync` or `lstatSync`).
@@ -7,8 +7,8 @@ import { linkSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { HANDLE_RELATIVE } from '../src/storage/live/confined-dir.ts';
-import { FsObjectStore } from '../src/storage/live/index.ts';
+import { HANDLE_RELATIVE } from '../../../src/storage/live/confined-dir.ts';
+import { FsObjectStore } from '../../../src/storage/live/index.ts';
 
 /** Attacker moves, each run once just before the store's next call of that function. */
 const moves = vi.hoisted(() => ({ fstatSync: [] as (() => void)[], lstatSync: [] as (() => void)[] }));

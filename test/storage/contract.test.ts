@@ -7,8 +7,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { apply, defineScenario, enabled, initialWorld, inputStep, type ReducerLogic, type World } from '../src/actors/index.ts';
-import type { Message } from '../src/actors/types.ts';
+import { apply, defineScenario, enabled, initialWorld, inputStep, type ReducerLogic, type World } from '../../src/actors/index.ts';
+import type { Message } from '../../src/actors/types.ts';
 import {
   ErrorCode,
   NO_STORAGE_FOUND,
@@ -35,8 +35,8 @@ import {
   tsSet,
   type MissingKeyAnswer,
   type TaskScope,
-} from '../src/storage/index.ts';
-import { FsDocumentStore, FsObjectStore, ObjectTaskStateStore, SqliteTaskStateStore } from '../src/storage/live/index.ts';
+} from '../../src/storage/index.ts';
+import { FsDocumentStore, FsObjectStore, ObjectTaskStateStore, SqliteTaskStateStore } from '../../src/storage/live/index.ts';
 
 type Call = (msg: Message) => Promise<Message>;
 interface Backend {
