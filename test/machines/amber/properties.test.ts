@@ -1,11 +1,11 @@
 // The monitors are not vacuous: fed the event sequences of known bugs they fail with
 // the property's message, and fed a correct run's trace they stay quiet.
 import { describe, expect, it } from 'vitest';
-import { queryOf, type MonitorDef, type TraceEvent } from '../src/actors/index.ts';
-import { portBase, stateUri } from '../src/machines/amber/messages.ts';
-import { amberProperties } from '../src/machines/amber/properties.ts';
-import { DEFAULT_PARAMS, amberScenario, workflowOf, type AmberParams } from '../src/machines/amber/scenario.ts';
-import { runOnce } from './helpers/amber.ts';
+import { queryOf, type MonitorDef, type TraceEvent } from '../../../src/actors/index.ts';
+import { portBase, stateUri } from '../../../src/machines/amber/messages.ts';
+import { amberProperties } from '../../../src/machines/amber/properties.ts';
+import { DEFAULT_PARAMS, amberScenario, workflowOf, type AmberParams } from '../../../src/machines/amber/scenario.ts';
+import { runOnce } from '../../helpers/amber.ts';
 
 function monitor(name: string, p: Partial<AmberParams> = {}): MonitorDef {
   const params = { ...DEFAULT_PARAMS, design: 'read-at-endchannel' as const, designChecks: true, ...p };

@@ -3,10 +3,10 @@
 // try's leftovers), and a kill does not hide a violation of the next try; INV-12 keeps
 // a callback allowance of 1 as an absent entry and still catches a callback too many.
 import { describe, expect, it } from 'vitest';
-import type { MonitorDef, TraceEvent, WorldQuery } from '../src/actors/index.ts';
-import { configOf, type AirflowConfig } from '../src/machines/airflow/config.ts';
-import { airflowProperties } from '../src/machines/airflow/properties.ts';
-import { pmap } from '../src/machines/airflow/pstore.ts';
+import type { MonitorDef, TraceEvent, WorldQuery } from '../../../src/actors/index.ts';
+import { configOf, type AirflowConfig } from '../../../src/machines/airflow/config.ts';
+import { airflowProperties } from '../../../src/machines/airflow/properties.ts';
+import { pmap } from '../../../src/machines/airflow/pstore.ts';
 
 const out = (msg: Record<string, unknown>): TraceEvent => ({ kind: 'output', from: 'task', msg: msg as any });
 const req = (msg: Record<string, unknown>): TraceEvent => ({ kind: 'send', from: 'task', to: 'supervisor', msg: msg as any });

@@ -3,14 +3,14 @@
 // interleaving, and the hazards the checker must find (H1, H2, H6) as documented,
 // expected findings with the property each breaks.
 import { describe, expect, it } from 'vitest';
-import { check } from '../src/check/index.ts';
-import { apply, enabled, initialWorld, queryOf, rng, type World } from '../src/actors/index.ts';
-import { buildAirflow } from '../src/machines/airflow/scenario.ts';
-import { parseOutcomes, type AirflowConfig } from '../src/machines/airflow/config.ts';
-import { killWindow } from '../src/machines/airflow/round-writer.ts';
-import { storedEntries, prefixLength } from '../src/machines/airflow/properties.ts';
-import { batchKey } from '../src/machines/airflow/config.ts';
-import type { TaskCtx } from '../src/machines/airflow/attempt.ts';
+import { check } from '../../../src/check/index.ts';
+import { apply, enabled, initialWorld, queryOf, rng, type World } from '../../../src/actors/index.ts';
+import { buildAirflow } from '../../../src/machines/airflow/scenario.ts';
+import { parseOutcomes, type AirflowConfig } from '../../../src/machines/airflow/config.ts';
+import { killWindow } from '../../../src/machines/airflow/round-writer.ts';
+import { storedEntries, prefixLength } from '../../../src/machines/airflow/properties.ts';
+import { batchKey } from '../../../src/machines/airflow/config.ts';
+import type { TaskCtx } from '../../../src/machines/airflow/attempt.ts';
 
 const LONG = 900_000;
 const exhaustive = (over: Partial<AirflowConfig>) => check(buildAirflow(over), { strategy: 'dfs', maxStates: 5_000_000, shrink: false });

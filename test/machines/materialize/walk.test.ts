@@ -3,13 +3,13 @@
 // of the pool answering what the inline walk answers (invariant 1, property-based).
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { addHold, allowCompaction, arrangement, dropHold, gate, maintain, compactionFrontier } from '../src/machines/materialize/trace.ts';
-import { drainOkIterator, referenceAnswer, sameResponse, scanErrsForError, walk } from '../src/machines/materialize/walk.ts';
-import { poolMachine } from '../src/machines/materialize/pool.ts';
-import { MachineStepper } from '../src/actors/xstate-adapter.ts';
-import { CHECK_COSTS, lookup, rows, scan } from '../src/machines/materialize/config.ts';
-import type { PeekResponse, PeekSpec, StashConfig, Update } from '../src/machines/materialize/types.ts';
-import type { Message } from '../src/actors/types.ts';
+import { addHold, allowCompaction, arrangement, dropHold, gate, maintain, compactionFrontier } from '../../../src/machines/materialize/trace.ts';
+import { drainOkIterator, referenceAnswer, sameResponse, scanErrsForError, walk } from '../../../src/machines/materialize/walk.ts';
+import { poolMachine } from '../../../src/machines/materialize/pool.ts';
+import { MachineStepper } from '../../../src/actors/xstate-adapter.ts';
+import { CHECK_COSTS, lookup, rows, scan } from '../../../src/machines/materialize/config.ts';
+import type { PeekResponse, PeekSpec, StashConfig, Update } from '../../../src/machines/materialize/types.ts';
+import type { Message } from '../../../src/actors/types.ts';
 
 const OFF: StashConfig = { enabled: false, threshold: 10 * 1024 };
 

@@ -2,11 +2,11 @@
 // expected counts of writes, reads, runs and callbacks. Seeded choices among the
 // normal steps; faults injected at the point each scenario names.
 import { describe, expect, it } from 'vitest';
-import { MARKER_KEY, batchKey } from '../src/machines/airflow/config.ts';
-import { killWindow } from '../src/machines/airflow/round-writer.ts';
+import { MARKER_KEY, batchKey } from '../../../src/machines/airflow/config.ts';
+import { killWindow } from '../../../src/machines/airflow/round-writer.ts';
 import {
   deliverStep, endOf, markers, outsOf, problems, reads, runAirflow, runScenario as runAirflowWith, runner, runs, scenario, stored, successCallbacks, writes,
-} from './helpers/airflow.ts';
+} from '../../helpers/airflow.ts';
 
 const isTask = (s: any, sc: any) => s.kind === 'crash' && s.actor === sc.index.get('task');
 

@@ -1,7 +1,7 @@
 // The fidelity table's builder on its cheapest rows (Airflow at N = 1,000):
 // every row is complete, and the exact checkpoint counts the source states hold.
 import { describe, expect, it } from 'vitest';
-import { fidelityTable } from '../bench/fidelity-rows.ts';
+import { fidelityTable } from '../../bench/fidelity-rows.ts';
 
 describe('fidelity table (quick, airflow only)', () => {
   it('has one well-formed row per figure, and the Airflow exact counts hold', async () => {
@@ -34,7 +34,7 @@ describe('fidelity table (quick, airflow only)', () => {
 
 describe('fidelity table: the Amber rows (counts and bytes, from fault-free runs)', () => {
   it("reproduces the source's loop counts exactly, D0's state row to the byte, and D0/D2 = (8/3)(k+1) within 5%", async () => {
-    const { amberByteRows, amberCountRows } = await import('../bench/fidelity-amber.ts');
+    const { amberByteRows, amberCountRows } = await import('../../bench/fidelity-amber.ts');
     const counts = amberCountRows();
     expect(counts.map((r) => [r.figure, r.interleave])).toEqual([
       ['single loop: LE.out rows / LS runs / jumps / LE reads of R_in', '3 / 3 / 2 / 3'],
@@ -56,7 +56,7 @@ describe('fidelity table: the Amber rows (counts and bytes, from fault-free runs
 
 describe('fidelity table: Materialize cap saturation (trends, as the source states them)', () => {
   it('the capped share more than doubles when the load doubles, and the offload p99 converges to inline', async () => {
-    const { capSaturationRows } = await import('../bench/fidelity-rows.ts');
+    const { capSaturationRows } = await import('../../bench/fidelity-rows.ts');
     const rows = capSaturationRows();
     expect(rows.map((r) => r.tolerance)).toEqual(['trend: more than doubles', 'trend: rises to ≥ 0.9']);
     const [share, tail] = rows.map((r) => r.interleave.split(' → ').map((x) => Number.parseFloat(x))) as [number[], number[]];

@@ -3,11 +3,11 @@
 // waiter's timer, fenced writes. The correct model holds completely; without the
 // lease LEASE-1 breaks, and with a store that does not fence LEASE-2 breaks.
 import { describe, expect, it } from 'vitest';
-import { check } from '../src/check/index.ts';
-import { ScenarioError } from '../src/actors/index.ts';
-import { buildAirflow } from '../src/machines/airflow/scenario.ts';
-import { configOf, type AirflowConfig } from '../src/machines/airflow/config.ts';
-import { NO_LEASE, fenced, onLease } from '../src/machines/airflow/lease.ts';
+import { check } from '../../../src/check/index.ts';
+import { ScenarioError } from '../../../src/actors/index.ts';
+import { buildAirflow } from '../../../src/machines/airflow/scenario.ts';
+import { configOf, type AirflowConfig } from '../../../src/machines/airflow/config.ts';
+import { NO_LEASE, fenced, onLease } from '../../../src/machines/airflow/lease.ts';
 
 const LONG = 300_000;
 // The tiny fixture: two items, one in flight, two tries, no injected fault.

@@ -4,16 +4,16 @@
 // coordinator's EndWorker retry is an `after` timer of its per-operator region.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { defineScenario, initialWorld, isFailureEvent, queryOf } from '../src/actors/index.ts';
-import { check } from '../src/check/index.ts';
-import { strayDelivery, worldWhere } from './helpers/charts.ts';
-import { coordinatorMachine } from '../src/machines/amber/coordinator.ts';
-import { portBase } from '../src/machines/amber/messages.ts';
-import { DESIGNS } from '../src/machines/amber/operators.ts';
-import { countingEnd, perRowStart } from '../src/machines/amber/user-code.ts';
-import { workerMachine, type OpSpec } from '../src/machines/amber/worker.ts';
-import { amberScenario } from '../src/machines/amber/scenario.ts';
-import { runOnce } from './helpers/amber.ts';
+import { defineScenario, initialWorld, isFailureEvent, queryOf } from '../../../src/actors/index.ts';
+import { check } from '../../../src/check/index.ts';
+import { strayDelivery, worldWhere } from '../../helpers/charts.ts';
+import { coordinatorMachine } from '../../../src/machines/amber/coordinator.ts';
+import { portBase } from '../../../src/machines/amber/messages.ts';
+import { DESIGNS } from '../../../src/machines/amber/operators.ts';
+import { countingEnd, perRowStart } from '../../../src/machines/amber/user-code.ts';
+import { workerMachine, type OpSpec } from '../../../src/machines/amber/worker.ts';
+import { amberScenario } from '../../../src/machines/amber/scenario.ts';
+import { runOnce } from '../../helpers/amber.ts';
 
 describe('unexpected messages to the Amber actors are reported', () => {
   const sc = amberScenario({ design: 'read-at-endchannel', overlapFault: false, start: 'materialized' });
@@ -71,7 +71,7 @@ describe('the charts', () => {
 });
 
 describe('docs/amber.md names every state of the charts', () => {
-  const doc = readFileSync(new URL('../docs/amber.md', import.meta.url), 'utf8');
+  const doc = readFileSync(new URL('../../../docs/amber.md', import.meta.url), 'utf8');
   const section = doc.slice(doc.indexOf('### The worker and coordinator charts'), doc.indexOf("Operators' user code is pure TypeScript"));
   /** State paths down to `depth` levels (parallel regions and sub-charts below that are described in words). */
   const paths = (node: any, prefix: string, depth: number): string[] =>

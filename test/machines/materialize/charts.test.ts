@@ -2,13 +2,13 @@
 // the client's arrivals and answers are chart states, and a message the protocol
 // does not expect where it arrives is unhandled and reported by the kernel.
 import { describe, expect, it } from 'vitest';
-import { check, replaySchedule } from '../src/check/index.ts';
-import { queryOf } from '../src/actors/query.ts';
-import { MachineStepper } from '../src/actors/xstate-adapter.ts';
-import { buildScenario } from '../src/machines/materialize/scenario.ts';
-import * as C from '../src/machines/materialize/cases.ts';
-import { clientMachine } from '../src/machines/materialize/client.ts';
-import { lookup } from '../src/machines/materialize/config.ts';
+import { check, replaySchedule } from '../../../src/check/index.ts';
+import { queryOf } from '../../../src/actors/query.ts';
+import { MachineStepper } from '../../../src/actors/xstate-adapter.ts';
+import { buildScenario } from '../../../src/machines/materialize/scenario.ts';
+import * as C from '../../../src/machines/materialize/cases.ts';
+import { clientMachine } from '../../../src/machines/materialize/client.ts';
+import { lookup } from '../../../src/machines/materialize/config.ts';
 
 describe('materialize charts: unexpected messages are reported, not swallowed', () => {
   it("a Loop reaching a parked worker (no step or unit of work running) is unhandled in state 'parked'", async () => {

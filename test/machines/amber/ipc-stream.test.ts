@@ -4,9 +4,9 @@
 // refused with a reason.
 import { describe, expect, it } from 'vitest';
 import { Table, tableFromIPC, tableToIPC } from 'apache-arrow';
-import { sampleBatch } from '../src/machines/amber/data-channel.ts';
-import { inputTable } from '../src/machines/amber/data.ts';
-import { decodeBatchMessage, encodeBatchMessage } from '../src/machines/amber/ipc-stream.ts';
+import { sampleBatch } from '../../../src/machines/amber/data-channel.ts';
+import { inputTable } from '../../../src/machines/amber/data.ts';
+import { decodeBatchMessage, encodeBatchMessage } from '../../../src/machines/amber/ipc-stream.ts';
 
 const batches = () => [
   sampleBatch({ batchSize: 7, schemaWidth: 3, stringLength: 5 }),
@@ -50,8 +50,8 @@ describe('encodeBatchMessage / decodeBatchMessage', () => {
 
 describe('drive({ record: false })', () => {
   it('keeps no events in the run (onEvent still sees each) and ends in the same world', async () => {
-    const { drive } = await import('../src/actors/index.ts');
-    const { dataChannelScenario } = await import('../src/machines/amber/data-channel.ts');
+    const { drive } = await import('../../../src/actors/index.ts');
+    const { dataChannelScenario } = await import('../../../src/machines/amber/data-channel.ts');
     const sc = dataChannelScenario({ batchSize: 10, schemaWidth: 2, stringLength: 4, batches: 3, warmup: 1, wire: true });
     const kept = drive(sc, (_w, s) => s[0], { detail: false });
     let seen = 0;
