@@ -55,7 +55,7 @@ const cases: C[] = [
   ...both('start recreate', { recreateFault: true, overlapFault: false }),
   ...both('start D0 largeTable', { design: 'table-in-state', largeTable: true }),
   ...both('start reserved init', { reservedTable: 'init' }),
-  // liveness-seeds.test.ts
+  // test/check/liveness/seeds.test.ts
   ['liveness D2', { design: 'read-at-endchannel', liveness: true }],
   ['liveness D1', { design: 'read-at-consume', liveness: true }],
   // bench/checker + bench/amber checker table

@@ -1,4 +1,4 @@
-// Child process for test/world-codec-processes.test.ts: one end of a world exchange.
+// Child process for test/check/codec/world-codec-processes.test.ts: one end of a world exchange.
 //   encode DIR CASES  reaches up to `limit` worlds of each case (a bfs, every step) and
 //                     writes their encodings to DIR/<i>.bin (u32 length, then the bytes)
 //   decode DIR CASES  decodes DIR/<i>.bin with a codec of its own

@@ -2,11 +2,11 @@
 // PCT finds a depth-2 ordering bug that uniform random rarely finds; the swarm
 // spreads runs over worker threads and shards without changing which run fails.
 import { describe, expect, it } from 'vitest';
-import { deriveSeed } from '../src/actors/index.ts';
-import { check, checkRun, estimateK, runOne, type SampleConfig } from '../src/check/index.ts';
-import { lostUpdate, orderingBug } from './fixtures/check/models.ts';
+import { deriveSeed } from '../../../src/actors/index.ts';
+import { check, checkRun, estimateK, runOne, type SampleConfig } from '../../../src/check/index.ts';
+import { lostUpdate, orderingBug } from '../../fixtures/check/models.ts';
 
-const MODELS = new URL('./fixtures/check/models.ts', import.meta.url).pathname;
+const MODELS = new URL('../../fixtures/check/models.ts', import.meta.url).pathname;
 
 describe('random and pct runs', () => {
   it('random finds the lost update, and the failing run replays alone from its seed', async () => {

@@ -4,9 +4,9 @@
 // parent that goes back is refused. The record queue (src/check/record-queue.ts):
 // records come out as they went in, first in first out, and read chunks are dropped.
 import { describe, expect, it } from 'vitest';
-import { rng } from '../src/actors/index.ts';
-import { EntryLog } from '../src/check/search/entry-log.ts';
-import { RecordQueue } from '../src/check/search/record-queue.ts';
+import { rng } from '../../../src/actors/index.ts';
+import { EntryLog } from '../../../src/check/search/entry-log.ts';
+import { RecordQueue } from '../../../src/check/search/record-queue.ts';
 
 describe('EntryLog', () => {
   it('reads back every parent and step position (200,000 seeded entries)', () => {

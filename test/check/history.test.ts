@@ -6,10 +6,10 @@
 // by a full canonical serialisation of every snapshot finds.
 import { assign, createMachine } from 'xstate';
 import { describe, expect, it } from 'vitest';
-import { apply, canonicalJson, defineScenario, enabled, initialWorld, isQuiescent, type Scenario, type World } from '../src/actors/index.ts';
-import { WorldHasher, check, fpHex, runSchedule } from '../src/check/index.ts';
-import { stepViolation } from '../src/check/properties.ts';
-import { randomMachineSystem } from './fixtures/check/random-machines.ts';
+import { apply, canonicalJson, defineScenario, enabled, initialWorld, isQuiescent, type Scenario, type World } from '../../src/actors/index.ts';
+import { WorldHasher, check, fpHex, runSchedule } from '../../src/check/index.ts';
+import { stepViolation } from '../../src/check/properties.ts';
+import { randomMachineSystem } from '../fixtures/check/random-machines.ts';
 
 const reducer = { kind: 'reducer' as const, init: () => 0, receive: (s: number) => ({ state: s, unhandled: true }) };
 

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 
 const calls: string[] = [];
 vi.mock('node:v8', async (orig) => ({ ...(await orig<typeof import('node:v8')>()), setFlagsFromString: (f: string) => void calls.push(f) }));
-const { OLD_GROWTH, leanHeap } = await import('../src/check/search/heap.ts');
+const { OLD_GROWTH, leanHeap } = await import('../../../src/check/search/heap.ts');
 
 afterEach(() => {
   calls.length = 0;

@@ -3,16 +3,16 @@
 // disjoint and together exactly one unreduced search's; a violation is found and its
 // schedule replays from the initial world; budgets and a silent shard stop every shard.
 import { describe, expect, it } from 'vitest';
-import { rng, type Scenario } from '../src/actors/index.ts';
-import { check, replaySchedule, type CheckOptions } from '../src/check/index.ts';
-import { joinRun } from '../src/check/distributed/exchange-dir.ts';
-import { ExchangeSearch } from '../src/check/distributed/exchange-search.ts';
-import { createWorldCodec } from '../src/check/codec/world-codec.ts';
-import { Session } from '../src/check/search/session.ts';
-import { shardFingerprints } from '../src/check/distributed/shard.ts';
-import { allToOne, randomSystem, tokenRing } from './fixtures/check/models.ts';
-import { randomActors } from './fixtures/check/random-actors.ts';
-import { DelayedStore } from './fixtures/check/exchange-harness.ts';
+import { rng, type Scenario } from '../../../src/actors/index.ts';
+import { check, replaySchedule, type CheckOptions } from '../../../src/check/index.ts';
+import { joinRun } from '../../../src/check/distributed/exchange-dir.ts';
+import { ExchangeSearch } from '../../../src/check/distributed/exchange-search.ts';
+import { createWorldCodec } from '../../../src/check/codec/world-codec.ts';
+import { Session } from '../../../src/check/search/session.ts';
+import { shardFingerprints } from '../../../src/check/distributed/shard.ts';
+import { allToOne, randomSystem, tokenRing } from '../../fixtures/check/models.ts';
+import { randomActors } from '../../fixtures/check/random-actors.ts';
+import { DelayedStore } from '../../fixtures/check/exchange-harness.ts';
 
 interface ShardRun {
   s: Session;

@@ -4,10 +4,10 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { check, toTraceFile } from '../src/check/index.ts';
-import { rally } from '../src/machines/demo/rally.ts';
-import { formatHtml, formatMermaid, formatText, validateTraceFile } from '../src/report/index.ts';
-import { cli, scratchDir } from './helpers/cli.ts';
+import { check, toTraceFile } from '../../../src/check/index.ts';
+import { rally } from '../../../src/machines/demo/rally.ts';
+import { formatHtml, formatMermaid, formatText, validateTraceFile } from '../../../src/report/index.ts';
+import { cli, scratchDir } from '../../helpers/cli.ts';
 
 describe('a lasso in the trace file and its renderings', () => {
   it('keeps cycleStart, and text, Mermaid and HTML mark the cycle', async () => {

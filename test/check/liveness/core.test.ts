@@ -3,10 +3,10 @@
 // differential test of the SCC pass against a naive reference on random cyclic systems.
 import { describe, expect, it } from 'vitest';
 import { setup } from 'xstate';
-import { ScenarioError, defineScenario, eventually, leadsTo, nonProgressCycles, send, type Scenario, type ScenarioDef } from '../src/actors/index.ts';
-import { check, replayLasso } from '../src/check/index.ts';
-import { rally, retry } from '../src/machines/demo/rally.ts';
-import { referenceLiveness, randomCyclicSystem } from './helpers/liveness-reference.ts';
+import { ScenarioError, defineScenario, eventually, leadsTo, nonProgressCycles, send, type Scenario, type ScenarioDef } from '../../../src/actors/index.ts';
+import { check, replayLasso } from '../../../src/check/index.ts';
+import { rally, retry } from '../../../src/machines/demo/rally.ts';
+import { referenceLiveness, randomCyclicSystem } from '../../helpers/liveness-reference.ts';
 
 const bfs = { strategy: 'bfs' as const };
 

@@ -31,7 +31,7 @@
 //   whatever it reports is real.
 //
 // Default: FUZZ_SEEDS=120 systems from FUZZ_FROM=1 (about 25 s quiet). The long run:
-//   FUZZ_SEEDS=5000 npx vitest run test/check-differential.test.ts
+//   FUZZ_SEEDS=5000 npx vitest run test/check/differential.test.ts
 // (FUZZ_FROM=k starts at seed k, FUZZ_COMBOS=n draws n combinations per system, default
 // 6, FUZZ_OUT=file writes every problem found, one a line). A failure prints the
 // seed and the combination; the seed rebuilds the system: seed % 4 == 0
@@ -39,11 +39,11 @@
 // `randomActors(seed, { extended: true })`.
 import { writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { rng, type Scenario } from '../src/actors/index.ts';
-import { PLAIN, budgeted, counterexampleProblem, cyclicSystem, describeCombo, drawCombo, observe, verdict, type Combo, type Observed } from './fixtures/check/differential-fuzzer.ts';
-import { randomActors } from './fixtures/check/random-actors.ts';
-import { randomMachineSystem } from './fixtures/check/random-machines.ts';
-import { referenceLiveness } from './helpers/liveness-reference.ts';
+import { rng, type Scenario } from '../../src/actors/index.ts';
+import { PLAIN, budgeted, counterexampleProblem, cyclicSystem, describeCombo, drawCombo, observe, verdict, type Combo, type Observed } from '../fixtures/check/differential-fuzzer.ts';
+import { randomActors } from '../fixtures/check/random-actors.ts';
+import { randomMachineSystem } from '../fixtures/check/random-machines.ts';
+import { referenceLiveness } from '../helpers/liveness-reference.ts';
 
 const SEEDS = Number(process.env.FUZZ_SEEDS ?? 120);
 const FROM = Number(process.env.FUZZ_FROM ?? 1);

@@ -5,16 +5,16 @@
 // shard claims worlds it did not visit; the claims file format never takes a torn or
 // damaged batch.
 import { describe, expect, it } from 'vitest';
-import { rng, type Scenario } from '../src/actors/index.ts';
-import { check, replaySchedule } from '../src/check/index.ts';
-import { CLAIM_WORDS, MAX_BATCH, decodeBatches, encodeBatch } from '../src/check/distributed/claims-log.ts';
-import { families } from '../src/machines/catalog.ts';
-import { allToOne, randomSystem, tokenRing } from './fixtures/check/models.ts';
-import { randomActors } from './fixtures/check/random-actors.ts';
-import { randomMachineSystem } from './fixtures/check/random-machines.ts';
-import { runClaimsShards, type Adversary } from './fixtures/check/claims-harness.ts';
-import { Session } from '../src/check/search/session.ts';
-import { runPrefix } from '../src/check/distributed/shard.ts';
+import { rng, type Scenario } from '../../../src/actors/index.ts';
+import { check, replaySchedule } from '../../../src/check/index.ts';
+import { CLAIM_WORDS, MAX_BATCH, decodeBatches, encodeBatch } from '../../../src/check/distributed/claims-log.ts';
+import { families } from '../../../src/machines/catalog.ts';
+import { allToOne, randomSystem, tokenRing } from '../../fixtures/check/models.ts';
+import { randomActors } from '../../fixtures/check/random-actors.ts';
+import { randomMachineSystem } from '../../fixtures/check/random-machines.ts';
+import { runClaimsShards, type Adversary } from '../../fixtures/check/claims-harness.ts';
+import { Session } from '../../../src/check/search/session.ts';
+import { runPrefix } from '../../../src/check/distributed/shard.ts';
 
 /** The unreduced search's fingerprints, going on past violations (as the shards are asked to). */
 async function fullSearch(sc: Scenario, maxDepth?: number): Promise<{ fps: bigint[]; complete: boolean }> {
@@ -33,7 +33,7 @@ function adversary(seed: number, count: number): Adversary {
 }
 
 const models = (): Scenario[] => [
-  // More for a longer run: FUZZ_SEEDS=500 npx vitest run test/check-share-visited.test.ts
+  // More for a longer run: FUZZ_SEEDS=500 npx vitest run test/check/distributed/share-visited.test.ts
   ...Array.from({ length: Number(process.env.FUZZ_SEEDS ?? 20) }, (_, k) => randomSystem(k + 1, k % 2 === 0)),
   ...[1, 2, 3, 4].map((k) => randomActors(k).sc),
   // Declared symmetry: claims are canonical fingerprints.

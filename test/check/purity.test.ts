@@ -3,9 +3,9 @@
 // with an error naming the actor, its state and the event.
 import { assign, setup } from 'xstate';
 import { describe, expect, it } from 'vitest';
-import { defineScenario, type Scenario } from '../src/actors/index.ts';
-import { NondeterminismError, check } from '../src/check/index.ts';
-import { lostUpdate } from './fixtures/check/models.ts';
+import { defineScenario, type Scenario } from '../../src/actors/index.ts';
+import { NondeterminismError, check } from '../../src/check/index.ts';
+import { lostUpdate } from '../fixtures/check/models.ts';
 
 /**
  * A coin flipped by three senders; the guard reads Math.random(). Three heads in a

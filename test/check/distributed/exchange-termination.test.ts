@@ -6,10 +6,10 @@
 // waiting or unwritten. With the wave gap below the lag the detector can be fooled, and
 // the oracle sees it (so the check can fail).
 import { describe, expect, it } from 'vitest';
-import { rng } from '../src/actors/index.ts';
-import { Termination } from '../src/check/distributed/exchange-termination.ts';
-import { Inbox, Outbox, runTag } from '../src/check/distributed/exchange-transport.ts';
-import { DelayedStore } from './fixtures/check/exchange-harness.ts';
+import { rng } from '../../../src/actors/index.ts';
+import { Termination } from '../../../src/check/distributed/exchange-termination.ts';
+import { Inbox, Outbox, runTag } from '../../../src/check/distributed/exchange-transport.ts';
+import { DelayedStore } from '../../fixtures/check/exchange-harness.ts';
 
 interface Sim {
   /** Every detection, and whether the oracle agreed it was over. */

@@ -2,10 +2,10 @@
 // quiescent worlds and the violated properties are the same with and without it,
 // and it computes fewer states.
 import { describe, expect, it } from 'vitest';
-import type { Scenario } from '../src/actors/index.ts';
-import { check } from '../src/check/index.ts';
-import { exploreSets } from './fixtures/check/explore-sets.ts';
-import { counterModel, diningLocks, lostUpdate, orderingBug, randomSystem, retryModel, tokenRing } from './fixtures/check/models.ts';
+import type { Scenario } from '../../../src/actors/index.ts';
+import { check } from '../../../src/check/index.ts';
+import { exploreSets } from '../../fixtures/check/explore-sets.ts';
+import { counterModel, diningLocks, lostUpdate, orderingBug, randomSystem, retryModel, tokenRing } from '../../fixtures/check/models.ts';
 
 const explore = (sc: Scenario, strategy: 'dfs' | 'bfs', por: boolean) => exploreSets(sc, strategy, por);
 

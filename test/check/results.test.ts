@@ -3,8 +3,8 @@
 // output does not depend on load), the passing schedule says what it is, and the
 // fingerprint collision risk is reported as TLC does.
 import { describe, expect, it } from 'vitest';
-import { check, collisionProbability, expectHolds, shrinkSchedule, toTraceFile } from '../src/check/index.ts';
-import { lostUpdate, orderingBug } from './fixtures/check/models.ts';
+import { check, collisionProbability, expectHolds, shrinkSchedule, toTraceFile } from '../../src/check/index.ts';
+import { lostUpdate, orderingBug } from '../fixtures/check/models.ts';
 
 describe('expectHolds', () => {
   it('fails on a search cut by a budget, and on sampling, unless the caller allows it', async () => {

@@ -1,9 +1,9 @@
 // Replay: a saved counterexample (trace file JSON round trip) replays to the same
 // violation and trace; a schedule from a changed model reports where it diverges.
 import { describe, expect, it } from 'vitest';
-import { Divergence, toPlain } from '../src/actors/index.ts';
-import { check, replaySchedule, toTraceFile, type TraceFile } from '../src/check/index.ts';
-import { lostUpdate, orderingBug } from './fixtures/check/models.ts';
+import { Divergence, toPlain } from '../../src/actors/index.ts';
+import { check, replaySchedule, toTraceFile, type TraceFile } from '../../src/check/index.ts';
+import { lostUpdate, orderingBug } from '../fixtures/check/models.ts';
 
 describe('replay', () => {
   it('reproduces a saved counterexample through a trace file JSON round trip', async () => {

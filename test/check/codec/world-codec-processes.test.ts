@@ -4,7 +4,7 @@
 // its own build of the scenario and its own codec. Every decoded world has the fingerprint
 // (plain and symmetric) the encoder computed, the same enabled steps leading to successors
 // with the same fingerprints, and re-encodes to the same bytes. The single-process round
-// trips are in test/world-codec.test.ts; this covers what one process cannot: object
+// trips are in test/check/codec/world-codec.test.ts; this covers what one process cannot: object
 // identities, interned strings and module state that differ between the two ends.
 // amber-loop's Arrow record batches are refused in the encoding process, naming the actor,
 // the path and what to do.
@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 
-const CHILD = join(import.meta.dirname, 'helpers', 'world-codec.child.mjs');
+const CHILD = join(import.meta.dirname, '..', '..', 'helpers', 'world-codec.child.mjs');
 const dir = mkdtempSync(join(tmpdir(), 'interleave-codec-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

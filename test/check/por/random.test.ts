@@ -5,10 +5,10 @@
 // violated properties and the first violation reported (property and schedule) are the
 // same with and without it, for dfs and bfs, with symmetry where the system declares it.
 import { describe, expect, it } from 'vitest';
-import type { Scenario } from '../src/actors/index.ts';
-import { check } from '../src/check/index.ts';
-import { exploreSets } from './fixtures/check/explore-sets.ts';
-import { randomActors } from './fixtures/check/random-actors.ts';
+import type { Scenario } from '../../../src/actors/index.ts';
+import { check } from '../../../src/check/index.ts';
+import { exploreSets } from '../../fixtures/check/explore-sets.ts';
+import { randomActors } from '../../fixtures/check/random-actors.ts';
 
 /** Systems whose full search passes this many states are skipped (counted), to keep the test fast. */
 const MAX_STATES = 5_000;
