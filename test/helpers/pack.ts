@@ -4,7 +4,7 @@
 // project asks for, e.g. vitest) is linked from this repository's node_modules, following
 // package-lock.json. Only `dependencies` and `optionalDependencies` are followed, never
 // peers or devDependencies, so tsx, typescript and better-sqlite3 are not installed unless
-// asked for. Used by test/package-consumer.test.ts and bench/cli.bench.ts.
+// asked for. Used by test/package/consumer.test.ts and bench/cli.bench.ts.
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
