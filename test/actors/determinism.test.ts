@@ -3,11 +3,9 @@
 // by checkDeterminism with the first event that differs.
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { lastValueFrom, toArray } from 'rxjs';
-import { defineScenario, type Scenario } from '../../src/actors/scenario.ts';
-import { checkDeterminism, drive, randomChooser, replay, trace$ } from '../../src/actors/drive.ts';
-import { canonicalJson } from '../../src/actors/serialize.ts';
-import { deriveSeed, rng, rngFromState } from '../../src/actors/prng.ts';
-import { pingPong } from '../../src/machines/demo/ping-pong.ts';
+import { defineScenario, checkDeterminism, drive, randomChooser, replay, trace$, rng, type Scenario } from 'interleave';
+import { canonicalJson, deriveSeed, rngFromState } from 'interleave/kernel';
+import { pingPong } from 'interleave/machines';
 import { impure, recorder, sender, store, timekeeper } from '../fixtures/actors/machines.ts';
 
 /** A system with real choices: two senders, timers, a store with fault outcomes, crashes and drops. */

@@ -2,13 +2,8 @@
 // virtual-time timers, errors as events, and faults within their budget.
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { apply, enabled, initialWorld, isFailureEvent, isFault } from '../../src/actors/kernel.ts';
-import { defineScenario, type Scenario } from '../../src/actors/scenario.ts';
-import { drive, randomChooser, type Chooser } from '../../src/actors/drive.ts';
-import { canonicalJson } from '../../src/actors/serialize.ts';
-import { rng } from '../../src/actors/prng.ts';
-import { queryOf } from '../../src/actors/query.ts';
-import type { Step, TraceEvent, World } from '../../src/actors/types.ts';
+import { apply, enabled, initialWorld, isFailureEvent, isFault, canonicalJson } from 'interleave/kernel';
+import { defineScenario, drive, randomChooser, rng, queryOf, type Scenario, type Chooser, type Step, type TraceEvent, type World } from 'interleave';
 import { alarm, badGuard, finisher, picky, recorder, sender, store, talker, timekeeper } from '../fixtures/actors/machines.ts';
 import { explore } from '../fixtures/actors/explore.ts';
 

@@ -2,9 +2,9 @@
 // reach the text report and Mermaid; a malformed legend is refused with its problem named.
 import { createMachine } from 'xstate';
 import { describe, expect, it } from 'vitest';
-import { defineScenario, parseParams, propertyNote, stepNotes, type Legend } from '../../src/actors/index.ts';
-import { families } from '../../src/machines/catalog.ts';
-import { formatMermaid, formatText, reportContext } from '../../src/report/index.ts';
+import { defineScenario, parseParams, formatMermaid, formatText, type Legend } from 'interleave';
+import { propertyNote, stepNotes, reportContext } from 'interleave/kernel';
+import { families } from 'interleave/machines';
 import { lostUpdateTrace } from '../helpers/report-traces.ts';
 
 describe('the built-in legends', () => {

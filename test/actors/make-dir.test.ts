@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { makeDir } from '../../src/actors/make-dir.ts';
-import { FsObjectStore } from '../../src/storage/live/index.ts';
+import { FsObjectStore } from 'interleave/live';
 import { runMain } from '../helpers/cli.ts';
 
 describe('makeDir', () => {

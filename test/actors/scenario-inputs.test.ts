@@ -2,9 +2,9 @@
 // time, explored as steps of their own, with no driver actor and no message in flight.
 import { assign, setup } from 'xstate';
 import { describe, expect, it } from 'vitest';
-import { apply, defineScenario, enabled, initialWorld, isQuiescent, ScenarioError } from '../../src/actors/index.ts';
-import { check, formatViolation, replaySchedule, toTraceFile, WorldHasher } from '../../src/check/index.ts';
-import { formatHtml, traceView } from '../../src/report/index.ts';
+import { apply, enabled, initialWorld, isQuiescent, WorldHasher } from 'interleave/kernel';
+import { defineScenario, ScenarioError, check, formatViolation, replaySchedule, toTraceFile, formatHtml } from 'interleave';
+import { traceView } from '../../src/report/index.ts';
 
 const door = setup({ types: { events: {} as { type: 'OPEN' } | { type: 'CLOSE' } | { type: 'LOCK' } | { type: 'UNLOCK' } } }).createMachine({
   id: 'door',

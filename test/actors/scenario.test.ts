@@ -2,9 +2,8 @@
 // says what to write instead; so does a system that misbehaves at run time.
 import { describe, expect, it } from 'vitest';
 import { createMachine } from 'xstate';
-import { ScenarioError, defineScenario, type ScenarioDef } from '../../src/actors/scenario.ts';
-import { apply, enabled, initialWorld, inputStep } from '../../src/actors/kernel.ts';
-import { send } from '../../src/actors/dsl.ts';
+import { ScenarioError, defineScenario, send, type ScenarioDef } from 'interleave';
+import { apply, enabled, initialWorld, inputStep } from 'interleave/kernel';
 import { recorder, sender, store } from '../fixtures/actors/machines.ts';
 
 const ok: ScenarioDef = { name: 'ok', actors: { a: sender, r: recorder, s: store }, start: [{ to: 'a', msg: { type: 'go' } }] };

@@ -5,11 +5,8 @@ import { describe, expect, it, beforeEach } from 'vitest';
 import fc from 'fast-check';
 import { assign, createMachine, fromPromise, initialTransition, sendTo, setup, spawnChild, transition, type AnyMachineSnapshot } from 'xstate';
 import { MachineStepper, isAddressStub, type CollectedAction } from '../../src/actors/xstate-adapter.ts';
-import { ScenarioError, defineScenario } from '../../src/actors/scenario.ts';
-import { apply, enabled, initialWorld } from '../../src/actors/kernel.ts';
-import { toPlain } from '../../src/actors/serialize.ts';
-import type { Scenario } from '../../src/actors/scenario.ts';
-import type { Step, TraceEvent, World } from '../../src/actors/types.ts';
+import { ScenarioError, defineScenario, type Scenario, type Step, type TraceEvent, type World } from 'interleave';
+import { apply, enabled, initialWorld, toPlain } from 'interleave/kernel';
 import { finisher, notes, picky, recorder, talker, timekeeper } from '../fixtures/actors/machines.ts';
 import { diffCases } from '../fixtures/actors/xstate-diff-cases.ts';
 

@@ -2,8 +2,7 @@
 // compare-and-set fix (complete pass), deadlock, eventually, vacuity, budgets, stop.
 import { firstValueFrom, toArray } from 'rxjs';
 import { describe, expect, it } from 'vitest';
-import { defineScenario, type ReducerLogic } from '../../src/actors/index.ts';
-import { check, checkRun, expectHolds } from '../../src/check/index.ts';
+import { defineScenario, check, checkRun, expectHolds, type ReducerLogic } from 'interleave';
 import { counterModel, diningLocks, lostUpdate, tokenRing } from '../fixtures/check/models.ts';
 
 describe('lost update (read-then-write)', () => {

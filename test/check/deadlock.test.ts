@@ -3,8 +3,7 @@
 // initial state that sends nothing is not, nor is a state tagged `idle`.
 import { assign, setup } from 'xstate';
 import { describe, expect, it } from 'vitest';
-import { defineScenario, send } from '../../src/actors/index.ts';
-import { check } from '../../src/check/index.ts';
+import { defineScenario, send, check } from 'interleave';
 
 /**
  * Each peer asks the other on entry and answers a request only once it has its own

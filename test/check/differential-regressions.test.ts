@@ -1,8 +1,7 @@
 // What the differential fuzzer (test/check/differential.test.ts) found, each minimised
 // to a hand-written model.
 import { describe, expect, it } from 'vitest';
-import { defineScenario, eventually, type ReducerLogic } from '../../src/actors/index.ts';
-import { check, replayLasso, replaySchedule } from '../../src/check/index.ts';
+import { defineScenario, eventually, check, replayLasso, replaySchedule, type ReducerLogic } from 'interleave';
 
 describe('sharded bfs, compact frontier: an end violation at a frontier world', () => {
   // x forwards one message to a, which relays to b; the channel x -> a may lose it. The

@@ -39,7 +39,7 @@
 // `randomActors(seed, { extended: true })`.
 import { writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { rng, type Scenario } from '../../src/actors/index.ts';
+import { rng, type Scenario } from 'interleave';
 import { PLAIN, budgeted, counterexampleProblem, cyclicSystem, describeCombo, drawCombo, observe, verdict, type Combo, type Observed } from '../fixtures/check/differential-fuzzer.ts';
 import { randomActors } from '../fixtures/check/random-actors.ts';
 import { randomMachineSystem } from '../fixtures/check/random-machines.ts';

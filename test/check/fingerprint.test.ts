@@ -2,11 +2,11 @@
 // content), equal for worlds reached by commuting steps, compact, and symmetry.
 import { Table, tableFromArrays, tableFromIPC, tableToIPC } from 'apache-arrow';
 import { describe, expect, it } from 'vitest';
-import { apply, defineScenario, enabled, initialWorld, rng, type Scenario, type TraceEvent, type World } from '../../src/actors/index.ts';
-import { Hasher, VisitedSet, WorldHasher, check, fpHex } from '../../src/check/index.ts';
+import { apply, enabled, initialWorld, Hasher, VisitedSet, WorldHasher, fpHex } from 'interleave/kernel';
+import { defineScenario, rng, check, type Scenario, type TraceEvent, type World } from 'interleave';
 import { AUX_MAX } from '../../src/check/search/visited.ts';
 import { lostUpdate, machineRing, randomSystem, retryModel, tokenRing } from '../fixtures/check/models.ts';
-import { buildAirflow } from '../../src/machines/airflow/scenario.ts';
+import { buildAirflow } from 'interleave/machines';
 
 function h(v: unknown): string {
   const x = new Hasher();

@@ -6,8 +6,8 @@
 // by a full canonical serialisation of every snapshot finds.
 import { assign, createMachine } from 'xstate';
 import { describe, expect, it } from 'vitest';
-import { apply, canonicalJson, defineScenario, enabled, initialWorld, isQuiescent, type Scenario, type World } from '../../src/actors/index.ts';
-import { WorldHasher, check, fpHex, runSchedule } from '../../src/check/index.ts';
+import { apply, canonicalJson, enabled, initialWorld, isQuiescent, WorldHasher, fpHex, runSchedule } from 'interleave/kernel';
+import { defineScenario, check, type Scenario, type World } from 'interleave';
 import { stepViolation } from '../../src/check/properties.ts';
 import { randomMachineSystem } from '../fixtures/check/random-machines.ts';
 

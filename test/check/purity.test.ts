@@ -3,8 +3,7 @@
 // with an error naming the actor, its state and the event.
 import { assign, setup } from 'xstate';
 import { describe, expect, it } from 'vitest';
-import { defineScenario, type Scenario } from '../../src/actors/index.ts';
-import { NondeterminismError, check } from '../../src/check/index.ts';
+import { defineScenario, NondeterminismError, check, type Scenario } from 'interleave';
 import { lostUpdate } from '../fixtures/check/models.ts';
 
 /**

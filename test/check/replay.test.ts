@@ -1,8 +1,8 @@
 // Replay: a saved counterexample (trace file JSON round trip) replays to the same
 // violation and trace; a schedule from a changed model reports where it diverges.
 import { describe, expect, it } from 'vitest';
-import { Divergence, toPlain } from '../../src/actors/index.ts';
-import { check, replaySchedule, toTraceFile, type TraceFile } from '../../src/check/index.ts';
+import { Divergence, check, replaySchedule, toTraceFile, type TraceFile } from 'interleave';
+import { toPlain } from 'interleave/kernel';
 import { lostUpdate, orderingBug } from '../fixtures/check/models.ts';
 
 describe('replay', () => {

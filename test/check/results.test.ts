@@ -3,7 +3,8 @@
 // output does not depend on load), the passing schedule says what it is, and the
 // fingerprint collision risk is reported as TLC does.
 import { describe, expect, it } from 'vitest';
-import { check, collisionProbability, expectHolds, shrinkSchedule, toTraceFile } from '../../src/check/index.ts';
+import { check, expectHolds, toTraceFile } from 'interleave';
+import { collisionProbability, shrinkSchedule } from 'interleave/kernel';
 import { lostUpdate, orderingBug } from '../fixtures/check/models.ts';
 
 describe('expectHolds', () => {

@@ -4,7 +4,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { parseTraceText } from '../../src/report/index.ts';
+import { parseTraceText } from 'interleave';
 import { cli, cliInterrupted, scratchDir } from '../helpers/cli.ts';
 import { lostUpdateTrace } from '../helpers/report-traces.ts';
 

@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { fingerprintDigest } from '../../src/check/index.ts';
+import { fingerprintDigest } from 'interleave/kernel';
 import { cli, runMain, scratchDir, startCli } from '../helpers/cli.ts';
 
 const run = runMain;

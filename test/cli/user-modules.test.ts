@@ -6,10 +6,10 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { check, saveTraceFile } from '../../src/check/index.ts';
-import { runLive } from '../../src/live/runner.ts';
-import { liveTraceFile } from 'interleave/live';
-import { initialFingerprint, resolveSource } from '../../src/check/distributed/swarm.ts';
+import { check, saveTraceFile } from 'interleave';
+import { liveTraceFile, runLive } from 'interleave/live';
+import { initialFingerprint } from '../../src/check/distributed/swarm.ts';
+import { resolveSource } from 'interleave/kernel';
 import { importModule } from '../../src/check/load-module.ts';
 import { cli, scratchDir, runMain } from '../helpers/cli.ts';
 import { blocksOf } from '../helpers/doc-blocks.ts';

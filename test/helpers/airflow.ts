@@ -1,9 +1,10 @@
 // Drives the airflow-checkpoints scenario step by step for the scenario tests:
 // seeded choices among the normal steps, faults injected where a test says, and
 // counts read back from the trace.
-import { apply, enabled, initialWorld, queryOf, rng, type Message, type RecordedEvent, type Scenario, type Step, type World, type WorldQuery } from '../../src/actors/index.ts';
-import { buildAirflow } from '../../src/machines/airflow/scenario.ts';
-import { parseOutcomes, type AirflowConfig } from '../../src/machines/airflow/config.ts';
+import { apply, enabled, initialWorld } from 'interleave/kernel';
+import { queryOf, rng, type Message, type RecordedEvent, type Scenario, type Step, type World, type WorldQuery } from 'interleave';
+import { buildAirflow, type AirflowConfig } from 'interleave/machines';
+import { parseOutcomes } from '../../src/machines/airflow/config.ts';
 import { storedEntries } from '../../src/machines/airflow/properties.ts';
 import type { TaskCtx } from '../../src/machines/airflow/attempt.ts';
 

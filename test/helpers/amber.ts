@@ -1,8 +1,9 @@
 // Shared helpers of the Amber loop tests: one fault-free run, and views of its trace.
-import { drive, queryOf, type RecordedEvent, type Scenario, type WorldQuery } from '../../src/actors/index.ts';
+import { drive, queryOf, type RecordedEvent, type Scenario, type WorldQuery } from 'interleave';
 import { valuesOf } from '../../src/machines/amber/data.ts';
 import { portBase, resultUri, stateUri } from '../../src/machines/amber/messages.ts';
-import { amberScenario, startOf, type AmberParams } from '../../src/machines/amber/scenario.ts';
+import { startOf } from '../../src/machines/amber/scenario.ts';
+import { amberScenario, type AmberParams } from 'interleave/machines';
 import { resultBatchesOf, stateRowsOf, type StoreState } from '../../src/machines/amber/store.ts';
 
 export interface OneRun {

@@ -1,7 +1,8 @@
 // Helpers of the statechart tests: deliver a message no protocol step sends, and
 // find a world of a fault-free run where something holds.
 import { expect } from 'vitest';
-import { apply, drive, enabled, inputStep, type Scenario, type World } from '../../src/actors/index.ts';
+import { apply, enabled, inputStep } from 'interleave/kernel';
+import { drive, type Scenario, type World } from 'interleave';
 
 /** Sends `msg` from `from` to `to` in world `w` and delivers it at once. */
 export function strayDelivery(sc: Scenario, w: World, from: string, to: string, msg: { type: string; [k: string]: unknown }) {

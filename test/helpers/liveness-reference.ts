@@ -2,7 +2,8 @@
 // differential test: worlds keyed by their canonical JSON (not the fingerprint),
 // adjacency lists, the property automaton spelled out again, and each component
 // found by forward-and-backward reachability instead of Tarjan.
-import { canonicalJson, defineScenario, enabled, apply, initialWorld, isQuiescent, queryOf, rng, toPlain, eventually, leadsTo, nonProgressCycles, type LivenessProperty, type ReducerLogic, type Scenario, type World } from '../../src/actors/index.ts';
+import { canonicalJson, enabled, apply, initialWorld, isQuiescent, toPlain } from 'interleave/kernel';
+import { defineScenario, queryOf, rng, eventually, leadsTo, nonProgressCycles, type LivenessProperty, type ReducerLogic, type Scenario, type World } from 'interleave';
 
 /** Reducers forwarding one message around forever (finite: states mod 3, values mod 3, at most two messages). */
 export function randomCyclicSystem(seed: number, fairness: 'none' | 'actors' | 'channels'): { sc: Scenario; props: Record<string, LivenessProperty> } {

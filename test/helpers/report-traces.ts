@@ -1,8 +1,8 @@
 // Trace files for the report and viewer tests, made by replaying a known
 // counterexample of the lost-update demo (independent of the checker).
-import { queryOf, replay, toPlain, type RecordedEvent } from '../../src/actors/index.ts';
-import { lostUpdate } from '../../src/machines/demo/lost-update.ts';
-import { validateTraceFile, type TraceFileData } from '../../src/report/index.ts';
+import { queryOf, replay, validateTraceFile, type RecordedEvent, type TraceFileData } from 'interleave';
+import { toPlain } from 'interleave/kernel';
+import { lostUpdate } from 'interleave/machines';
 
 export const LOST_UPDATE_SCHEDULE = [
   'deliver:env->client1:start',

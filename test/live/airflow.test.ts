@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startAirflowTask } from '../../examples/iterable-task/airflow.ts';
 import { readTaskDb } from '../../examples/iterable-task/live.ts';
-import { buildAirflow } from '../../src/machines/airflow/scenario.ts';
+import { buildAirflow } from 'interleave/machines';
 import { MARKER_KEY, batchKey } from '../../src/machines/airflow/config.ts';
 import { SCOPE } from '../../src/machines/airflow/actors.ts';
 import { fromTrace, replayTraceFile } from 'interleave';

@@ -4,13 +4,11 @@ import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { drive, randomChooser, simulate, type RecordedEvent, type ReducerLogic, type Scenario } from '../../src/actors/index.ts';
-import { runLive } from '../../src/live/runner.ts';
-import { amberScenario } from '../../src/machines/amber/scenario.ts';
+import { amberScenario } from 'interleave/machines';
 import type { StoreState } from '../../src/machines/amber/store.ts';
 import { amberFsStore } from '../../examples/amber-loop/fs-store.ts';
-import { fromTrace, replayTraceFile } from 'interleave';
-import { liveTraceFile } from 'interleave/live';
+import { fromTrace, replayTraceFile, drive, randomChooser, simulate, type RecordedEvent, type ReducerLogic, type Scenario } from 'interleave';
+import { liveTraceFile, runLive } from 'interleave/live';
 
 const dir = mkdtempSync(join(tmpdir(), 'interleave-amber-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

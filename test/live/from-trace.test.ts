@@ -1,13 +1,10 @@
 // Live recordings as trace files, replayed in the model, and the schedules within
 // k deviations of them explored (production-trace-seeded exploration).
 import { describe, expect, it } from 'vitest';
-import { Divergence, defineScenario, type Message } from '../../src/actors/index.ts';
-import { runLive } from '../../src/live/runner.ts';
-import { fromTrace, replayTraceFile } from 'interleave';
-import { fromTraceRun } from '../../src/check/trace/from-trace.ts';
-import { liveTraceFile } from 'interleave/live';
-import { validateTraceFile } from '../../src/report/schema.ts';
-import { pinger, ponger } from '../../src/machines/demo/ping-pong.ts';
+import { fromTrace, replayTraceFile, Divergence, defineScenario, validateTraceFile, type Message } from 'interleave';
+import { fromTraceRun } from 'interleave/kernel';
+import { liveTraceFile, runLive } from 'interleave/live';
+import { pinger, ponger } from 'interleave/machines';
 import { client, counterStore } from '../../src/machines/demo/lost-update.ts';
 
 /** Ping-pong where a ping may be lost (one fault): the recorded live run never loses one. */

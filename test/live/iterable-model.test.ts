@@ -1,10 +1,10 @@
 // The example's iterable task as a model: it completes, covers every index once,
 // and the marker comes after every checkpoint, in simulation and random schedules.
 import { describe, expect, it } from 'vitest';
-import { drive, randomChooser, simulate } from '../../src/actors/index.ts';
+import { drive, randomChooser, simulate } from 'interleave';
 import { iterableTaskScenario } from '../../examples/iterable-task/scenario.ts';
 import { MARKER, SCOPE } from '../../examples/iterable-task/machine.ts';
-import type { TaskStateState } from '../../src/storage/task-state.ts';
+import type { TaskStateState } from 'interleave/storage';
 
 /** key -> value of the example's scope in the simulated store. */
 function kvOf(s: TaskStateState): Record<string, string> {

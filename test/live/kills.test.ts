@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { rng } from '../../src/actors/index.ts';
+import { rng } from 'interleave';
 import { MARKER, SCOPE } from '../../examples/iterable-task/machine.ts';
 import { AIRFLOW_SCOPE } from '../../examples/iterable-task/airflow.ts';
 import { MARKER_KEY } from '../../src/machines/airflow/config.ts';

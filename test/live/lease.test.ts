@@ -13,7 +13,7 @@ import { AIRFLOW_SCOPE } from '../../examples/iterable-task/airflow.ts';
 import { EXIT_LEASE } from '../../examples/iterable-task/lease.ts';
 import { readTaskDb } from '../../examples/iterable-task/live.ts';
 import { MARKER_KEY } from '../../src/machines/airflow/config.ts';
-import { SqliteTaskLease, readLease } from '../../src/storage/live/index.ts';
+import { SqliteTaskLease, readLease } from 'interleave/live';
 
 const SCRIPT = join(import.meta.dirname, '..', '..', 'examples', 'iterable-task.js');
 const dir = mkdtempSync(join(tmpdir(), 'interleave-lease-live-'));

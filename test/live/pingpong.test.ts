@@ -2,13 +2,10 @@
 // (runLive) and in simulation (drive, simulate) produces the same events in the
 // same order; only timing differs (live runs add `tick` steps for real time).
 import { describe, expect, it } from 'vitest';
-import { defineScenario, type Scenario } from '../../src/actors/scenario.ts';
-import { drive, randomChooser, replay } from '../../src/actors/drive.ts';
-import { runLive } from '../../src/live/runner.ts';
-import { simulate } from '../../src/actors/simulate.ts';
-import { canonicalJson } from '../../src/actors/serialize.ts';
-import type { RecordedEvent, TraceEvent } from '../../src/actors/types.ts';
-import { pingPong, pinger } from '../../src/machines/demo/ping-pong.ts';
+import { defineScenario, drive, randomChooser, replay, simulate, type Scenario, type RecordedEvent, type TraceEvent } from 'interleave';
+import { runLive } from 'interleave/live';
+import { canonicalJson } from 'interleave/kernel';
+import { pingPong, pinger } from 'interleave/machines';
 import { picky, slowPonger } from '../fixtures/actors/machines.ts';
 
 /** What must match across modes: kinds, actors, messages, timer ids; not steps, times or ticks. */

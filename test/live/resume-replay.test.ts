@@ -9,7 +9,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { rng } from '../../src/actors/index.ts';
+import { rng } from 'interleave';
 import { main } from '../../src/cli/main.ts';
 
 const SCRIPT = join(import.meta.dirname, '..', '..', 'examples', 'iterable-task.js');

@@ -2,9 +2,10 @@
 // inspection shapes, and recordings that replay exactly in simulation.
 import { describe, expect, it } from 'vitest';
 import { assign, setup } from 'xstate';
-import { defineScenario, replay, simulate, canonicalJson, send, type Message, type RecordedEvent, type ReducerLogic, type Scenario } from '../../src/actors/index.ts';
-import { runLive, withExternals, type LiveInspectionEvent } from '../../src/live/runner.ts';
-import { pingPong, pinger, ponger } from '../../src/machines/demo/ping-pong.ts';
+import { defineScenario, replay, simulate, send, type Message, type RecordedEvent, type ReducerLogic, type Scenario } from 'interleave';
+import { canonicalJson } from 'interleave/kernel';
+import { runLive, withExternals, type LiveInspectionEvent } from 'interleave/live';
+import { pingPong, pinger, ponger } from 'interleave/machines';
 
 /** What a trace says modulo timing: per actor, the messages it got and the states it went through. */
 function shape(events: readonly RecordedEvent[], actors: readonly string[]): Record<string, string[]> {

@@ -3,9 +3,9 @@
 // built-in machine, the layout's no-overlap rule, and `show --machines`.
 import { and, createMachine, not, setup } from 'xstate';
 import { describe, expect, it } from 'vitest';
-import { parseParams } from '../../src/actors/index.ts';
-import { families } from '../../src/machines/catalog.ts';
-import { activePaths, chartMermaid, chartOf, layoutChart, scenarioCharts, statelyJson, takenTransitions, type ChartLayout } from '../../src/report/charts/index.ts';
+import { parseParams, chartMermaid, chartOf, scenarioCharts, statelyJson } from 'interleave';
+import { families } from 'interleave/machines';
+import { activePaths, layoutChart, takenTransitions, type ChartLayout } from '../../src/report/charts/index.ts';
 import { runMain } from '../helpers/cli.ts';
 
 const door = setup({ guards: { locked: () => false, keyFits: () => true } }).createMachine({

@@ -1,7 +1,9 @@
 // Text, Mermaid and HTML renderings of a counterexample, and the schedule diff.
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { diffSchedules, fileView, formatHtml, formatMermaid, formatSteps, formatText, mermaidText, scriptSafeJson } from '../../src/report/index.ts';
+import { fileView, scriptSafeJson } from '../../src/report/index.ts';
+import { diffSchedules, formatHtml, formatMermaid, formatSteps, formatText } from 'interleave';
+import { mermaidText } from 'interleave/kernel';
 import { lostUpdateTrace } from '../helpers/report-traces.ts';
 
 const f = lostUpdateTrace({ passing: true });

@@ -3,7 +3,8 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_TRACE_LIMITS, EVENT_KINDS, RenderTooLargeError, formatHtml, formatMermaid, formatText, parseTraceBytes, parseTraceLimits, parseTraceText, scriptSafeJson, traceJsonSchema, validateTraceFile, type TraceFileData, type TraceLimits } from '../../src/report/index.ts';
+import { scriptSafeJson } from '../../src/report/index.ts';
+import { DEFAULT_TRACE_LIMITS, EVENT_KINDS, RenderTooLargeError, formatHtml, formatMermaid, formatText, parseTraceBytes, parseTraceLimits, parseTraceText, traceJsonSchema, validateTraceFile, type TraceFileData, type TraceLimits } from 'interleave';
 import { lostUpdateTrace } from '../helpers/report-traces.ts';
 
 const good = (): any => JSON.parse(JSON.stringify(lostUpdateTrace({ passing: true })));

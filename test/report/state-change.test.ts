@@ -2,8 +2,8 @@
 // report, Mermaid and the viewer's sequence chart; the viewer's state table keeps the whole value.
 import { setup } from 'xstate';
 import { describe, expect, it } from 'vitest';
-import { defineScenario, drive, formatStateValue, send, type Step } from '../../src/actors/index.ts';
-import { fileView, formatMermaid, formatSteps, stateAfter, stateChange, viewerData, type TraceFileData } from '../../src/report/index.ts';
+import { defineScenario, drive, formatStateValue, send, formatMermaid, formatSteps, type Step, type TraceFileData } from 'interleave';
+import { fileView, stateAfter, stateChange, viewerData } from '../../src/report/index.ts';
 import { runTraceFile } from '../helpers/report-traces.ts';
 
 describe('stateChange', () => {

@@ -2,8 +2,9 @@
 // drops, crashes, restarts, unhandled messages, from a real run of the kernel.
 import { setup } from 'xstate';
 import { describe, expect, it } from 'vitest';
-import { defineScenario, drive, enabled, send, type Step } from '../../src/actors/index.ts';
-import { fileView, formatMermaid, formatSteps, formatText, type TraceFileData } from '../../src/report/index.ts';
+import { defineScenario, drive, send, formatMermaid, formatSteps, formatText, type Step, type TraceFileData } from 'interleave';
+import { enabled } from 'interleave/kernel';
+import { fileView } from '../../src/report/index.ts';
 import { runTraceFile } from '../helpers/report-traces.ts';
 
 // A sender that pings twice on a timer; a receiver that only knows `ping`.

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { formatHtml } from '../../src/report/index.ts';
+import { formatHtml } from 'interleave';
 import { lostUpdateTrace } from '../helpers/report-traces.ts';
 import { runMain } from '../helpers/cli.ts';
 

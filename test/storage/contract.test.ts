@@ -7,8 +7,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { apply, defineScenario, enabled, initialWorld, inputStep, type ReducerLogic, type World } from '../../src/actors/index.ts';
-import type { Message } from '../../src/actors/types.ts';
+import { apply, enabled, initialWorld, inputStep } from 'interleave/kernel';
+import { defineScenario, type ReducerLogic, type World, type Message } from 'interleave';
 import {
   ErrorCode,
   NO_STORAGE_FOUND,
@@ -35,8 +35,8 @@ import {
   tsSet,
   type MissingKeyAnswer,
   type TaskScope,
-} from '../../src/storage/index.ts';
-import { FsDocumentStore, FsObjectStore, ObjectTaskStateStore, SqliteTaskStateStore } from '../../src/storage/live/index.ts';
+} from 'interleave/storage';
+import { FsDocumentStore, FsObjectStore, ObjectTaskStateStore, SqliteTaskStateStore } from 'interleave/live';
 
 type Call = (msg: Message) => Promise<Message>;
 interface Backend {

@@ -2,9 +2,8 @@
 // readers fetching one file per step, drop/recreate mid-stream, and the I1 helper
 // evaluated from a kernel world.
 import { describe, expect, it } from 'vitest';
-import { apply, defineScenario, enabled, initialWorld, queryOf, type World } from '../../src/actors/index.ts';
-import { check } from '../../src/check/index.ts';
-import type { Message } from '../../src/actors/types.ts';
+import { apply, enabled, initialWorld } from 'interleave/kernel';
+import { defineScenario, queryOf, check, type World, type Message } from 'interleave';
 import {
   ErrorCode,
   NO_STORAGE_FOUND,
@@ -32,7 +31,7 @@ import {
   staleReaders,
   streamingReaders,
   type MissingKeyAnswer,
-} from '../../src/storage/index.ts';
+} from 'interleave/storage';
 
 const file = (n: number) => new Uint8Array([n]);
 const URI = resultUri(portBaseUri({ wid: 1, eid: 7, port: { logicalOpId: 'LS', portId: 0 } }));

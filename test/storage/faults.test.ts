@@ -1,9 +1,8 @@
 // Fault outcomes of the simulated stores: which are offered, what each does, and
 // that the kernel explores them as steps within the scenario's fault budget.
 import { describe, expect, it } from 'vitest';
-import { apply, defineScenario, enabled, initialWorld, queryOf, type Step, type World } from '../../src/actors/index.ts';
-import type { Message, TraceEvent } from '../../src/actors/types.ts';
-import type { ReducerLogic } from '../../src/actors/scenario.ts';
+import { apply, enabled, initialWorld } from 'interleave/kernel';
+import { defineScenario, queryOf, type Step, type World, type Message, type TraceEvent, type ReducerLogic } from 'interleave';
 import {
   ErrorCode,
   docCommit,
@@ -27,7 +26,7 @@ import {
   tsGet,
   tsSet,
   type TaskScope,
-} from '../../src/storage/index.ts';
+} from 'interleave/storage';
 
 const b = (...xs: number[]) => new Uint8Array(xs);
 const scope: TaskScope = { dagId: 'd', runId: 'r', taskId: 't', mapIndex: 3 };

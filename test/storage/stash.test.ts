@@ -1,9 +1,9 @@
 // The peek response stash: the threshold, an upload that takes several steps the
 // checker interleaves, and its failure and cancel outcomes.
 import { describe, expect, it } from 'vitest';
-import { apply, defineScenario, enabled, initialWorld, queryOf, type World } from '../../src/actors/index.ts';
-import type { Message } from '../../src/actors/types.ts';
-import { DEFAULT_STASH_THRESHOLD_BYTES, ErrorCode, peekStash, scriptClient, shouldStash, simClient, stashCancel, stashUpload, uploadParts } from '../../src/storage/index.ts';
+import { apply, enabled, initialWorld } from 'interleave/kernel';
+import { defineScenario, queryOf, type World, type Message } from 'interleave';
+import { DEFAULT_STASH_THRESHOLD_BYTES, ErrorCode, peekStash, scriptClient, shouldStash, simClient, stashCancel, stashUpload, uploadParts } from 'interleave/storage';
 
 describe('peek stash', () => {
   it('stashes only streamable results over the 10 KiB threshold, with the stash on and a location', () => {

@@ -1,7 +1,7 @@
 // Materialization addressing: base URIs, result/state URIs, URI -> object key, and
 // the rejection of anything that tries to escape.
 import { describe, expect, it } from 'vitest';
-import { StorageKeyError, checkKey, joinKey, keyProblem, portBaseUri, resourceOf, resultUri, stateUri, uriToKey } from '../../src/storage/index.ts';
+import { StorageKeyError, checkKey, joinKey, keyProblem, portBaseUri, resourceOf, resultUri, stateUri, uriToKey } from 'interleave/storage';
 
 const port = { logicalOpId: 'LoopStart-1', portId: 0 };
 

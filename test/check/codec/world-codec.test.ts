@@ -9,14 +9,14 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { setup } from 'xstate';
-import { apply, defineScenario, enabled, initialWorld, parseParams, StepMemo, type Scenario, type World } from '../../../src/actors/index.ts';
+import { apply, enabled, initialWorld, StepMemo, Hasher, WorldHasher, fpHex } from 'interleave/kernel';
+import { defineScenario, parseParams, type Scenario, type World } from 'interleave';
 import { addressOf } from '../../../src/actors/xstate-adapter.ts';
-import { families } from '../../../src/machines/catalog.ts';
-import { Hasher, WorldHasher, fpHex } from '../../../src/check/fingerprint/fingerprint.ts';
+import { families } from 'interleave/machines';
 import { createWorldCodec, WorldCodecError, type WorldCodec } from '../../../src/check/codec/world-codec.ts';
 import { ValueWriter } from '../../../src/check/codec/value-encode.ts';
 import { ValueReader } from '../../../src/check/codec/value-decode.ts';
-import { objectStore, scriptClient, s3Get, s3List, s3Put, s3Delete, taskStateStore, tsGet, tsSet, type TaskScope } from '../../../src/storage/index.ts';
+import { objectStore, scriptClient, s3Get, s3List, s3Put, s3Delete, taskStateStore, tsGet, tsSet, type TaskScope } from 'interleave/storage';
 import { randomSystem } from '../../fixtures/check/models.ts';
 import { reach } from '../../fixtures/check/reach.ts';
 import { randomActors } from '../../fixtures/check/random-actors.ts';

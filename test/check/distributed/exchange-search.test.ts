@@ -3,8 +3,7 @@
 // disjoint and together exactly one unreduced search's; a violation is found and its
 // schedule replays from the initial world; budgets and a silent shard stop every shard.
 import { describe, expect, it } from 'vitest';
-import { rng, type Scenario } from '../../../src/actors/index.ts';
-import { check, replaySchedule, type CheckOptions } from '../../../src/check/index.ts';
+import { rng, check, replaySchedule, type Scenario, type CheckOptions } from 'interleave';
 import { joinRun } from '../../../src/check/distributed/exchange-dir.ts';
 import { ExchangeSearch } from '../../../src/check/distributed/exchange-search.ts';
 import { createWorldCodec } from '../../../src/check/codec/world-codec.ts';

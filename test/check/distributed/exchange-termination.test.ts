@@ -6,7 +6,7 @@
 // waiting or unwritten. With the wave gap below the lag the detector can be fooled, and
 // the oracle sees it (so the check can fail).
 import { describe, expect, it } from 'vitest';
-import { rng } from '../../../src/actors/index.ts';
+import { rng } from 'interleave';
 import { Termination } from '../../../src/check/distributed/exchange-termination.ts';
 import { Inbox, Outbox, runTag } from '../../../src/check/distributed/exchange-transport.ts';
 import { DelayedStore } from '../../fixtures/check/exchange-harness.ts';

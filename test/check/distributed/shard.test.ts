@@ -4,9 +4,9 @@
 // counterexample replays from the initial world; with sleep sets on, the shards still
 // reach every world and every violation of the unreduced search (random systems).
 import { describe, expect, it } from 'vitest';
-import { apply, enabled, initialWorld, type Scenario, type World } from '../../../src/actors/index.ts';
-import { WorldHasher, check, fpHex, replaySchedule, type CheckOptions, type CheckResult } from '../../../src/check/index.ts';
-import { families } from '../../../src/machines/catalog.ts';
+import { apply, enabled, initialWorld, WorldHasher, fpHex } from 'interleave/kernel';
+import { check, replaySchedule, type Scenario, type World, type CheckOptions, type CheckResult } from 'interleave';
+import { families } from 'interleave/machines';
 import { independentPairs, lostUpdate, orderingBug } from '../../fixtures/check/models.ts';
 import { randomActors } from '../../fixtures/check/random-actors.ts';
 import { AncestryClasses, dealByAncestry, dealPartition } from '../../../src/check/distributed/shard-deal.ts';

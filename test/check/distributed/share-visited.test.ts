@@ -5,10 +5,9 @@
 // shard claims worlds it did not visit; the claims file format never takes a torn or
 // damaged batch.
 import { describe, expect, it } from 'vitest';
-import { rng, type Scenario } from '../../../src/actors/index.ts';
-import { check, replaySchedule } from '../../../src/check/index.ts';
+import { rng, check, replaySchedule, type Scenario } from 'interleave';
 import { CLAIM_WORDS, MAX_BATCH, decodeBatches, encodeBatch } from '../../../src/check/distributed/claims-log.ts';
-import { families } from '../../../src/machines/catalog.ts';
+import { families } from 'interleave/machines';
 import { allToOne, randomSystem, tokenRing } from '../../fixtures/check/models.ts';
 import { randomActors } from '../../fixtures/check/random-actors.ts';
 import { randomMachineSystem } from '../../fixtures/check/random-machines.ts';

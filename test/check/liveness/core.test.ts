@@ -3,9 +3,8 @@
 // differential test of the SCC pass against a naive reference on random cyclic systems.
 import { describe, expect, it } from 'vitest';
 import { setup } from 'xstate';
-import { ScenarioError, defineScenario, eventually, leadsTo, nonProgressCycles, send, type Scenario, type ScenarioDef } from '../../../src/actors/index.ts';
-import { check, replayLasso } from '../../../src/check/index.ts';
-import { rally, retry } from '../../../src/machines/demo/rally.ts';
+import { ScenarioError, defineScenario, eventually, leadsTo, nonProgressCycles, send, check, replayLasso, type Scenario, type ScenarioDef } from 'interleave';
+import { rally, retry } from 'interleave/machines';
 import { referenceLiveness, randomCyclicSystem } from '../../helpers/liveness-reference.ts';
 
 const bfs = { strategy: 'bfs' as const };

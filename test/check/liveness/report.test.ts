@@ -4,9 +4,8 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { check, toTraceFile } from '../../../src/check/index.ts';
-import { rally } from '../../../src/machines/demo/rally.ts';
-import { formatHtml, formatMermaid, formatText, validateTraceFile } from '../../../src/report/index.ts';
+import { check, toTraceFile, formatHtml, formatMermaid, formatText, validateTraceFile } from 'interleave';
+import { rally } from 'interleave/machines';
 import { cli, scratchDir } from '../../helpers/cli.ts';
 
 describe('a lasso in the trace file and its renderings', () => {

@@ -5,10 +5,9 @@
 // so their graphs are acyclic: the pass finds no cyclic component, which the tests
 // state, and its verdicts then match the quiescent checks.
 import { describe, expect, it } from 'vitest';
-import { check } from '../../../src/check/index.ts';
+import { check } from 'interleave';
 import { parseOutcomes } from '../../../src/machines/airflow/config.ts';
-import { buildAirflow } from '../../../src/machines/airflow/scenario.ts';
-import { amberScenario } from '../../../src/machines/amber/scenario.ts';
+import { buildAirflow, amberScenario } from 'interleave/machines';
 
 describe('Amber I12 as a liveness property', () => {
   it('the fixed design (read at EndChannel) completes on every run; the graph is acyclic', async () => {
@@ -29,7 +28,7 @@ describe('Amber I12 as a liveness property', () => {
 
   it('I12 over runs alone: with the quiescent checks removed, the SCC pass reports the same hang as a run that ends owed', async () => {
     const sc = amberScenario({ design: 'read-at-consume', liveness: true });
-    const { defineScenario } = await import('../../../src/actors/index.ts');
+    const { defineScenario } = await import('interleave');
     const only = defineScenario({ name: sc.name, actors: sc.actors, start: sc.start!, faults: sc.faults!, liveness: sc.liveness!, acceptEnd: () => true });
     const r = await check(only, { strategy: 'bfs' });
     expect(r.violation!.property).toMatchObject({ kind: 'liveness', name: 'I12 every run completes' });

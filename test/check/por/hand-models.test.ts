@@ -2,8 +2,7 @@
 // quiescent worlds and the violated properties are the same with and without it,
 // and it computes fewer states.
 import { describe, expect, it } from 'vitest';
-import type { Scenario } from '../../../src/actors/index.ts';
-import { check } from '../../../src/check/index.ts';
+import { check, type Scenario } from 'interleave';
 import { exploreSets } from '../../fixtures/check/explore-sets.ts';
 import { counterModel, diningLocks, lostUpdate, orderingBug, randomSystem, retryModel, tokenRing } from '../../fixtures/check/models.ts';
 

@@ -5,8 +5,7 @@
 // violated properties and the first violation reported (property and schedule) are the
 // same with and without it, for dfs and bfs, with symmetry where the system declares it.
 import { describe, expect, it } from 'vitest';
-import type { Scenario } from '../../../src/actors/index.ts';
-import { check } from '../../../src/check/index.ts';
+import { check, type Scenario } from 'interleave';
 import { exploreSets } from '../../fixtures/check/explore-sets.ts';
 import { randomActors } from '../../fixtures/check/random-actors.ts';
 

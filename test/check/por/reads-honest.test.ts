@@ -3,10 +3,8 @@
 // These tests check each declaration of the built-in models on sampled reachable
 // worlds (test/fixtures/check/reads-honesty.ts), and that the check catches wrong ones.
 import { describe, expect, it } from 'vitest';
-import { defineScenario, type Scenario } from '../../../src/actors/index.ts';
-import { parseParams } from '../../../src/actors/family.ts';
-import { reads, readsEach, readsView } from 'interleave';
-import { families } from '../../../src/machines/catalog.ts';
+import { reads, readsEach, readsView, defineScenario, parseParams, type Scenario } from 'interleave';
+import { families } from 'interleave/machines';
 import { dishonestDeclarations, walk } from '../../fixtures/check/reads-honesty.ts';
 import { lostUpdate } from '../../fixtures/check/models.ts';
 import { randomActors } from '../../fixtures/check/random-actors.ts';

@@ -12,8 +12,8 @@
 // Not reading revisits at all lost quiescent worlds on both seeds (dfs). Expanding such a
 // revisit in full was sound but took more transitions than no reduction on lost-update.
 import { describe, expect, it } from 'vitest';
-import type { World } from '../../../src/actors/index.ts';
-import { WorldHasher, check, fpHex } from '../../../src/check/index.ts';
+import { check, type World } from 'interleave';
+import { WorldHasher, fpHex } from 'interleave/kernel';
 import { symCyclic } from '../../fixtures/check/sym-cyclic.ts';
 
 /** Systems whose unreduced search passes this many states are skipped (counted), to keep the test fast. */

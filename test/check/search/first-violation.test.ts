@@ -3,7 +3,7 @@
 // the unreduced re-run when the reduced search had pruned something before its first
 // violation, and an honest fallback when a budget cuts that re-run.
 import { describe, expect, it } from 'vitest';
-import { check, checkRun, formatViolation, replaySchedule, type CheckOptions } from '../../../src/check/index.ts';
+import { check, checkRun, formatViolation, replaySchedule, type CheckOptions } from 'interleave';
 import { progressText } from '../../../src/cli/progress.ts';
 import { lostUpdate, orderingBug } from '../../fixtures/check/models.ts';
 import { seededBugs } from '../../fixtures/check/seeded-bugs.ts';

@@ -4,7 +4,7 @@
 // parent that goes back is refused. The record queue (src/check/record-queue.ts):
 // records come out as they went in, first in first out, and read chunks are dropped.
 import { describe, expect, it } from 'vitest';
-import { rng } from '../../../src/actors/index.ts';
+import { rng } from 'interleave';
 import { EntryLog } from '../../../src/check/search/entry-log.ts';
 import { RecordQueue } from '../../../src/check/search/record-queue.ts';
 

@@ -4,8 +4,8 @@
 // counterexample, on random systems and the hand models, with and without POR; and
 // the memory of the whole search in result.stats.memory.
 import { describe, expect, it } from 'vitest';
-import { defineScenario, type Scenario, type World } from '../../../src/actors/index.ts';
-import { NondeterminismError, WorldHasher, check, fpHex, type CheckOptions } from '../../../src/check/index.ts';
+import { defineScenario, NondeterminismError, check, type Scenario, type World, type CheckOptions } from 'interleave';
+import { WorldHasher, fpHex } from 'interleave/kernel';
 import { counterModel, diningLocks, lostUpdate, orderingBug, randomSystem, retryModel, tokenRing } from '../../fixtures/check/models.ts';
 import { randomActors } from '../../fixtures/check/random-actors.ts';
 import { randomMachineSystem } from '../../fixtures/check/random-machines.ts';

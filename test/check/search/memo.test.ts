@@ -2,13 +2,13 @@
 // (snapshot, message) pair met again, and a reducer's for the same state, message,
 // sender, outcome and time; worlds and events must be the same as without it.
 import { describe, expect, it } from 'vitest';
-import { StepMemo, apply, enabled, initialWorld, rng, type ApplyResult, type Scenario, type Step, type World } from '../../../src/actors/index.ts';
-import { WorldHasher, fpHex } from '../../../src/check/index.ts';
+import { StepMemo, apply, enabled, initialWorld, WorldHasher, fpHex, type ApplyResult } from 'interleave/kernel';
+import { rng, type Scenario, type Step, type World } from 'interleave';
 import { contentKeyOf } from '../../../src/check/search/memo-key.ts';
 import { sameContent } from '../../../src/actors/same-content.ts';
 import { randomMachineSystem } from '../../fixtures/check/random-machines.ts';
 import { lostUpdate, machineRing, retryModel } from '../../fixtures/check/models.ts';
-import { buildAirflow } from '../../../src/machines/airflow/scenario.ts';
+import { buildAirflow } from 'interleave/machines';
 
 /** Counts the hits of a memo. */
 class CountingMemo extends StepMemo {

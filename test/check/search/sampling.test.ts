@@ -2,8 +2,8 @@
 // PCT finds a depth-2 ordering bug that uniform random rarely finds; the swarm
 // spreads runs over worker threads and shards without changing which run fails.
 import { describe, expect, it } from 'vitest';
-import { deriveSeed } from '../../../src/actors/index.ts';
-import { check, checkRun, estimateK, runOne, type SampleConfig } from '../../../src/check/index.ts';
+import { deriveSeed, estimateK, runOne } from 'interleave/kernel';
+import { check, checkRun, type SampleConfig } from 'interleave';
 import { lostUpdate, orderingBug } from '../../fixtures/check/models.ts';
 
 const MODELS = new URL('../../fixtures/check/models.ts', import.meta.url).pathname;

@@ -3,10 +3,10 @@
 // expects is unhandled and reported by the kernel (the phase-mirroring machine it
 // replaces took every event in every phase and ignored the unexpected ones).
 import { describe, expect, it } from 'vitest';
-import { defineScenario, drive, initialWorld, isFailureEvent, queryOf } from '../../../src/actors/index.ts';
-import { check } from '../../../src/check/index.ts';
+import { defineScenario, drive, queryOf, check } from 'interleave';
+import { initialWorld, isFailureEvent } from 'interleave/kernel';
 import { strayDelivery, worldWhere } from '../../helpers/charts.ts';
-import { buildAirflow } from '../../../src/machines/airflow/scenario.ts';
+import { buildAirflow } from 'interleave/machines';
 
 describe('unexpected messages to the task process are reported', () => {
   const sc = buildAirflow({ items: 3, W: 2 });

@@ -3,10 +3,10 @@
 // interleaving, and the hazards the checker must find (H1, H2, H6) as documented,
 // expected findings with the property each breaks.
 import { describe, expect, it } from 'vitest';
-import { check } from '../../../src/check/index.ts';
-import { apply, enabled, initialWorld, queryOf, rng, type World } from '../../../src/actors/index.ts';
-import { buildAirflow } from '../../../src/machines/airflow/scenario.ts';
-import { parseOutcomes, type AirflowConfig } from '../../../src/machines/airflow/config.ts';
+import { check, queryOf, rng, type World } from 'interleave';
+import { apply, enabled, initialWorld } from 'interleave/kernel';
+import { buildAirflow, type AirflowConfig } from 'interleave/machines';
+import { parseOutcomes } from '../../../src/machines/airflow/config.ts';
 import { killWindow } from '../../../src/machines/airflow/round-writer.ts';
 import { storedEntries, prefixLength } from '../../../src/machines/airflow/properties.ts';
 import { batchKey } from '../../../src/machines/airflow/config.ts';

@@ -2,10 +2,11 @@
 // a time, DeadlockImminentError instead of a hang), the round writer (docs/airflow.md), the
 // outcome scripts and the configuration's errors.
 import { describe, expect, it } from 'vitest';
-import { ScenarioError } from '../../../src/actors/index.ts';
+import { ScenarioError } from 'interleave';
 import { IDLE, asend, cancel, release, syncSend, type Req } from '../../../src/machines/airflow/channel.ts';
 import { cancelWrites, killWindow, newWriter, record, restOf, writeErr, writeOk } from '../../../src/machines/airflow/round-writer.ts';
-import { configOf, parseOutcomes, type Entry } from '../../../src/machines/airflow/config.ts';
+import { parseOutcomes, type Entry } from '../../../src/machines/airflow/config.ts';
+import { airflowConfig as configOf } from 'interleave/machines';
 import { supervisorApi } from '../../../src/machines/airflow/api.ts';
 import { storeFor } from '../../../src/machines/airflow/scenario.ts';
 import { mget, mkeys, pmap } from '../../../src/machines/airflow/pstore.ts';

@@ -3,10 +3,8 @@
 // waiter's timer, fenced writes. The correct model holds completely; without the
 // lease LEASE-1 breaks, and with a store that does not fence LEASE-2 breaks.
 import { describe, expect, it } from 'vitest';
-import { check } from '../../../src/check/index.ts';
-import { ScenarioError } from '../../../src/actors/index.ts';
-import { buildAirflow } from '../../../src/machines/airflow/scenario.ts';
-import { configOf, type AirflowConfig } from '../../../src/machines/airflow/config.ts';
+import { check, ScenarioError } from 'interleave';
+import { buildAirflow, airflowConfig as configOf, type AirflowConfig } from 'interleave/machines';
 import { NO_LEASE, fenced, onLease } from '../../../src/machines/airflow/lease.ts';
 
 const LONG = 300_000;

@@ -3,8 +3,8 @@
 // try's leftovers), and a kill does not hide a violation of the next try; INV-12 keeps
 // a callback allowance of 1 as an absent entry and still catches a callback too many.
 import { describe, expect, it } from 'vitest';
-import type { MonitorDef, TraceEvent, WorldQuery } from '../../../src/actors/index.ts';
-import { configOf, type AirflowConfig } from '../../../src/machines/airflow/config.ts';
+import type { MonitorDef, TraceEvent, WorldQuery } from 'interleave';
+import { airflowConfig as configOf, type AirflowConfig } from 'interleave/machines';
 import { airflowProperties } from '../../../src/machines/airflow/properties.ts';
 import { pmap } from '../../../src/machines/airflow/pstore.ts';
 

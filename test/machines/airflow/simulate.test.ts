@@ -5,8 +5,8 @@
 // for the real run. Ratios and counts come
 // from one run each; no wall-clock time is asserted.
 import { describe, expect, it } from 'vitest';
-import { parseParams } from '../../../src/actors/family.ts';
-import { findFamily } from '../../../src/machines/catalog.ts';
+import { parseParams } from 'interleave';
+import { findFamily } from 'interleave/machines';
 import { CALIBRATION_C, CALIBRATION_CHANNEL_ONLY, CALIBRATION_REAL, compareDesigns, simulateDesign } from '../../../src/machines/airflow/simulation.ts';
 
 const LONG = 300_000;

@@ -4,15 +4,15 @@
 // coordinator's EndWorker retry is an `after` timer of its per-operator region.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { defineScenario, initialWorld, isFailureEvent, queryOf } from '../../../src/actors/index.ts';
-import { check } from '../../../src/check/index.ts';
+import { defineScenario, queryOf, check } from 'interleave';
+import { initialWorld, isFailureEvent } from 'interleave/kernel';
 import { strayDelivery, worldWhere } from '../../helpers/charts.ts';
 import { coordinatorMachine } from '../../../src/machines/amber/coordinator.ts';
 import { portBase } from '../../../src/machines/amber/messages.ts';
 import { DESIGNS } from '../../../src/machines/amber/operators.ts';
 import { countingEnd, perRowStart } from '../../../src/machines/amber/user-code.ts';
 import { workerMachine, type OpSpec } from '../../../src/machines/amber/worker.ts';
-import { amberScenario } from '../../../src/machines/amber/scenario.ts';
+import { amberScenario } from 'interleave/machines';
 import { runOnce } from '../../helpers/amber.ts';
 
 describe('unexpected messages to the Amber actors are reported', () => {

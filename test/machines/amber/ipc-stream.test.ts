@@ -50,7 +50,7 @@ describe('encodeBatchMessage / decodeBatchMessage', () => {
 
 describe('drive({ record: false })', () => {
   it('keeps no events in the run (onEvent still sees each) and ends in the same world', async () => {
-    const { drive } = await import('../../../src/actors/index.ts');
+    const { drive } = await import('interleave');
     const { dataChannelScenario } = await import('../../../src/machines/amber/data-channel.ts');
     const sc = dataChannelScenario({ batchSize: 10, schemaWidth: 2, stringLength: 4, batches: 3, warmup: 1, wire: true });
     const kept = drive(sc, (_w, s) => s[0], { detail: false });

@@ -2,16 +2,12 @@
 // content, D0's base64-in-JSON state and its size formula), determinism, and the
 // spec's [open] points as parameters.
 import { describe, expect, it } from 'vitest';
-import { checkDeterminism } from '../../../src/actors/index.ts';
-import { check } from '../../../src/check/index.ts';
+import { checkDeterminism, check, drive, parseParams } from 'interleave';
 import { base64Of, batchOfIpc, batchOfTable, d0FormulaBytes, inputTable, ipcOf, tableOf, valuesOf } from '../../../src/machines/amber/data.ts';
 import { parseState, stateContent } from '../../../src/machines/amber/operators.ts';
-import { amberScenario } from '../../../src/machines/amber/scenario.ts';
+import { amberScenario, amberLoopFamily } from 'interleave/machines';
 import { dataChannelScenario } from '../../../src/machines/amber/data-channel.ts';
-import { drive } from '../../../src/actors/index.ts';
 import { runOnce } from '../../helpers/amber.ts';
-import { amberLoopFamily } from '../../../src/machines/amber/family.ts';
-import { parseParams } from '../../../src/actors/family.ts';
 
 describe('data plane', () => {
   it('interns batches by content: same rows, same object; IPC round-trips to the same batch', () => {

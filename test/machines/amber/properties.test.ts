@@ -1,10 +1,11 @@
 // The monitors are not vacuous: fed the event sequences of known bugs they fail with
 // the property's message, and fed a correct run's trace they stay quiet.
 import { describe, expect, it } from 'vitest';
-import { queryOf, type MonitorDef, type TraceEvent } from '../../../src/actors/index.ts';
+import { queryOf, type MonitorDef, type TraceEvent } from 'interleave';
 import { portBase, stateUri } from '../../../src/machines/amber/messages.ts';
 import { amberProperties } from '../../../src/machines/amber/properties.ts';
-import { DEFAULT_PARAMS, amberScenario, workflowOf, type AmberParams } from '../../../src/machines/amber/scenario.ts';
+import { workflowOf } from '../../../src/machines/amber/scenario.ts';
+import { AMBER_DEFAULT_PARAMS as DEFAULT_PARAMS, amberScenario, type AmberParams } from 'interleave/machines';
 import { runOnce } from '../../helpers/amber.ts';
 
 function monitor(name: string, p: Partial<AmberParams> = {}): MonitorDef {

@@ -3,12 +3,10 @@
 // read at EndChannel (D2) explores completely with the same faults and no violation.
 // F_recreate mid-stream is caught as I1 by every design. Counts, never times.
 import { describe, expect, it } from 'vitest';
-import { drive, randomChooser, replay } from '../../../src/actors/index.ts';
-import { check, expectHolds } from '../../../src/check/index.ts';
-import { amberLoopFamily } from '../../../src/machines/amber/family.ts';
+import { drive, randomChooser, replay, check, expectHolds, parseParams } from 'interleave';
+import { amberLoopFamily, amberScenario } from 'interleave/machines';
 import { DESIGNS } from '../../../src/machines/amber/operators.ts';
-import { amberScenario, startOf } from '../../../src/machines/amber/scenario.ts';
-import { parseParams } from '../../../src/actors/family.ts';
+import { startOf } from '../../../src/machines/amber/scenario.ts';
 
 describe('read-at-consume (D1)', () => {
   // From the materialized start (the family default) and from scratch: the same violation, the scratch one longer by the earlier regions.

@@ -2,10 +2,11 @@
 // inspected figure by figure, and the scenario's properties are checked
 // exhaustively (bfs) where the expected outcome is encoded as a property.
 import { describe, expect, it } from 'vitest';
-import { check, expectHolds } from '../../../src/check/index.ts';
+import { check, expectHolds } from 'interleave';
 import { portBase, resultUri, stateUri } from '../../../src/machines/amber/messages.ts';
 import { FRESH_LOOP_END, attachLoopTable, evalCondition, runUpdate } from '../../../src/machines/amber/operators.ts';
-import { STARTS, amberScenario, type AmberParams } from '../../../src/machines/amber/scenario.ts';
+import { STARTS } from '../../../src/machines/amber/scenario.ts';
+import { amberScenario, type AmberParams } from 'interleave/machines';
 import { batchOfTable, inputTable } from '../../../src/machines/amber/data.ts';
 import { countingEnd } from '../../../src/machines/amber/user-code.ts';
 import { MachineStepper } from '../../../src/actors/xstate-adapter.ts';

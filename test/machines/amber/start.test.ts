@@ -4,13 +4,12 @@
 // followed by a materialized run, and every property outcome is the same from both
 // starts. Where an earlier region can fail or take a fault, the start stays scratch.
 import { describe, expect, it } from 'vitest';
-import { checkDeterminism, drive, initialWorld, queryOf, randomChooser, type World } from '../../../src/actors/index.ts';
-import { check } from '../../../src/check/index.ts';
-import { parseParams } from '../../../src/actors/family.ts';
-import { amberLoopFamily } from '../../../src/machines/amber/family.ts';
+import { checkDeterminism, drive, queryOf, randomChooser, check, parseParams, type World } from 'interleave';
+import { initialWorld } from 'interleave/kernel';
+import { amberLoopFamily, amberScenario, AMBER_DEFAULT_PARAMS as DEFAULT_PARAMS, type AmberParams } from 'interleave/machines';
 import { deriveStart, worldKey } from '../../../src/machines/amber/materialized.ts';
 import { portBase, resultUri, stateUri } from '../../../src/machines/amber/messages.ts';
-import { amberScenario, loopEndLevel, startOf, workflowOf, DEFAULT_PARAMS, type AmberParams } from '../../../src/machines/amber/scenario.ts';
+import { loopEndLevel, startOf, workflowOf } from '../../../src/machines/amber/scenario.ts';
 import { docFiles, type StoreState } from '../../../src/machines/amber/store.ts';
 import { runOnce } from '../../helpers/amber.ts';
 

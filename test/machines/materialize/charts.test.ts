@@ -2,10 +2,9 @@
 // the client's arrivals and answers are chart states, and a message the protocol
 // does not expect where it arrives is unhandled and reported by the kernel.
 import { describe, expect, it } from 'vitest';
-import { check, replaySchedule } from '../../../src/check/index.ts';
-import { queryOf } from '../../../src/actors/query.ts';
+import { check, replaySchedule, queryOf } from 'interleave';
 import { MachineStepper } from '../../../src/actors/xstate-adapter.ts';
-import { buildScenario } from '../../../src/machines/materialize/scenario.ts';
+import { buildMaterialize as buildScenario } from 'interleave/machines';
 import * as C from '../../../src/machines/materialize/cases.ts';
 import { clientMachine } from '../../../src/machines/materialize/client.ts';
 import { lookup } from '../../../src/machines/materialize/config.ts';

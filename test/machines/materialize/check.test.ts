@@ -2,12 +2,9 @@
 // checker, each explored completely (bfs) with invariants 1-11 and the scenario's
 // expected outcome as end-of-run properties.
 import { describe, expect, it } from 'vitest';
-import { check, formatViolation, replaySchedule } from '../../../src/check/index.ts';
-import { buildScenario, type Setup } from '../../../src/machines/materialize/scenario.ts';
+import { check, formatViolation, replaySchedule, parseParams, checkDeterminism } from 'interleave';
+import { buildMaterialize as buildScenario, materializePeeksFamily, type MaterializeSetup as Setup } from 'interleave/machines';
 import * as C from '../../../src/machines/materialize/cases.ts';
-import { materializePeeksFamily } from '../../../src/machines/materialize/family.ts';
-import { parseParams } from '../../../src/actors/family.ts';
-import { checkDeterminism } from '../../../src/actors/drive.ts';
 
 async function holds(setup: Setup, maxStates = 400_000) {
   const r = await check(buildScenario(setup), { strategy: 'bfs', maxStates });

@@ -2,14 +2,13 @@
 // on the same seed (the same peeks and the same activation trace), and the tests
 // assert relations between numbers of one seeded run, never wall-clock time.
 import { describe, expect, it } from 'vitest';
-import { simulate } from '../../../src/actors/simulate.ts';
+import { simulate, type RecordedEvent } from 'interleave';
 import { config, lookup, rows, scan, SIM_COSTS } from '../../../src/machines/materialize/config.ts';
-import { buildScenario, type Setup } from '../../../src/machines/materialize/scenario.ts';
+import { buildMaterialize as buildScenario, type MaterializeSetup as Setup } from 'interleave/machines';
 import { costModel, runSim, simulateReport, summarize } from '../../../src/machines/materialize/simulation.ts';
 import { arrangement } from '../../../src/machines/materialize/trace.ts';
 import type { Design, SlotRelease } from '../../../src/machines/materialize/types.ts';
 import { WAKE_MS, simFixture } from '../../../src/machines/materialize/fixtures.ts';
-import type { RecordedEvent } from '../../../src/actors/types.ts';
 
 describe('E12: a peek queued behind a chain of merge activations', () => {
   const seeds = [1, 2, 3];

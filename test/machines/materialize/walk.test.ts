@@ -9,7 +9,7 @@ import { poolMachine } from '../../../src/machines/materialize/pool.ts';
 import { MachineStepper } from '../../../src/actors/xstate-adapter.ts';
 import { CHECK_COSTS, lookup, rows, scan } from '../../../src/machines/materialize/config.ts';
 import type { PeekResponse, PeekSpec, StashConfig, Update } from '../../../src/machines/materialize/types.ts';
-import type { Message } from '../../../src/actors/types.ts';
+import type { Message } from 'interleave';
 
 const OFF: StashConfig = { enabled: false, threshold: 10 * 1024 };
 

@@ -6,11 +6,9 @@ import { existsSync, linkSync, mkdirSync, mkdtempSync, readFileSync, readdirSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { defineScenario } from '../../../src/actors/index.ts';
-import { runLive } from 'interleave/live';
-import type { Message } from '../../../src/actors/types.ts';
-import { ErrorCode, TEMP_PREFIX, docCommit, docCreate, docReadNext, docReadOpen, s3Get, s3List, s3Put, scriptClient, staleReaders, tsGet, tsSet, type TaskScope } from '../../../src/storage/index.ts';
-import { FsDocumentStore, FsObjectStore, SqliteTaskStateStore } from '../../../src/storage/live/index.ts';
+import { defineScenario, type Message } from 'interleave';
+import { runLive, FsDocumentStore, FsObjectStore, SqliteTaskStateStore } from 'interleave/live';
+import { ErrorCode, TEMP_PREFIX, docCommit, docCreate, docReadNext, docReadOpen, s3Get, s3List, s3Put, scriptClient, staleReaders, tsGet, tsSet, type TaskScope } from 'interleave/storage';
 
 const dirs: string[] = [];
 function tempDir(): string {

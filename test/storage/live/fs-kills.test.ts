@@ -8,8 +8,8 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { rng } from '../../../src/actors/index.ts';
-import { FsObjectStore } from '../../../src/storage/live/fs-object-store.ts';
+import { rng } from 'interleave';
+import { FsObjectStore } from 'interleave/live';
 
 const CHILD = join(import.meta.dirname, '..', '..', 'helpers', 'fs-writer.child.mjs');
 const dir = mkdtempSync(join(tmpdir(), 'interleave-fs-kills-'));

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { HANDLE_RELATIVE } from '../../../src/storage/live/confined-dir.ts';
-import { FsObjectStore } from '../../../src/storage/live/index.ts';
+import { FsObjectStore } from 'interleave/live';
 
 /** Attacker moves, each run once just before the store's next call of that function. */
 const moves = vi.hoisted(() => ({ fstatSync: [] as (() => void)[], lstatSync: [] as (() => void)[] }));

@@ -9,9 +9,9 @@ import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Message } from '../../../src/actors/types.ts';
+import type { Message } from 'interleave';
 import { HANDLE_RELATIVE } from '../../../src/storage/live/confined-dir.ts';
-import { FsObjectStore } from '../../../src/storage/live/index.ts';
+import { FsObjectStore } from 'interleave/live';
 
 const CHILD = join(import.meta.dirname, '..', '..', 'helpers', 'fs-flipper.child.mjs');
 const OPS = 10_000;

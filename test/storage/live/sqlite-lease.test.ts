@@ -6,8 +6,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ErrorCode, tsDelete, tsGet, tsSet, type TaskScope } from '../../../src/storage/index.ts';
-import { LeaseLostError, SqliteTaskLease, SqliteTaskStateStore, readLease } from '../../../src/storage/live/index.ts';
+import { ErrorCode, tsDelete, tsGet, tsSet, type TaskScope } from 'interleave/storage';
+import { LeaseLostError, SqliteTaskLease, SqliteTaskStateStore, readLease } from 'interleave/live';
 
 const dirs: string[] = [];
 afterEach(() => {

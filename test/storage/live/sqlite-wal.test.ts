@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
-import { useWal } from '../../../src/storage/live/index.ts';
+import { useWal } from 'interleave/live';
 
 const dir = mkdtempSync(join(tmpdir(), 'interleave-wal-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
