@@ -1,5 +1,5 @@
 // The verdicts of the airflow-checkpoints check scenarios (the exhaustive and hazard
-// models of test/airflow-check.test.ts and test/airflow-lease.test.ts, the family's default
+// models of test/machines/airflow/check.test.ts and test/machines/airflow/lease.test.ts, the family's default
 // and a few fault mixes): verdict, distinct states, transitions, counterexample steps and CPU
 // per scenario, POR on (with --no-por also off). A model change that merges states must leave
 // every verdict and counterexample length as it was (docs/airflow.md, "State space", has the
@@ -63,6 +63,6 @@ export async function printVerdicts(withoutPor: boolean): Promise<void> {
     'airflow-checkpoints check scenarios: verdicts',
     ['scenario', 'POR', 'verdict', 'distinct states', 'transitions', 'counterexample steps', 'CPU ms'],
     await verdictRows(withoutPor),
-    'The scenarios of test/airflow-check.test.ts and test/airflow-lease.test.ts, the family default (dfs, budget 100,000) and fault mixes; counterexamples shrunk where the tests shrink them.',
+    'The scenarios of test/machines/airflow/check.test.ts and test/machines/airflow/lease.test.ts, the family default (dfs, budget 100,000) and fault mixes; counterexamples shrunk where the tests shrink them.',
   );
 }

@@ -11,7 +11,7 @@ type C = [string, Partial<AmberParams>, Record<string, unknown>?];
 const both = (name: string, p: Partial<AmberParams>): C[] => [[`${name} mat`, { ...p, start: 'materialized' }], [`${name} scr`, { ...p, start: 'scratch' }]];
 const D2 = { design: 'read-at-endchannel' as const, overlapFault: false };
 const cases: C[] = [
-  // amber-scenarios.test.ts (overlapFault false, both starts)
+  // test/machines/amber/scenarios.test.ts (overlapFault false, both starts)
   ...both('S1 D2 single', D2),
   ...both('S2 D2 nested', { ...D2, topology: 'nested' }),
   ...both('S3 D2 jvm-chain', { ...D2, topology: 'jvm-chain' }),
@@ -29,7 +29,7 @@ const cases: C[] = [
   ...both('S15 D2 backEdgeWriteError', { ...D2, backEdgeWriteError: true, endWorkerAttempts: 3 }),
   ...both('S16 D2 largeTable', { ...D2, largeTable: true }),
   ...both('S17 D2 endWorkerRace', { ...D2, endWorkerRace: true }),
-  // amber-race.test.ts
+  // test/machines/amber/race.test.ts
   ...both('race D1 designChecks', { design: 'read-at-consume', overlapFault: false, designChecks: true }),
   ...both('race D1 overlap (default)', {}),
   ['race D2 designChecks', { design: 'read-at-endchannel', designChecks: true }],
@@ -42,9 +42,9 @@ const cases: C[] = [
   ['race pct D1 scr 500', { start: 'scratch' }, { strategy: 'pct', seed: 7, runs: 500 }],
   ['race pct D1 100', { design: 'read-at-consume' }, { strategy: 'pct', seed: 7, runs: 100 }],
   ['race pct D2 100', { design: 'read-at-endchannel' }, { strategy: 'pct', seed: 7, runs: 100 }],
-  // amber-model.test.ts
+  // test/machines/amber/model.test.ts
   ['model D2 recreate 404', { design: 'read-at-endchannel', overlapFault: false, recreateFault: true, missingKey: '404' }],
-  // amber-start.test.ts cases
+  // test/machines/amber/start.test.ts cases
   ...both('start D1 nooverlap', { design: 'read-at-consume', overlapFault: false }),
   ...both('start D0', { design: 'table-in-state' }),
   ...both('start D1 nested2', { design: 'read-at-consume', topology: 'nested', rows: 2 }),
@@ -55,7 +55,7 @@ const cases: C[] = [
   ...both('start recreate', { recreateFault: true, overlapFault: false }),
   ...both('start D0 largeTable', { design: 'table-in-state', largeTable: true }),
   ...both('start reserved init', { reservedTable: 'init' }),
-  // liveness-seeds.test.ts
+  // test/check/liveness/seeds.test.ts
   ['liveness D2', { design: 'read-at-endchannel', liveness: true }],
   ['liveness D1', { design: 'read-at-consume', liveness: true }],
   // bench/checker + bench/amber checker table

@@ -35,7 +35,7 @@
 import { transition } from 'xstate';
 import { apply, deriveSeed, enabled, initialWorld, isFault, rng, type Scenario, type Step, type World } from '../src/actors/index.ts';
 import { check, estimateK, runOne, type CheckResult, type SampleConfig } from '../src/check/index.ts';
-import { allToOne, independentPairs, lostUpdate, machineRing, orderingBug } from '../test/fixtures-check/models.ts';
+import { allToOne, independentPairs, lostUpdate, machineRing, orderingBug } from '../test/fixtures/check/models.ts';
 import { median, printTable } from './table.ts';
 import { EVERY_EVENT_HEADER, EVERY_EVENT_NOTE, everyEventRows } from './every-event.ts';
 import { LIVENESS_HEADER, LIVENESS_NOTE, livenessRows } from './liveness-rows.ts';
@@ -240,7 +240,7 @@ async function pairsScaling(quick: boolean): Promise<void> {
     'k independent actor pairs (dfs): full vs reduced distinct states',
     ['k', 'distinct, POR off', 'CPU ms off', 'distinct, POR on', 'CPU ms on'],
     rows,
-    'Each pair: a pinger asks its own ponger twice (test/fixtures-check/models.ts independentPairs). Full: 6^k; reduced: 5k + 1.',
+    'Each pair: a pinger asks its own ponger twice (test/fixtures/check/models.ts independentPairs). Full: 6^k; reduced: 5k + 1.',
   );
 }
 
@@ -272,7 +272,7 @@ function sampling(quick: boolean, cap: number): void {
     `runs to the first failure, median over ${seeds} seeds (cap ${cap} runs per seed)`,
     ['bug depth', 'K steps/actor', 'pct k', 'random', 'pct (d = bug depth)', 'random / pct', 'random seeds capped', 'CPU ms'],
     rows,
-    'Ordering bug: two actors with K self-steps each; depth 1 = B finishes before A starts, depth 2 = A steps once, then B runs to completion (see test/fixtures-check/models.ts).',
+    'Ordering bug: two actors with K self-steps each; depth 1 = B finishes before A starts, depth 2 = A steps once, then B runs to completion (see test/fixtures/check/models.ts).',
   );
 }
 

@@ -13,7 +13,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { join } from 'node:path';
-import { REPO, installTarball, pack, removeConsumer } from '../test/pack-helpers.ts';
+import { REPO, installTarball, pack, removeConsumer } from '../test/helpers/pack.ts';
 import { median, printTable, type Cell } from './table.ts';
 
 function flag(argv: readonly string[], name: string): string | undefined {

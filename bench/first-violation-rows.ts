@@ -6,7 +6,7 @@
 //
 //   npm run bench -- checker --first
 import { check, type CheckResult } from '../src/check/index.ts';
-import { seededBugs } from '../test/fixtures-check/seeded-bugs.ts';
+import { seededBugs } from '../test/fixtures/check/seeded-bugs.ts';
 import type { Cell } from './table.ts';
 
 function cpuMs(): number {

@@ -3,7 +3,7 @@
 // them (`liveness: false`, POR as the model allows), per CPU second of this process.
 import { defineScenario, nonProgressCycles, type Scenario } from '../src/actors/index.ts';
 import { check, type CheckResult } from '../src/check/index.ts';
-import { lostUpdate, machineRing } from '../test/fixtures-check/models.ts';
+import { lostUpdate, machineRing } from '../test/fixtures/check/models.ts';
 
 function cpuMs(): number {
   const u = process.cpuUsage();

@@ -7,7 +7,7 @@
 //   npm run bench -- checker --por --long        (+ materialize-peeks workers=2 walk-end: minutes of CPU)
 import type { Scenario } from '../src/actors/index.ts';
 import { check, type CheckOptions, type CheckResult } from '../src/check/index.ts';
-import { allToOne, independentPairs, machineRing } from '../test/fixtures-check/models.ts';
+import { allToOne, independentPairs, machineRing } from '../test/fixtures/check/models.ts';
 import type { Cell } from './table.ts';
 
 const MIN_CPU_MS = 300;

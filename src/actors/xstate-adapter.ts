@@ -1,6 +1,6 @@
 // The only module that knows how xstate steps a machine. Everything else sees
 // `MachineStepper`: (snapshot, event) -> (snapshot', actions as data).
-// Pinned to xstate ~5.33; test/xstate-adapter.test.ts is the conformance and
+// Pinned to xstate ~5.33; test/actors/xstate-adapter.test.ts is the conformance and
 // differential suite that must pass before an xstate upgrade lands.
 import type { AnyStateMachine, AnyMachineSnapshot, EventObject } from 'xstate';
 import type { Message } from './types.ts';

@@ -8,7 +8,7 @@ import { createMachine } from 'xstate';
 import { describe, expect, it } from 'vitest';
 import { check, defineScenario, ModelError, optional, reads, send, type Scenario } from 'interleave';
 import { toBeViolatedBy } from 'interleave/vitest';
-import { cli, scratchDir } from '../cli-helpers.ts';
+import { cli, scratchDir } from '../helpers/cli.ts';
 
 const client = createMachine({
   id: 'client',

@@ -194,7 +194,7 @@ export class FsObjectStore {
           // The name and its link count from one lstat: at that instant the key names the file
           // read and nothing else does. Counting links by fstat apart from the lookup leaves a
           // gap: a hard link to an outside file swapped out before the count and back in before
-          // the lookup passed both (test/live-fs-race-schedule.test.ts replays it).
+          // the lookup passed both (test/storage/live/fs-race-schedule.test.ts replays it).
           const named = lstatOrUndefined(at(dir, name));
           if (named !== undefined && named.nlink === 1 && named.ino === after.ino && named.dev === after.dev) {
             this.confined.verify(fh, key); // its directory may have been moved out while the bytes were read

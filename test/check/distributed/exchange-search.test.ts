@@ -1,0 +1,142 @@
+// The exchange search (src/check/exchange-search.ts) with shards in this process that
+// share only a run directory (in memory, read late): the shards' owned fingerprints are
+// disjoint and together exactly one unreduced search's; a violation is found and its
+// schedule replays from the initial world; budgets and a silent shard stop every shard.
+import { describe, expect, it } from 'vitest';
+import { rng, check, replaySchedule, type Scenario, type CheckOptions } from 'interleave';
+import { joinRun } from '../../../src/check/distributed/exchange-dir.ts';
+import { ExchangeSearch } from '../../../src/check/distributed/exchange-search.ts';
+import { createWorldCodec } from '../../../src/check/codec/world-codec.ts';
+import { Session } from '../../../src/check/search/session.ts';
+import { shardFingerprints } from '../../../src/check/distributed/shard.ts';
+import { allToOne, randomSystem, tokenRing } from '../../fixtures/check/models.ts';
+import { randomActors } from '../../fixtures/check/random-actors.ts';
+import { DelayedStore } from '../../fixtures/check/exchange-harness.ts';
+
+interface ShardRun {
+  s: Session;
+  e: ExchangeSearch;
+  fps: BigUint64Array;
+}
+
+/** Runs `count` shards to the end, interleaving their slices in a seeded order. */
+async function runShards(sc: Scenario, count: number, opts: { seed?: number; order?: 'bfs' | 'dfs'; maxLag?: number; check?: CheckOptions; dead?: number; silentMs?: number; stopAt?: number; failing?: number } = {}): Promise<ShardRun[]> {
+  const store = new DelayedStore(opts.seed ?? 1, opts.maxLag ?? 5);
+  const r = rng((opts.seed ?? 1) + 99);
+  // One codec per shard, as one per process.
+  const codecs = await Promise.all(Array.from({ length: count }, () => createWorldCodec(sc)));
+  const shards = Array.from({ length: count }, (_, index) => {
+    const io = store.view();
+    const runId = joinRun(io, '/shared/run', index, count, { scenario: sc.name, count });
+    const s = new Session(sc, { strategy: opts.order ?? 'bfs', por: false, determinism: false, ...opts.check }, false);
+    const e = new ExchangeSearch(s, { io, where: '/shared/run', runId, index, count, codec: index === opts.failing ? { encode: (w) => codecs[index]!.encode(w), decode: () => { throw new Error('cannot decode'); } } : codecs[index]!, timing: { now: () => store.clock, waveGapMs: opts.maxLag ?? 5, silentMs: opts.silentMs ?? 1e9, beatMs: 20 }, batchBytes: 2000, order: opts.order ?? 'bfs', idleMs: 0 });
+    return { s, e, done: index === opts.dead };
+  });
+  while (shards.some((x) => !x.done)) {
+    store.clock++;
+    if (store.clock > 5_000_000) throw new Error('shards did not end');
+    const live = shards.filter((x) => !x.done);
+    const x = live[r.int(live.length)]!;
+    // Ctrl-C on shard 1 (its `stop()` sets the session's flag).
+    if (store.clock === opts.stopAt) shards[0]!.s.stopped = true;
+    // A slice of 16 expansions (an `until` in the past).
+    try {
+      if (x.e.step(-Infinity)) x.done = true;
+    } catch (e) {
+      if (shards.indexOf(x) !== opts.failing) throw e;
+      x.done = true;
+    }
+  }
+  return shards.map(({ s, e }) => ({ s, e, fps: shardFingerprints(s, undefined) }));
+}
+
+/** The unreduced search's fingerprints, going on past violations (as the shards are asked to). */
+async function fullSearch(sc: Scenario): Promise<{ fps: bigint[]; complete: boolean }> {
+  let fps: bigint[] = [];
+  const r = await check(sc, { strategy: 'bfs', por: false, shrink: false, inspect: { violation: () => true, fingerprints: (f) => void (fps = [...f]) } });
+  return { fps, complete: r.complete };
+}
+
+const union = (rs: ShardRun[]) => rs.flatMap((x) => [...x.fps]).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+
+describe('exchange search, shards in one process sharing only a directory', () => {
+  it('random systems (reducers; reducers and machines), a token ring and all-to-one: owned sets are disjoint and their union is the full search (2-3 shards, bfs and dfs, delays)', async () => {
+    const models = [...Array.from({ length: 16 }, (_, k) => randomSystem(k + 1, k % 2 === 0)), tokenRing(4, 2, 2), allToOne(4, 3), ...[1, 2].map((k) => randomActors(k).sc)];
+    let seed = 0;
+    for (const sc of models) {
+      seed++;
+      const full = await fullSearch(sc);
+      expect(full.complete).toBe(true);
+      const count = 2 + (seed % 2);
+      // Violations are recorded and the search goes on, so every world is compared.
+      const shards = await runShards(sc, count, { seed, order: seed % 3 === 0 ? 'dfs' : 'bfs', maxLag: seed % 7, check: { inspect: { violation: () => true } } });
+      const all = union(shards);
+      expect(new Set(all).size, `${sc.name}: owned sets overlap`).toBe(all.length);
+      expect(all, sc.name).toEqual(full.fps);
+      for (const x of shards) {
+        expect(x.e.outcome?.kind).toBe('complete');
+        expect(x.s.cutBy).toBeUndefined();
+      }
+      // Worlds really crossed between shards.
+      if (full.fps.length > 10) expect(shards.reduce((a, x) => a + x.e.counts().worldsReceivedNew, 0)).toBeGreaterThan(0);
+    }
+  });
+
+  it('a violation: one shard finds it, every shard stops, and its schedule replays from the initial world', async () => {
+    let tried = 0;
+    for (let seed = 1; tried < 4 && seed < 200; seed++) {
+      const sc = randomSystem(seed, true);
+      const single = await check(sc, { strategy: 'bfs', por: false, shrink: false });
+      if (single.ok) continue;
+      tried++;
+      const shards = await runShards(sc, 2, { seed, maxLag: 3 });
+      const finders = shards.filter((x) => x.s.found);
+      expect(finders.length, `seed ${seed}`).toBeGreaterThanOrEqual(1);
+      for (const x of shards) expect(x.e.outcome?.kind).toBe('stopped');
+      const f = finders[0]!.s.found!;
+      const out = replaySchedule(sc, f.schedule);
+      expect(out.violation?.property.name, `seed ${seed}`).toBe(f.property.name);
+      for (const x of shards.filter((y) => !y.s.found)) expect(x.s.cutBy).toBe('stopped');
+    }
+    expect(tried).toBe(4);
+  });
+
+  it('a shard that never starts: the others stop, naming it, instead of waiting forever', async () => {
+    const sc = randomSystem(3);
+    const shards = await runShards(sc, 3, { dead: 2, silentMs: 2000 });
+    for (const x of shards.slice(0, 2)) {
+      expect(x.e.outcome?.kind).toBe('stopped');
+      expect(x.s.cutBy).toBe('stopped');
+    }
+    const note = shards.map((x) => x.e.outcome).find((o) => o?.kind === 'stopped' && o.note.reason === 'silent');
+    expect(note?.kind === 'stopped' && note.note.message).toContain('shard 3/3 has not started');
+  });
+
+  it('a state budget on one shard stops every shard, incomplete', async () => {
+    const sc = randomSystem(5, true);
+    const shards = await runShards(sc, 2, { check: { maxStates: 4 } });
+    expect(shards.some((x) => x.s.cutBy === 'maxStates')).toBe(true);
+    for (const x of shards) {
+      expect(x.e.outcome?.kind).toBe('stopped');
+      expect(x.s.cutBy).toBeDefined();
+    }
+  });
+
+  it('Ctrl-C on one shard stops every shard, incomplete', async () => {
+    const sc = allToOne(6, 3);
+    const shards = await runShards(sc, 2, { stopAt: 20 });
+    expect(shards[0]!.s.cutBy).toBe('stopped');
+    for (const x of shards) {
+      const o = x.e.outcome;
+      expect(o?.kind === 'stopped' && o.note.reason).toBe('stopped');
+      expect(x.s.cutBy).toBe('stopped');
+    }
+  });
+
+  it('a shard that fails stops the others at once, naming it', async () => {
+    const shards = await runShards(allToOne(4, 3), 2, { failing: 1 });
+    const o = shards[0]!.e.outcome;
+    expect(o?.kind === 'stopped' && o.note.reason).toBe('error');
+    expect(o?.kind === 'stopped' && o.note.message).toContain('shard 2/2 failed: cannot decode');
+  });
+});

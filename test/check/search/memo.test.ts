@@ -1,0 +1,203 @@
+// The checker's step memo (apply's `memo` option) reuses a machine's step for a
+// (snapshot, message) pair met again, and a reducer's for the same state, message,
+// sender, outcome and time; worlds and events must be the same as without it.
+import { describe, expect, it } from 'vitest';
+import { StepMemo, apply, enabled, initialWorld, WorldHasher, fpHex, type ApplyResult } from 'interleave/kernel';
+import { rng, type Scenario, type Step, type World } from 'interleave';
+import { contentKeyOf } from '../../../src/check/search/memo-key.ts';
+import { sameContent } from '../../../src/actors/same-content.ts';
+import { randomMachineSystem } from '../../fixtures/check/random-machines.ts';
+import { lostUpdate, machineRing, retryModel } from '../../fixtures/check/models.ts';
+import { buildAirflow } from 'interleave/machines';
+
+/** Counts the hits of a memo. */
+class CountingMemo extends StepMemo {
+  constructor(limit?: number, contentKey?: (actor: number, snapshot: object, msg: unknown) => string) {
+    super(limit, contentKey);
+  }
+  hits = 0;
+  reducerHits = 0;
+  startHits = 0;
+  sameHits = 0;
+  override get<R>(actor: number, snapshot: object, msg: unknown): R | undefined {
+    const r = super.get<R>(actor, snapshot, msg);
+    if (r) this.hits++;
+    return r;
+  }
+  override getSame<R>(actor: number, snapshot: object, msg: unknown): { readonly snapshot: object; readonly res: R } | undefined {
+    const r = super.getSame<R>(actor, snapshot, msg);
+    if (r) this.sameHits++;
+    return r;
+  }
+  override getStart<R>(actor: number): R | undefined {
+    const r = super.getStart<R>(actor);
+    if (r) this.startHits++;
+    return r;
+  }
+  override getReduced<R>(actor: number, state: object, msg: unknown, from: number, outcome: string | undefined, now: number): R | undefined {
+    const r = super.getReduced<R>(actor, state, msg, from, outcome, now);
+    if (r) this.reducerHits++;
+    return r;
+  }
+}
+
+/** Applies `s` afresh and through `memo`: both must give the same events and the same world. */
+function stepBoth(sc: Scenario, hasher: WorldHasher, w: World, s: Step, memo: StepMemo, detail: boolean): { plain: ApplyResult; memoed: ApplyResult } {
+  const plain = apply(sc, w, s, { detail });
+  const memoed = apply(sc, w, s, { detail, memo });
+  expect(memoed.events).toEqual(plain.events);
+  expect(fpHex(hasher.fp(memoed.world))).toBe(fpHex(hasher.fp(plain.world)));
+  return { plain, memoed };
+}
+
+describe('step memo', () => {
+  it('gives the same worlds and events as stepping afresh, along random walks that revisit pairs', () => {
+    const models: Scenario[] = [lostUpdate({ clients: 3 }), machineRing(4, 1, 2), retryModel(2)];
+    let reducerHits = 0;
+    for (const sc of models) {
+      const memo = new CountingMemo(64);
+      const hasher = new WorldHasher(sc, false);
+      const r = rng(9);
+      let steps = 0;
+      for (let run = 0; run < 30; run++) {
+        let w: World = initialWorld(sc, { detail: false }).world;
+        for (let d = 0; d < 80; d++) {
+          const en = enabled(sc, w);
+          if (en.length === 0) break;
+          // Every enabled step, so a step not taken here recurs (same snapshot, same message) one level down.
+          let next: World | undefined;
+          const pick = r.int(en.length);
+          for (let k = 0; k < en.length; k++) {
+            const { memoed } = stepBoth(sc, hasher, w, en[k]!, memo, false);
+            steps++;
+            if (k === pick) next = memoed.world;
+          }
+          w = next!;
+        }
+      }
+      expect(steps).toBeGreaterThan(100);
+      expect({ model: sc.name, hits: memo.hits > 0 }).toEqual({ model: sc.name, hits: true });
+      reducerHits += memo.reducerHits;
+    }
+    // The lost-update store is a reducer: its results are reused too.
+    expect(reducerHits).toBeGreaterThan(0);
+  });
+
+  it('a restarted machine starts from its memoised start: the same worlds and events as starting afresh', () => {
+    // airflow's task process is killed and restarted (a new try); its start depends only on its input.
+    const sc = buildAirflow({ items: 2, W: 2, faultBudget: 3, hardKill: true });
+    const memo = new CountingMemo();
+    const hasher = new WorldHasher(sc, false);
+    const r = rng(4);
+    let restarts = 0;
+    for (let run = 0; run < 40; run++) {
+      let w: World = initialWorld(sc, { detail: false }).world;
+      for (let d = 0; d < 60; d++) {
+        const en = enabled(sc, w);
+        if (en.length === 0) break;
+        // Restarts first when offered, so every run restarts as often as the budget lets it.
+        const s = en.find((x) => x.kind === 'restart') ?? r.pick(en);
+        if (s.kind === 'restart') restarts++;
+        w = stepBoth(sc, hasher, w, s, memo, false).memoed.world;
+      }
+    }
+    expect(restarts).toBeGreaterThan(5);
+    // Every restart after the first of the actor reuses its start.
+    expect(memo.startHits).toBe(restarts - 1);
+  });
+
+  it('a small limit clears the memo and it still gives the same results', () => {
+    const sc = lostUpdate({ clients: 3 });
+    const memo = new CountingMemo(2);
+    let w = initialWorld(sc, { detail: false }).world;
+    let steps = 0;
+    for (let i = 0; i < 50; i++) {
+      const en = enabled(sc, w);
+      if (en.length === 0) break;
+      const s = en[i % en.length]!;
+      const x = apply(sc, w, s, { detail: false, memo });
+      const y = apply(sc, w, s, { detail: false, memo });
+      expect(y.events).toEqual(x.events);
+      expect(y.world.snaps).toEqual(x.world.snaps);
+      w = y.world;
+      steps++;
+    }
+    expect(steps).toBeGreaterThan(5);
+    expect(memo.hits).toBeGreaterThan(0);
+  });
+
+  it('by content: a pair equal to one stepped before, reached as other objects, gives the same worlds and events as stepping afresh', () => {
+    // The checker's memo (content keys from the structural hash). Random xstate machines
+    // (hierarchy, parallel regions, history, after timers) and airflow (restarts, 18 monitors).
+    const models: Scenario[] = [lostUpdate({ clients: 3 }), machineRing(4, 1, 2), buildAirflow({ items: 2, W: 2, faultBudget: 2, hardKill: true }), ...[1, 2, 3, 4, 5, 6].map((k) => randomMachineSystem(k))];
+    let sameHits = 0;
+    for (const sc of models) {
+      const memo = new CountingMemo(256, contentKeyOf());
+      const hasher = new WorldHasher(sc, false);
+      const r = rng(11);
+      for (let run = 0; run < 25; run++) {
+        let w: World = initialWorld(sc, { detail: false }).world;
+        for (let d = 0; d < 60; d++) {
+          const en = enabled(sc, w);
+          if (en.length === 0) break;
+          let next: World | undefined;
+          const pick = r.int(en.length);
+          for (let k = 0; k < en.length; k++) {
+            // Detail on: the events carry context changes, so a wrong "unchanged" would show.
+            const { plain } = stepBoth(sc, hasher, w, en[k]!, memo, true);
+            if (k === pick) next = plain.world; // the plain world: its snapshots are new objects, so equal pairs recur as other objects
+          }
+          w = next!;
+        }
+      }
+      sameHits += memo.sameHits;
+    }
+    expect(sameHits).toBeGreaterThan(100);
+  });
+});
+
+describe('step memo by content, with colliding keys', () => {
+  it('reuses a step only for a pair equal in content: a key shared by every pair changes nothing', () => {
+    // Every pair gets one key: the memo holds the last pair stepped and must compare it exactly.
+    let sameHits = 0;
+    for (const sc of [lostUpdate({ clients: 3 }), buildAirflow({ items: 2, W: 2, faultBudget: 2, hardKill: true }), randomMachineSystem(2), randomMachineSystem(3)]) {
+      const memo = new CountingMemo(256, () => 'one key');
+      const hasher = new WorldHasher(sc, false);
+      const r = rng(12);
+      let steps = 0;
+      for (let run = 0; run < 20; run++) {
+        let w: World = initialWorld(sc, { detail: false }).world;
+        for (let d = 0; d < 60; d++) {
+          const en = enabled(sc, w);
+          if (en.length === 0) break;
+          // Every enabled step: the memo then meets, under its one key, pairs of other
+          // actors and other contents (which it must not reuse) and equal ones.
+          for (const s of en) {
+            stepBoth(sc, hasher, w, s, memo, true);
+            steps++;
+          }
+          // On from a fresh world, so the next pairs are new objects.
+          w = apply(sc, w, r.pick(en), { detail: false }).world;
+        }
+      }
+      expect(steps).toBeGreaterThan(100);
+      sameHits += memo.sameHits;
+    }
+    // Equal pairs met again as other objects were reused too (the test is not only misses).
+    expect(sameHits).toBeGreaterThan(0);
+  });
+});
+
+describe('sameContent', () => {
+  it('compares plain data by value, key order aside, and anything else by identity', () => {
+    expect(sameContent({ a: 1, b: [1, { c: 'x' }] }, { b: [1, { c: 'x' }], a: 1 })).toBe(true);
+    expect(sameContent({ a: 1 }, { a: 1, b: undefined })).toBe(false); // conservative: not known equal
+    expect(sameContent([1, 2], [2, 1])).toBe(false);
+    expect(sameContent([1, 2], { 0: 1, 1: 2 })).toBe(false);
+    expect(sameContent(new Map([[1, 2]]), new Map([[1, 2]]))).toBe(false);
+    const m = new Map();
+    expect(sameContent({ m }, { m })).toBe(true);
+    expect(sameContent(NaN, NaN)).toBe(false);
+    expect(sameContent({ a: { b: 1 } }, { a: { b: 2 } })).toBe(false);
+  });
+});

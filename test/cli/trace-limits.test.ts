@@ -1,0 +1,65 @@
+// Hostile trace files through the real command, in a child process whose heap is
+// capped at 256 MB: a 4 MB file nested 190 deep and 2,000,000 wide, a 100 MB file of
+// two 50 MB strings of `<&>`, and invalid UTF-8 each exit 2 with a message naming
+// the limit (or the encoding) and how to raise it, instead of a heap abort or a
+// RangeError. Raising a limit lets the deep and wide file through, still within the cap.
+import { spawnSync } from 'node:child_process';
+import { rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { BIN, scratchDir } from '../helpers/cli.ts';
+import { lostUpdateTrace } from '../helpers/report-traces.ts';
+
+const dir = scratchDir();
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** The command with a 256 MB heap; a heap abort would show as a signal or exit 134, not 2. */
+function capped(args: readonly string[], env: NodeJS.ProcessEnv = {}) {
+  const r = spawnSync(process.execPath, ['--max-old-space-size=256', BIN, ...args], { cwd: dir, env: { ...process.env, NO_COLOR: '1', ...env }, encoding: 'utf8', timeout: 120_000 });
+  return { code: r.status, signal: r.signal, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** The lost-update trace with one more log event whose data is `raw` JSON text. */
+function withData(name: string, raw: string | Buffer): string {
+  const f = lostUpdateTrace();
+  const text = JSON.stringify({ ...f, trace: [...f.trace, { kind: 'log', step: 0, actor: 'client1', data: '@@DATA@@' }] });
+  const [a, b] = text.split('"@@DATA@@"');
+  const path = join(dir, name);
+  writeFileSync(path, Buffer.concat([Buffer.from(a!), Buffer.isBuffer(raw) ? raw : Buffer.from(raw), Buffer.from(b!)]));
+  return path;
+}
+
+describe('trace file limits on the command line (heap capped at 256 MB)', () => {
+  const deepWide = withData('deep-wide.json', `${'['.repeat(190)}${'0,'.repeat(1_999_999)}0${']'.repeat(190)}`);
+
+  it('a 4 MB trace nested 190 deep and 2,000,000 wide: exit 2 naming the items limit; raised, it is read within the cap', () => {
+    const r = capped(['show', deepWide]);
+    expect([r.code, r.signal]).toEqual([2, null]);
+    expect(r.stderr).toMatch(/deep-wide\.json: an array or object with more than 1000000 items .*raise it with --trace-limit items=<n> or INTERLEAVE_TRACE_LIMITS=items=<n>/);
+    // Raised, the file is parsed and validated (nesting checked node by node) within the cap;
+    // replay then re-runs its schedule, which still loses an update (exit 1).
+    const ok = capped(['replay', deepWide], { INTERLEAVE_TRACE_LIMITS: 'items=3000000' });
+    expect([ok.code, ok.signal], ok.stderr).toEqual([1, null]);
+    expect(ok.stdout).toMatch(/still fails/);
+  });
+
+  it('two 50 MB strings of <&>: exit 2 on the size limit, then on the string limit, never a RangeError', () => {
+    const lt = '<&>'.repeat(16_666_667);
+    const path = withData('lt.json', `["${lt}","${lt}"]`);
+    const size = capped(['show', path, '--format', 'html']);
+    expect([size.code, size.signal]).toEqual([2, null]);
+    expect(size.stderr).toMatch(/lt\.json: 100\d{6} bytes, over the trace size limit of 67108864 bytes; raise it with --trace-limit bytes=<n>/);
+    const str = capped(['replay', path, '--trace-limit', 'bytes=200M']);
+    expect([str.code, str.signal]).toEqual([2, null]);
+    expect(str.stderr).toMatch(/a string of 50000001 bytes at byte \d+, over the limit of 16777216 bytes per string; raise it with --trace-limit string=<n>/);
+    expect(str.stderr).not.toMatch(/RangeError|heap/);
+  });
+
+  it('invalid UTF-8: exit 2, not read as U+FFFD; a bad --trace-limit: exit 2', () => {
+    const path = withData('bad-utf8.json', Buffer.from([0x22, 0xc3, 0x28, 0x22]));
+    const r = capped(['show', path]);
+    expect([r.code, r.stderr]).toEqual([2, expect.stringMatching(/bad-utf8\.json: not valid UTF-8 text/)]);
+    const bad = capped(['show', path, '--trace-limit', 'depth=lots']);
+    expect([bad.code, bad.stderr]).toEqual([2, expect.stringMatching(/--trace-limit: trace limit 'depth=lots': expected <name>=<n>/)]);
+  });
+});

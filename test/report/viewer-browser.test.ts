@@ -1,0 +1,255 @@
+// The HTML viewer in a real headless Chromium: stepping, highlighted step, actor
+// states, the schedule diff, and payloads that must render as text, not run. Then the
+// default amber-loop report at 1400x1000 as a new user sees it: statecharts with the
+// current state, no label over another, idle actors folded, the diff's first divergence
+// in view, the legend. Screenshots go to test-output/viewer/ (git-ignored) for people
+// to look at; they are not compared.
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { formatHtml } from 'interleave';
+import { lostUpdateTrace } from '../helpers/report-traces.ts';
+import { runMain } from '../helpers/cli.ts';
+
+const CHROMIUM = '/usr/bin/chromium';
+const SCRIPT = '<script>window.__pwned = 1</script>';
+const IMG = '<img src=x onerror=window.__pwned=2>';
+
+let browser: Browser;
+let page: Page;
+const problems: string[] = [];
+
+beforeAll(async () => {
+  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium); .ci/run does this`);
+  const f = lostUpdateTrace({ passing: true });
+  // Hostile payloads in a message, a state name and the property message.
+  const deliver = (f.trace as any[]).find((e) => e.kind === 'deliver' && e.step === 2);
+  deliver.msg.note = SCRIPT;
+  const state = (f.trace as any[]).find((e) => e.kind === 'state' && e.step === 1);
+  state.changed = { ...state.changed, evil: IMG };
+  (f.property as any).message = `counter is 1 ${IMG} ${SCRIPT}`;
+  const dir = mkdtempSync(join(tmpdir(), 'interleave-viewer-'));
+  const file = join(dir, 'trace.html');
+  writeFileSync(file, formatHtml(f));
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--no-sandbox', '--headless', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+  });
+  page = await browser.newPage();
+  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+  page.on('console', (m) => {
+    if (m.type() === 'error') problems.push(`console: ${m.text()}`);
+  });
+  page.on('request', (r) => {
+    if (!r.url().startsWith('file:')) problems.push(`network: ${r.url()}`);
+  });
+  await page.goto(pathToFileURL(file).href);
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+});
+
+const text = (sel: string) => page.locator(sel).first().textContent();
+const stateOf = (actor: string) => page.locator(`#states tr[data-actor="${actor}"] td.state`).textContent();
+const currentRow = () => page.locator('svg rect.row.current').getAttribute('data-step');
+
+describe('HTML viewer in Chromium', () => {
+  it('opens at the initial world with the violated property highlighted', async () => {
+    expect(await text('#step-label')).toBe('step 0 / 10');
+    expect(await currentRow()).toBe('0');
+    expect(await page.locator('#property.violation').count()).toBe(1);
+    expect(await text('#property')).toContain("✗ invariant 'no-lost-update' violated: counter is 1");
+    expect(await stateOf('client1')).toBe('idle');
+  });
+
+  it('steps forward with the arrow key and the next button', async () => {
+    await page.keyboard.press('ArrowRight');
+    expect(await text('#step-label')).toBe('step 1 / 10');
+    expect(await currentRow()).toBe('1');
+    expect(await text('#step-title')).toBe('1  client1 ← env  start');
+    expect(await stateOf('client1')).toBe('reading');
+    expect(await page.locator('#states tr[data-actor="client1"]').getAttribute('class')).toBe('moved');
+    expect(await stateOf('client2')).toBe('idle');
+    for (let i = 0; i < 4; i++) await page.click('#next');
+    expect(await currentRow()).toBe('5');
+    expect(await page.locator('svg g.step.current').getAttribute('data-step')).toBe('5');
+    expect(await stateOf('client1')).toBe('writing');
+    expect(await text('#changed pre[data-actor="client1"]')).toContain('"read": 0');
+    await page.keyboard.press('ArrowLeft');
+    expect(await text('#step-label')).toBe('step 4 / 10');
+  });
+
+  it('marks the failing step at the end', async () => {
+    await page.keyboard.press('End');
+    expect(await text('#step-label')).toBe('step 10 / 10');
+    expect(await page.locator('svg rect.row.current').getAttribute('class')).toContain('fail');
+    expect(await page.locator('#step-title').getAttribute('class')).toBe('fail');
+    expect(await stateOf('client2')).toBe('done');
+  });
+
+  it('shows the diff against the nearest passing schedule with the first divergent step marked', async () => {
+    expect(await page.locator('#diff').isVisible()).toBe(true);
+    expect(await text('#diff-summary')).toContain('first departs from the counterexample at step 4');
+    const diverge = page.locator('#diff tr.diverge');
+    expect(await diverge.count()).toBe(1);
+    expect(await diverge.locator('td.id').first().textContent()).toBe('client2 → store  Get');
+    expect(await diverge.locator('td.id').first().getAttribute('title')).toBe('deliver:client2->store:Get');
+    await diverge.click();
+    expect(await text('#step-label')).toBe('step 4 / 10');
+  });
+
+  it('renders injected markup as text and never runs it', async () => {
+    expect(await page.evaluate(() => (globalThis as any).__pwned)).toBeUndefined();
+    expect(await page.locator('img').count()).toBe(0);
+    expect(await page.locator('script').count()).toBe(2);
+    expect(await text('#property')).toContain(IMG);
+    expect(await text('#property')).toContain(SCRIPT);
+    await page.keyboard.press('Home');
+    await page.keyboard.press('ArrowRight');
+    expect(await text('#changed')).toContain(IMG);
+    await page.keyboard.press('ArrowRight');
+    expect(await text('#events')).toContain(SCRIPT);
+    expect(await page.evaluate(() => (globalThis as any).__pwned)).toBeUndefined();
+  });
+
+  it('loaded nothing from the network and raised no errors (the CSP allowed its own script)', () => {
+    expect(problems).toEqual([]);
+  });
+});
+
+// ---------------------------------------------------------------------------------------
+// The default amber-loop report, as written by `interleave check amber-loop`.
+
+const SHOTS = join(process.cwd(), 'test-output', 'viewer');
+let amber: Page;
+
+/** Pairs of the given elements whose boxes overlap by more than half a pixel. */
+async function overlaps(p: Page, selector: string): Promise<string[]> {
+  return p.evaluate((sel) => {
+    const els: any[] = [...(globalThis as any).document.querySelectorAll(sel)].filter((e: any) => e.getBoundingClientRect().width > 0 && !e.closest('[hidden]'));
+    const boxes = els.map((e) => ({ r: e.getBoundingClientRect(), t: String(e.textContent ?? '').trim() }));
+    const out: string[] = [];
+    for (let i = 0; i < boxes.length; i++) {
+      for (let j = i + 1; j < boxes.length; j++) {
+        const a = boxes[i]!.r;
+        const b = boxes[j]!.r;
+        if (a.left < b.right - 0.5 && b.left < a.right - 0.5 && a.top < b.bottom - 0.5 && b.top < a.bottom - 0.5) out.push(`'${boxes[i]!.t}' / '${boxes[j]!.t}'`);
+      }
+    }
+    return out;
+  }, selector);
+}
+
+describe('the default amber-loop report at 1400x1000', () => {
+  beforeAll(async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'interleave-amber-viewer-'));
+    const r = await runMain('check', 'amber-loop', '--out', `${dir}/`);
+    expect(r.code).toBe(1);
+    const html = readdirSync(dir).find((f) => f.endsWith('.html'))!;
+    amber = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+    amber.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+    amber.on('console', (m) => {
+      if (m.type() === 'error') problems.push(`console: ${m.text()}`);
+    });
+    amber.on('request', (q) => {
+      if (!q.url().startsWith('file:')) problems.push(`network: ${q.url()}`);
+    });
+    await amber.goto(pathToFileURL(join(dir, html)).href);
+    mkdirSync(SHOTS, { recursive: true });
+    await amber.screenshot({ path: join(SHOTS, 'amber-loop-start.png') });
+  }, 120_000);
+
+  it('folds the actors that do nothing, and shows them on demand', async () => {
+    const names = () => amber.locator('#chart-head text.actor').evaluateAll((es) => es.map((e) => e.getAttribute('data-actor')));
+    expect(await names()).toEqual(['coordinator', 'LE', 'LE.r0', 'store']);
+    expect(await amber.locator('#fold').textContent()).toBe('show 3 idle actors (Src, LS, LS.r0)');
+    await amber.click('#fold');
+    expect(await names()).toEqual(['coordinator', 'Src', 'LS', 'LE', 'LS.r0', 'LE.r0', 'store']);
+    // Seven actors fit the width: no sideways scroll.
+    expect(await amber.locator('#chart-wrap').evaluate((e) => e.scrollWidth <= e.clientWidth)).toBe(true);
+    expect(await overlaps(amber, '#chart text, #chart-head text')).toEqual([]);
+    await amber.screenshot({ path: join(SHOTS, 'amber-loop-all-actors.png') });
+    await amber.click('#fold');
+    expect(await names()).toHaveLength(4);
+  });
+
+  it('draws no arrow label, state note or actor name over another', async () => {
+    expect(await amber.locator('#chart-wrap').evaluate((e) => e.scrollWidth <= e.clientWidth)).toBe(true);
+    expect(await amber.locator('#chart text.move').count()).toBeGreaterThan(5);
+    expect(await overlaps(amber, '#chart text, #chart-head text')).toEqual([]);
+  });
+
+  it('highlights the current state of each statechart and marks the transition just taken', async () => {
+    const r0 = amber.locator('figure.machine[data-actor="LE.r0"]');
+    const active = () => r0.locator('g.st.active').evaluateAll((es) => es.map((e) => e.getAttribute('data-state')));
+    const taken = () => r0.locator('g.tr.taken text').allTextContents();
+    await amber.evaluate(() => (globalThis as any).interleaveViewer.go(3));
+    expect(await active()).toEqual(['idle']);
+    await amber.evaluate(() => (globalThis as any).interleaveViewer.go(4));
+    expect(await active()).toEqual(['opening']);
+    expect(await taken()).toEqual(['Run']);
+    await amber.evaluate(() => (globalThis as any).interleaveViewer.go(14));
+    expect(await active()).toEqual(['fetching']);
+    expect(await taken()).toEqual(['Pinned']);
+    // This step's actor's chart comes first and is marked.
+    expect(await amber.locator('#machines figure.machine').first().getAttribute('data-actor')).toBe('LE.r0');
+    expect(await r0.getAttribute('class')).toContain('current');
+    await amber.evaluate(() => (globalThis as any).interleaveViewer.go(15));
+    expect(await taken()).toEqual([]);
+    await amber.evaluate(() => (globalThis as any).interleaveViewer.go(18));
+    expect(await active()).toEqual(['failed']);
+    expect(await taken()).toEqual(['FetchFailed']);
+    expect(await overlaps(amber, 'figure.machine svg text')).toEqual([]);
+    await amber.screenshot({ path: join(SHOTS, 'amber-loop-step18.png') });
+  });
+
+  it('puts the first divergence from the passing schedule in view, the shared rest folded', async () => {
+    await amber.evaluate(() => (globalThis as any).interleaveViewer.go(0));
+    const diverge = amber.locator('#diff tr.diverge');
+    expect(await diverge.count()).toBe(1);
+    const box = (await diverge.boundingBox())!;
+    expect(box.y + box.height).toBeLessThan(1000);
+    expect(await diverge.locator('td.id').first().textContent()).toBe('LE.r0 → store  Fetch !403');
+    expect(await amber.locator('#diff tbody tr:not(.fold)').count()).toBeLessThan(10);
+    expect(await text2('#diff-note')).toContain('greedy search');
+    const folds = amber.locator('#diff tr.fold');
+    expect(await folds.first().textContent()).toMatch(/^⋯ \d+ more rows, the same in both$/);
+    const before = await amber.locator('#diff tbody tr:not(.fold)').count();
+    await folds.first().locator('button').click();
+    expect(await amber.locator('#diff tbody tr:not(.fold)').count()).toBeGreaterThan(before);
+  });
+
+  it('explains names, the property and the steps of the race from the legend', async () => {
+    expect(await text2('#property-note')).toMatch(/^I12: /);
+    expect(await amber.locator('#chart-head text.actor[data-actor="LE.r0"] title').textContent()).toMatch(/^LE\.r0: LE's reader/);
+    expect(await amber.locator('#chart-head text.role').count()).toBe(4);
+    await amber.evaluate(() => (globalThis as any).interleaveViewer.go(15));
+    expect(await text2('#annotations')).toContain('F_overlap: the store answers 403');
+    expect(await amber.locator('#chart text.annot').count()).toBeGreaterThanOrEqual(3);
+    await amber.screenshot({ path: join(SHOTS, 'amber-loop-step15.png') });
+  });
+
+  it('shows only the parameters that differ from their defaults, the rest on demand, long ones cut', async () => {
+    expect(await amber.locator('#params .param').count()).toBe(0);
+    expect(await amber.locator('#params-more').textContent()).toMatch(/^\+ \d+ at their defaults$/);
+    await amber.click('#params-more');
+    expect(await amber.locator('#params .param').count()).toBeGreaterThan(20);
+    await amber.click('#params-more');
+    expect(await amber.locator('#params .param').count()).toBe(0);
+    // A long storage key in a note is cut, the whole on hover.
+    await amber.evaluate(() => (globalThis as any).interleaveViewer.go(15));
+    const cut = amber.locator('#notes .cut').first();
+    expect(await cut.getAttribute('title')).toContain('g1-00001.arrow');
+    expect((await cut.textContent())!.length).toBeLessThan(95);
+  });
+
+  it('raised no errors and loaded nothing from the network', () => {
+    expect(problems).toEqual([]);
+  });
+});
+
+const text2 = (sel: string) => amber.locator(sel).first().textContent();
