@@ -131,8 +131,9 @@ describe('scenario inputs', () => {
       reachable: { locked: (q) => q.matches('door', 'locked') },
     });
     const r = await check(sc, { strategy: 'bfs' });
-    // LOCK is offered only while open, where the door ignores it: never locked.
-    expect(r.ok).toBe(true);
+    // LOCK is offered only while open, where the door ignores it: never locked, which fails the complete check.
+    expect(r.ok).toBe(false);
+    expect(r.finding?.goals).toEqual(['locked']);
     expect(r.complete).toBe(true);
     expect(r.unreached).toEqual(['locked']);
     expect(r.stats.distinctStates).toBe(2);

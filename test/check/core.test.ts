@@ -116,9 +116,12 @@ describe('quiescent properties', () => {
 
   it('reports a reachable property no state satisfies after a complete exploration', async () => {
     const r = await check(lostUpdate({ cas: true, unreachable: true }), { strategy: 'bfs' });
-    expect(r.ok).toBe(true);
+    // A required goal never reached fails the complete check (the model may test nothing).
+    expect(r.ok).toBe(false);
+    expect(r.violation).toBeUndefined();
     expect(r.complete).toBe(true);
     expect(r.unreached).toEqual(['valueIsHundred']);
+    expect(r.finding).toMatchObject({ kind: 'unreached', goals: ['valueIsHundred'] });
   });
 });
 

@@ -127,7 +127,10 @@ async function compare(sc: Scenario, plain: Plain, c: Combo, live: boolean): Pro
   // A shard's `complete` covers its slice: the promise is that of all shards together.
   if (results.every((r) => r.complete) && expected.size > 0) bad.push(`complete, all properties hold, but the plain search violates ${JSON.stringify(sorted(expected))}`);
   for (const r of results) {
-    if (r.complete && (r.cutBy !== undefined || !r.ok)) bad.push(`complete with cutBy ${r.cutBy} ok ${r.ok}`);
+    // Complete and not ok without a violation: required `reachable` goals the search never reached, as the plain search.
+    if (r.complete && (r.cutBy !== undefined || (!r.ok && !r.finding))) bad.push(`complete with cutBy ${r.cutBy} ok ${r.ok}`);
+    if (r.finding && (!r.complete || r.violation || !same(new Set(r.finding.goals), new Set(plain.o.r.unreached)))) bad.push(`unreached finding ${JSON.stringify(r.finding.goals)} (complete ${r.complete}), plain unreached ${JSON.stringify(plain.o.r.unreached)}`);
+    if (r.complete && !r.violation && !c.shard && !c.symmetry && !r.finding && plain.o.r.complete && plain.o.r.unreached.length > 0) bad.push(`complete without the unreached finding, plain unreached ${JSON.stringify(plain.o.r.unreached)}`);
     if (sampling && r.complete) bad.push('a sampling strategy said complete');
     if (r.violation) {
       const p = `${r.violation.property.kind}:${r.violation.property.name}`;
@@ -137,7 +140,7 @@ async function compare(sc: Scenario, plain: Plain, c: Combo, live: boolean): Pro
     }
   }
   if (!sampling && !budgeted(c)) {
-    const found = results.some((r) => !r.ok);
+    const found = results.some((r) => r.violation !== undefined);
     if (found !== expected.size > 0) bad.push(`found a violation: ${found}, plain violates ${JSON.stringify(sorted(expected))}`);
     if (!found && results.some((r) => !r.complete)) bad.push('no violation, no budget, yet not complete');
   }
