@@ -44,6 +44,13 @@ export async function runList(io: Io, modules: readonly string[], flags: { json?
       io.out(`${' '.repeat(w + 2)}--param ${k}=<${describeParam(p)}>  default ${String(p.default)}${p.description ? o.dim(`  ${p.description}`) : ''}`);
     }
   }
+  // Two modules exporting scenarios of one name: a name on the command line and a trace file's
+  // scenario name cannot tell them apart, so say which references to use.
+  const byName = new Map<string, Target[]>();
+  for (const t of targets) if (t.origin) byName.set(t.family.name, [...(byName.get(t.family.name) ?? []), t]);
+  for (const [name, ts] of byName) {
+    if (ts.length > 1) io.err(o.yellow(`warning: ${ts.length} exports are scenarios named '${name}' (${ts.map((t) => refText(t.origin!)).join(', ')}): refer to each by its module reference, and give them distinct names`));
+  }
   const example = modules.length && targets[0]?.origin ? refText(targets[0].origin) : '<scenario>';
   io.out(o.dim(`\ncheck one with: npx interleave check ${example} [--param key=value ...]`));
   return EXIT.ok;
