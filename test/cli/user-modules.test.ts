@@ -261,7 +261,7 @@ describe('swarm workers rebuild a user scenario from its module', () => {
 });
 
 describe('the example module of docs/cli.md', () => {
-  it('behaves as the docs say: the race exits 1 with .interleave/election-seed0.json, by-id holds, the config finds it by name', async () => {
+  it('behaves as the docs say: the race exits 1 with .interleave/scenarios-election-seed0.json, by-id holds, the config finds it by name', async () => {
     const blocks = blocksOf('docs/cli.md', readFileSync(new URL('../../docs/cli.md', import.meta.url), 'utf8'));
     const mod = blocks.find((b) => b.file === 'scenarios.mjs');
     const cfg = blocks.find((b) => b.file === 'interleave.config.mjs');
@@ -276,7 +276,7 @@ describe('the example module of docs/cli.md', () => {
       const race = await run('check', join(dir, 'scenarios.mjs'), '--out', join(dir, '.interleave/'));
       expect(race.code).toBe(1);
       expect(race.stdout).toContain("✗ invariant 'one-leader' violated");
-      expect(existsSync(join(dir, '.interleave/election-seed0.json'))).toBe(true);
+      expect(existsSync(join(dir, '.interleave/scenarios-election-seed0.json'))).toBe(true);
       expect((await run('check', join(dir, 'scenarios.mjs'), '--param', 'tieBreak=by-id')).code).toBe(0);
       const byName = await run('check', 'election', '--config', join(dir, 'interleave.config.mjs'), '--out', join(dir, 'by-name.json'));
       expect(byName.code).toBe(1);

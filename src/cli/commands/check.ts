@@ -1,7 +1,7 @@
 // `interleave check <scenario>`: explore a scenario's schedules and report the verdict.
 import { familySource } from '../../machines/family-table.ts';
 import { statSync } from 'node:fs';
-import { join, relative, resolve } from 'node:path';
+import { basename, join, relative, resolve } from 'node:path';
 import { ScenarioError, isModelError, type ModelError, type Divergence, type ParamValues, type Scenario, type ScenarioFamily } from '../../actors/index.ts';
 import { busyActors, formatHtml, formatSteps, lassoEnd, legendLines, reportContext, traceView, validateTraceFile, type TraceFileData } from '../../report/index.ts';
 import { loadChecker, type CheckOptions, type CheckResult, type CheckerApi, type Violation } from '../check-api.ts';
@@ -115,24 +115,26 @@ export function traceFileOf(api: CheckerApi, sc: Scenario, t: Target, p: ParamVa
 }
 
 /** A user's scenario name may hold any character; a file name should not. */
-function fileName(f: ScenarioFamily, seed: number, suffix = ''): string {
-  return `${f.name.replace(/[^A-Za-z0-9._-]+/g, '_')}-seed${seed}${suffix}.json`;
-}
-
-function defaultOut(f: ScenarioFamily, seed: number, suffix?: string): string {
-  return join('.interleave', fileName(f, seed, suffix));
+/**
+ * A trace file's default name: a built-in family's name, or a user's module and export
+ * (`scenarios-election-seed0.json`), so two modules exporting scenarios of one name do not
+ * overwrite each other's traces.
+ */
+function fileName(t: Target, seed: number, suffix = ''): string {
+  const stem = t.origin ? `${basename(t.origin.path).replace(/\.[^.]*$/, '')}-${t.origin.export}` : t.family.name;
+  return `${stem.replace(/[^A-Za-z0-9._-]+/g, '_')}-seed${seed}${suffix}.json`;
 }
 
 /** `--out` may name a file, or a directory (existing, or ending in '/') to put the default name in. */
-function outPath(out: string | undefined, f: ScenarioFamily, seed: number, suffix?: string): string {
-  if (out === undefined) return defaultOut(f, seed, suffix);
+function outPath(out: string | undefined, t: Target, seed: number, suffix?: string): string {
+  if (out === undefined) return join('.interleave', fileName(t, seed, suffix));
   let dir = /[/\\]$/.test(out);
   try {
     dir ||= statSync(out).isDirectory();
   } catch {
     // Does not exist yet: a file path.
   }
-  return dir ? join(out, fileName(f, seed, suffix)) : out;
+  return dir ? join(out, fileName(t, seed, suffix)) : out;
 }
 
 export function htmlPathFor(jsonPath: string): string {
@@ -222,7 +224,7 @@ export async function runCheck(io: Io, name: string, flags: CheckFlags): Promise
   } catch (e) {
     if (e instanceof ScenarioError || (e instanceof Error && e.name === 'ScenarioError')) throw new UsageError(e.message);
     if (seedFile && e instanceof Error && e.name === 'Divergence') throw new UsageError(recordingMisfit(flags.from!, label, seedFile.scenario.params, p, e as Divergence));
-    if (isModelError(e)) throw new UsageError(modelErrorText(e, saveModelErrorTrace(api, sc, t, p, e, outPath(flags.out, f, opts.seed ?? 0, '-model-error'))));
+    if (isModelError(e)) throw new UsageError(modelErrorText(e, saveModelErrorTrace(api, sc, t, p, e, outPath(flags.out, t, opts.seed ?? 0, '-model-error'))));
     if (e instanceof Error && e.name === 'ExchangeError') throw new UsageError(e.message);
     if (opts.exchange && e instanceof Error && e.name === 'WorldCodecError') throw new UsageError(`exchange mode cannot carry a world of this scenario between shards: ${e.message}; shard it without --exchange (no communication) or run it in one process`);
     throw e;
@@ -240,7 +242,7 @@ export async function runCheck(io: Io, name: string, flags: CheckFlags): Promise
   if (r.violation) {
     const v = r.violation;
     // Shards of one check write their counterexamples side by side.
-    const jsonPath = outPath(flags.out, f, r.seed, chosen && `-shard${chosen.index + 1}of${chosen.count}`);
+    const jsonPath = outPath(flags.out, t, r.seed, chosen && `-shard${chosen.index + 1}of${chosen.count}`);
     const file = traceFileOf(api, sc, t, p, r, v, jsonPath);
     const htmlPath = htmlPathFor(jsonPath);
     let writeError: string | undefined;
