@@ -35,6 +35,9 @@ export function runLive<In extends Message = Message>(scenario: Scenario, opts: 
     specs.set(id, spec);
   }
   const sc = withExternals(scenario, [...specs.keys()]);
+  for (const id of Object.keys(opts.initial ?? {})) {
+    if (!sc.index.has(id)) throw new ScenarioError(`live run of '${sc.name}': options.initial names '${id}', which is not an actor; actors: ${sc.ids.join(', ')}`);
+  }
   for (const a of sc.actorList) {
     if (a.kind === 'external' && !specs.has(a.id)) throw new ScenarioError(`live run of '${sc.name}': external actor '${a.id}' has no handler in options.externals`);
   }
@@ -300,6 +303,7 @@ export function runLive<In extends Message = Message>(scenario: Scenario, opts: 
       schedule: schedule.slice(),
       inputs: inputs.slice(),
       events: recorded.slice(),
+      ...(opts.initial ? { initial: opts.initial } : {}),
     }),
     errors,
     failures,

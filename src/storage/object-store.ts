@@ -101,8 +101,12 @@ export function objectStore(opts: ObjectStoreOptions = {}): ReducerLogic<StoreSt
   const seeded = seedDocs(initial, opts.docs ?? {});
   return {
     kind: 'reducer',
+    // `{ objects }` adds to (or replaces) the configured objects; `{ objects, exact: true }` is
+    // the whole contents (a live store's snapshot, recorded at the start of a run).
     init: (input: unknown) => {
-      const objs = (input as { objects?: Record<string, Uint8Array> } | undefined)?.objects;
+      const i = input as { objects?: Record<string, Uint8Array>; exact?: boolean } | undefined;
+      const objs = i?.objects;
+      if (objs && i.exact === true) return { ...seeded, objects: { ...objs } };
       return objs ? { ...seeded, objects: { ...seeded.objects, ...objs } } : seeded;
     },
     faultOutcomes(state, msg, from) {

@@ -16,6 +16,8 @@ import { VERSION } from '../version.ts';
 import { exchangeChecks, exchangeLines, exchangeShard, stoppedByOther } from '../exchange-cli.ts';
 import { shareVisitedChecks, shareVisitedLines, shareVisitedShard } from '../share-visited-cli.ts';
 import { modulePathFrom, writeAtomically } from '../../check/trace/trace-file.ts';
+import type { RecordingMisfit } from '../../check/trace/recorded.ts';
+import { DATA_WHY } from '../recording-misfit.ts';
 
 export interface CheckFlags {
   param: string[];
@@ -51,6 +53,10 @@ export interface CheckFlags {
   /** Explore within `within` deviations of this recorded trace (fromTraceRun). */
   from?: string;
   within?: number;
+  /** With `from`: compare only the recorded steps and reply types, not the data in recorded replies. */
+  ignoreData?: boolean;
+  /** Exit 3 when no violation was found but the exploration was not complete. */
+  requireComplete?: boolean;
   /** With `from`: trace file limits (`name=value`, see trace/trace-file.ts). */
   traceLimit?: string[];
   out?: string;
@@ -202,7 +208,7 @@ export async function runCheck(io: Io, name: string, flags: CheckFlags): Promise
     if (flags.from !== undefined) {
       const { fromTraceRun } = await import('../../check/index.ts');
       // The family's depth bound is for searches from the start; a recording sets its own (its length + 1,000).
-      run = fromTraceRun(sc, seedFile!, { within: flags.within ?? 1, from: flags.from, ...(opts.maxStates !== undefined ? { maxStates: opts.maxStates } : {}), ...(opts.timeLimitMs !== undefined ? { timeLimitMs: opts.timeLimitMs } : {}), ...(flags.maxDepth !== undefined ? { maxDepth: flags.maxDepth } : {}) });
+      run = fromTraceRun(sc, seedFile!, { within: flags.within ?? 1, from: flags.from, ...(flags.ignoreData ? { ignoreData: true } : {}), ...(opts.maxStates !== undefined ? { maxStates: opts.maxStates } : {}), ...(opts.timeLimitMs !== undefined ? { timeLimitMs: opts.timeLimitMs } : {}), ...(flags.maxDepth !== undefined ? { maxDepth: flags.maxDepth } : {}) });
     } else run = api.checkRun(sc, opts);
   } catch (e) {
     if (e instanceof ScenarioError || (e instanceof Error && e.name === 'ScenarioError')) throw new UsageError(e.message);
@@ -222,6 +228,11 @@ export async function runCheck(io: Io, name: string, flags: CheckFlags): Promise
   } catch (e) {
     if (e instanceof ScenarioError || (e instanceof Error && e.name === 'ScenarioError')) throw new UsageError(e.message);
     if (seedFile && e instanceof Error && e.name === 'Divergence') throw new UsageError(recordingMisfit(flags.from!, label, seedFile.scenario.params, p, e as Divergence));
+    if (seedFile && e instanceof Error && e.name === 'RecordingMisfit') {
+      const m = e as RecordingMisfit;
+      if (m.divergence && m.reply === undefined) throw new UsageError(recordingMisfit(flags.from!, label, seedFile.scenario.params, p, { index: m.step, expected: m.divergence.expected, enabledIds: m.divergence.enabledIds }));
+      throw new UsageError(`${flags.from!}: the recording does not fit ${label}: at step ${m.step + 1} a recorded reply differs from the model's: ${m.reply}. ${DATA_WHY} Nothing was explored.`);
+    }
     if (e instanceof Error && e.name === 'ExchangeError') throw new UsageError(e.message);
     if (opts.exchange && e instanceof Error && e.name === 'WorldCodecError') throw new UsageError(`exchange mode cannot carry a world of this scenario between shards: ${e.message}; shard it without --exchange (no communication) or run it in one process`);
     throw e;
@@ -304,10 +315,17 @@ export async function runCheck(io: Io, name: string, flags: CheckFlags): Promise
   }
 
   const hint = f.hint?.(p, false);
-  const verdict = r.complete ? 'complete' : (stoppedByOther(r) ?? `cut by ${CUT[r.cutBy ?? ''] ?? r.cutBy ?? 'a budget'}`);
+  // Around a recording the depth bound is the recording's own unless --max-depth was given.
+  const traceDepth = r.strategy === 'from-trace' && typeof r.options.maxDepth === 'number' ? r.options.maxDepth : undefined;
+  const cutText = r.cutBy === 'maxDepth' && traceDepth !== undefined && flags.maxDepth === undefined
+    ? `the depth bound of ${traceDepth.toLocaleString('en-US')} steps (the recording's ${Number(r.options.seedLength).toLocaleString('en-US')} steps + 1,000; --max-depth sets another)`
+    : (CUT[r.cutBy ?? ''] ?? r.cutBy ?? 'a budget');
+  const verdict = r.complete ? 'complete' : (stoppedByOther(r) ?? `cut by ${cutText}`);
+  // --require-complete: a search that stopped early is not a pass.
+  const incomplete = !r.complete && !interrupted && flags.requireComplete === true;
   if (flags.json) {
-    printJson(io, { ok: true, scenario, strategy: r.strategy, seed: r.seed, complete: r.complete, ...(r.cutBy ? { cutBy: r.cutBy } : {}), ...(r.shard ? { shard: r.shard } : {}), ...(r.exchange ? { exchange: r.exchange } : {}), ...(r.shareVisited ? { shareVisited: r.shareVisited } : {}), stats: r.stats, ...(r.collisionProbability !== undefined ? { collisionProbability: r.collisionProbability } : {}), unreached: r.unreached, interrupted, ...(hint ? { hint } : {}) });
-    return interrupted ? EXIT.interrupted : EXIT.ok;
+    printJson(io, { ok: true, scenario, strategy: r.strategy, seed: r.seed, complete: r.complete, ...(flags.requireComplete ? { requireComplete: true } : {}), ...(r.cutBy ? { cutBy: r.cutBy } : {}), ...(traceDepth !== undefined ? { within: r.options.within, depthBound: traceDepth } : {}), ...(r.shard ? { shard: r.shard } : {}), ...(r.exchange ? { exchange: r.exchange } : {}), ...(r.shareVisited ? { shareVisited: r.shareVisited } : {}), stats: r.stats, ...(r.collisionProbability !== undefined ? { collisionProbability: r.collisionProbability } : {}), unreached: r.unreached, interrupted, ...(hint ? { hint } : {}) });
+    return interrupted ? EXIT.interrupted : incomplete ? EXIT.incomplete : EXIT.ok;
   }
   const props = [
     ...Object.keys(sc.invariants ?? {}).map((k) => `invariant ${k}`),
@@ -321,13 +339,19 @@ export async function runCheck(io: Io, name: string, flags: CheckFlags): Promise
     return EXIT.interrupted;
   }
   io.out(o.green(`✓ all properties hold for ${label}`) + ` (${props.length ? props.join(', ') : 'no properties declared: deadlocks and errors only'})`);
+  const everything = r.strategy === 'from-trace' ? `every state within ${String(r.options.within)} deviation${r.options.within === 1 ? '' : 's'} of the recording was visited` : 'every reachable state was visited';
   io.out(r.complete
-    ? `exploration complete: every reachable state was visited (${r.strategy}; ${stats(r)})`
+    ? `exploration complete: ${everything} (${r.strategy}; ${stats(r)})`
     : o.yellow(`exploration not complete: ${verdict}; no violation found in the part explored (${r.strategy}, seed ${r.seed}; ${stats(r)})`));
+  if (traceDepth !== undefined) io.out(o.dim(`depth bound ${traceDepth.toLocaleString('en-US')} steps (${flags.maxDepth === undefined ? `the recording's ${Number(r.options.seedLength).toLocaleString('en-US')} steps as explored + 1,000` : '--max-depth'})`));
   if (r.unreached.length) io.out(o.yellow(`never reached${r.complete ? '' : ' (in the part explored)'}: ${r.unreached.join(', ')}`));
   if (typeof r.options.livenessNote === 'string') io.out(o.yellow(r.options.livenessNote));
   for (const line of [...exchangeLines(r, o), ...shareVisitedLines(r, o)]) io.out(line);
   if (hint) io.out(`\n${o.cyan(hint)}`);
+  if (incomplete) {
+    io.out(o.red(`INCOMPLETE: --require-complete: the exploration was ${verdict}; exit 1`));
+    return EXIT.incomplete;
+  }
   return EXIT.ok;
 }
 
@@ -386,11 +410,11 @@ function resultFile(api: CheckerApi, sc: Scenario, t: Target, p: ParamValues, r:
 }
 
 /** `check --from` on a recording the scenario cannot follow: which step, and the parameters it was recorded with that differ. */
-function recordingMisfit(path: string, label: string, recorded: Readonly<Record<string, unknown>>, p: ParamValues, d: Divergence): string {
+function recordingMisfit(path: string, label: string, recorded: Readonly<Record<string, unknown>>, p: ParamValues, d: Pick<Divergence, 'index' | 'expected' | 'enabledIds'>): string {
   const can = d.enabledIds.length ? `the steps it can take there: ${d.enabledIds.slice(0, 8).join(', ')}${d.enabledIds.length > 8 ? ', …' : ''}` : 'it can take no step there';
   const other = Object.entries(recorded).filter(([k, v]) => k in p && JSON.stringify(p[k]) !== JSON.stringify(v));
   const why = other.length
     ? `The recording was made with ${other.map(([k, v]) => `${k}=${String(v)}`).join(', ')}: pass ${other.map(([k, v]) => `--param ${shellWord(`${k}=${String(v)}`)}`).join(' ')}.`
     : 'The recording comes from another scenario, or the model changed since it was recorded.';
-  return `${path}: the recording does not fit ${label}: step ${d.index + 1} of the file, '${d.expected}', is not a step it can take (${can}). ${why}`;
+  return `${path}: the recording does not fit ${label}: step ${d.index + 1} of the file, '${d.expected}', is not a step it can take (${can}). ${why} Nothing was explored.`;
 }

@@ -7,11 +7,11 @@ import { formatSteps, toPlainTrace, traceView } from '../replay-view.ts';
 import { rerunTrace, scenarioOfTrace, type Rerun } from '../trace-rerun.ts';
 import { readTrace, traceLimits } from '../read-trace.ts';
 
-export async function runReplay(io: Io, path: string, flags: { json?: boolean; config?: string; traceLimit?: string[] }): Promise<number> {
+export async function runReplay(io: Io, path: string, flags: { json?: boolean; config?: string; traceLimit?: string[]; ignoreData?: boolean }): Promise<number> {
   const file = readTrace(path, traceLimits(flags.traceLimit));
   const { sc } = await scenarioOfTrace(file, path, flags.config);
   if (file.property?.kind === 'liveness') return replayLiveness(io, path, file, sc, await loadChecker(), flags);
-  const out = await rerunTrace(file, path, sc);
+  const out = await rerunTrace(file, path, sc, { ignoreData: flags.ignoreData ?? false });
   const o = io.style;
   const saved = file.property;
   const v = out.violation;

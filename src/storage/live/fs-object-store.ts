@@ -34,6 +34,14 @@ export interface FsObjectStoreOptions {
   readonly onIo?: (e: { op: string; key: string; outcome: string; bytes?: number }) => void;
 }
 
+/** An `FsObjectStore`'s contents as the simulated object store's input (`objectStore`'s `init`). */
+export interface FsSnapshot {
+  /** Every object's bytes, by key. */
+  readonly objects: Record<string, Uint8Array>;
+  /** The objects are the whole contents (not added to the scenario's own). */
+  readonly exact: true;
+}
+
 /** The success reply of one op, or its error reply; also a plain `Message`, so `r.code` reads without narrowing. */
 export type FsReply<T extends S3Reply['type']> = (Extract<S3Reply, { type: T }> | Extract<S3Reply, { type: `${string}.error` }>) & Message;
 type Reply<T extends S3Reply['type']> = FsReply<T>;
@@ -243,6 +251,24 @@ export class FsObjectStore {
       }
       return { reply: { type: 's3.delete.ok', key } };
     });
+  }
+
+  /**
+   * Every object with its bytes, as the simulated store's input (`objectStore`'s `init`
+   * takes `{ objects, exact: true }` as exactly these contents): pass it as `runLive`'s
+   * `initial` for the actor this store answers for, and the recording starts the model
+   * from what the live run found. Throws when an object cannot be read.
+   */
+  async snapshot(): Promise<FsSnapshot> {
+    const l = await this.list('');
+    if (l.type !== 's3.list.ok') throw new Error(`FsObjectStore.snapshot: cannot list ${this.root}: ${String((l as Message).message)}`);
+    const objects: Record<string, Uint8Array> = {};
+    for (const k of l.keys) {
+      const g = await this.get(k);
+      if (g.type !== 's3.get.ok') throw new Error(`FsObjectStore.snapshot: cannot read '${k}': ${String((g as Message).message)}`);
+      objects[k] = g.body;
+    }
+    return { objects, exact: true };
   }
 
   /** Keys starting with `prefix`, sorted. Temp files and symlinks are not listed, nor is anything under a symlink. */
