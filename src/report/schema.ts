@@ -72,6 +72,15 @@ export const traceFileSchema = z
     passing: z.object({ schedule: z.array(str), trace: z.array(eventSchema), note: str.optional() }).optional(),
     /** A liveness lasso: schedule[cycleStart..] is a cycle back to the world after schedule[..cycleStart] (absent: a finite run). */
     cycleStart: z.number().int().min(0).optional(),
+    /** Found around a recording: per step, its recorded position (1-based) or how it deviates; and the recorded steps it covers. */
+    recorded: z
+      .object({
+        from: str.optional(),
+        length: z.number().int().min(0),
+        steps: z.array(z.object({ recorded: z.number().int().min(1).optional(), deviation: z.enum(['reorder', 'fault', 'timer-early', 'timer-late', 'input-earlier', 'unrecorded']).optional() })),
+        window: z.object({ start: z.number().int().min(1), ids: z.array(str) }),
+      })
+      .optional(),
   })
   .superRefine((f, ctx) => {
     // Step 0 is the initial world; step k is the effect of schedule[k-1].

@@ -121,7 +121,33 @@ describe('a recording must fit the model before --from explores around it', () =
     expect(whole.stdout).toContain('exploration complete: every state within 1 deviation of the recording was visited (from-trace;');
     expect(whole.stdout).not.toContain('every reachable state');
     expect(whole.stdout).toMatch(/depth bound 1,0\d\d steps \(the recording's \d+ steps as explored \+ 1,000\)/);
-    // Within 2 the lost update is found around the passing run (the read overtakes the write).
-    expect((await runMain('check', REF, '--from', rec, '--within', '2')).code).toBe(1);
+  });
+
+  it('deviations from the recording are marked: text, --json, the trace file and the viewer', async () => {
+    const rec = await record({ initial: true });
+    const out = join(base, 'cex.json');
+    // Within 2 the lost update is found around the passing run: w2's timer fires early and its read overtakes w1's write.
+    const r = await runMain('check', REF, '--from', rec, '--within', '2', '--out', out);
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.stdout).toMatch(/counterexample, \d+ steps; 2 steps marked ◆ deviate from the recording:/);
+    expect(r.stdout).toMatch(/◆ timer fired early \(recorded as step \d+\)/);
+    expect(r.stdout).toMatch(/◆ moved earlier \(recorded as step \d+\)/);
+    const j = await runMain('check', REF, '--from', rec, '--within', '2', '--json');
+    const steps = JSON.parse(j.stdout).violation.recorded as { step: number; recorded?: number; deviation?: string }[];
+    expect(steps.map((x) => x.deviation).filter(Boolean)).toEqual(['timer-early', 'reorder']);
+    expect(steps.every((x) => x.recorded !== undefined)).toBe(true);
+    const file = JSON.parse(readFileSync(out, 'utf8'));
+    expect(file.recorded.from).toBe(rec);
+    expect(file.recorded.steps).toEqual(steps.map(({ step: _s, ...x }) => x));
+    expect(file.recorded.window.ids.length).toBeGreaterThan(0);
+    expect(readFileSync(out.replace(/\.json$/, '.html'), 'utf8')).toContain('Counterexample vs the recording');
+    // show and replay keep the marks.
+    expect((await runMain('show', out)).stdout).toContain('◆ timer fired early');
+    expect((await runMain('replay', out)).stdout).toContain('◆ moved earlier');
+    // Within 0 the counterexample is the recording itself, in its order.
+    const race = await record({ slowGet: true, initial: true });
+    const z = await runMain('check', REF, '--from', race, '--within', '0', '--out', join(base, 'cex0.json'));
+    expect(z.stdout).toMatch(/counterexample, \d+ steps; in the recorded order:/);
+    expect(z.stdout).not.toContain('◆');
   });
 });

@@ -28,7 +28,7 @@ import {
   type TraceEvent,
   type World,
 } from '../../actors/index.ts';
-import { fitRecording, modelScenario, modelledExternals } from './recorded.ts';
+import { fitRecording, modelScenario, modelledExternals, recordedOrigins } from './recorded.ts';
 import { quiescentViolation, stepViolation } from '../properties.ts';
 import { replaySchedule, type ScheduleInput } from './replay.ts';
 import { shrinkSchedule } from './shrink.ts';
@@ -446,7 +446,7 @@ export class TraceSearch implements Explorer {
       ok: false,
       complete: false,
       ...base,
-      violation: { property: p, schedule: shrunk, originalLength: schedule.length, trace: rep.trace, world: rep.world, deviations, ...(ins.length ? { inputs: ins } : {}) },
+      violation: { property: p, schedule: shrunk, originalLength: schedule.length, trace: rep.trace, world: rep.world, deviations, recorded: recordedOrigins(sc, this.file, shrunk), ...(ins.length ? { inputs: ins } : {}) },
     };
   }
 }

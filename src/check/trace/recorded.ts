@@ -3,7 +3,7 @@
 // dropped), and `replayTraceFile`, which replays any trace file in simulation.
 import { Divergence, ScenarioError, toPlain, withExternals, withInputs, type RecordedEvent, type Scenario, type TraceEvent, type World } from '../../actors/index.ts';
 import { replaySchedule, runSchedule, type ReplayOutcome, type ScheduleInput } from './replay.ts';
-import type { TraceFile, Violation } from '../types.ts';
+import type { StepOrigin, TraceFile, Violation } from '../types.ts';
 
 /** The actors a trace file says ran as externals (live recordings), else none. */
 export function externalsOf(file: Pick<TraceFile, 'options'>): string[] {
@@ -330,4 +330,54 @@ export function fitRecording(sc: Scenario, file: Pick<TraceFile, 'options' | 'sc
   const d = replyMismatch(msc, file, m, run.trace, file.schedule.length, opts.ignoreData);
   if (d) throw new RecordingMisfit(d.index, d.data ? 'data' : 'step', undefined, d.text, file.schedule[d.index] ?? '');
   return { scenario: msc, model: m, run };
+}
+
+// ---------------------------------------------------------------------------
+// Where each step of a counterexample found around a recording comes from
+// ---------------------------------------------------------------------------
+
+const isFaultId = (id: string): boolean => id.startsWith('crash:') || id.startsWith('restart:') || id.startsWith('drop:') || (id.startsWith('deliver:') && id.includes('!'));
+
+/**
+ * Matches each step of `schedule` to the recording (ticks and the replies the model gives
+ * itself left out, as the search around it leaves them out): the earliest recorded step with
+ * the same id not matched yet. A matched step that a later step of the schedule overtook in
+ * recorded order moved earlier (`reorder`, `timer-early`, `input-earlier`); a timer that
+ * steps recorded after it overtook fired late (`timer-late`); faults and unmatched steps are
+ * `fault` and `unrecorded`.
+ */
+export function recordedOrigins(sc: Scenario, file: Pick<TraceFile, 'options' | 'schedule' | 'inputs'>, schedule: readonly string[]): StepOrigin[] {
+  const m = modelSchedule(sc, file);
+  const byId = new Map<string, number[]>();
+  m.schedule.forEach((id, i) => {
+    if (id.startsWith('tick:')) return;
+    let l = byId.get(id);
+    if (!l) byId.set(id, (l = []));
+    l.push(i);
+  });
+  const next = new Map<string, number>();
+  const pos = schedule.map((id) => {
+    if (isFaultId(id)) return -1;
+    const l = byId.get(id);
+    const k = next.get(id) ?? 0;
+    if (!l || k >= l.length) return -1;
+    next.set(id, k + 1);
+    return l[k]!;
+  });
+  // Suffix minimum and prefix maximum of the matched positions: who overtook whom.
+  const sufMin = new Array<number>(pos.length + 1).fill(Infinity);
+  for (let k = pos.length - 1; k >= 0; k--) sufMin[k] = pos[k]! >= 0 ? Math.min(sufMin[k + 1]!, pos[k]!) : sufMin[k + 1]!;
+  let preMax = -1;
+  return schedule.map((id, k) => {
+    const p = pos[k]!;
+    if (p < 0) return { deviation: isFaultId(id) ? 'fault' : 'unrecorded' };
+    const recorded = (m.origin[p] ?? p) + 1;
+    const early = sufMin[k + 1]! < p;
+    const late = preMax > p;
+    preMax = Math.max(preMax, p);
+    const timer = id.startsWith('timer:');
+    if (early) return { recorded, deviation: timer ? 'timer-early' : id.startsWith('input:env->') ? 'input-earlier' : 'reorder' };
+    if (late && timer) return { recorded, deviation: 'timer-late' };
+    return { recorded };
+  });
 }

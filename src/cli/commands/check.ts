@@ -3,7 +3,7 @@ import { familySource } from '../../machines/family-table.ts';
 import { statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { ScenarioError, type Divergence, type ParamValues, type Scenario, type ScenarioFamily } from '../../actors/index.ts';
-import { busyActors, formatHtml, formatSteps, lassoEnd, legendLines, reportContext, traceView, validateTraceFile, type TraceFileData } from '../../report/index.ts';
+import { busyActors, deviationMarks, formatHtml, formatSteps, lassoEnd, legendLines, reportContext, traceView, validateTraceFile, type TraceFileData } from '../../report/index.ts';
 import { loadChecker, type CheckOptions, type CheckResult, type CheckerApi, type Violation } from '../check-api.ts';
 import { EXIT, UsageError } from '../errors.ts';
 import { printJson, type Io } from '../io.ts';
@@ -104,7 +104,7 @@ function checkOptions(t: Target, p: ParamValues, flags: CheckFlags): CheckOption
  * to `jsonPath`. A user's scenario records its module relative to that file, so replay and
  * show find it from any directory.
  */
-export function traceFileOf(api: CheckerApi, sc: Scenario, t: Target, p: ParamValues, r: CheckResult, v: Violation, jsonPath: string): TraceFileData {
+export function traceFileOf(api: CheckerApi, sc: Scenario, t: Target, p: ParamValues, r: CheckResult, v: Violation, jsonPath: string, seed?: { schedule: readonly string[] }): TraceFileData {
   const f = t.family;
   // A source is for this process's workers; the file says where the scenario came from instead.
   const { source: _source, ...rest } = r.options as Record<string, unknown>;
@@ -114,10 +114,25 @@ export function traceFileOf(api: CheckerApi, sc: Scenario, t: Target, p: ParamVa
   // Replay finds the family by this name (or the module), so it must be the family's.
   // A counterexample found around a live recording carries the payloads of its input steps.
   const inputs = (v as Violation & { inputs?: unknown[] }).inputs;
-  const file = JSON.parse(JSON.stringify({ ...base, scenario: { name: f.name, params: { ...p }, ...(module ? { module } : {}) }, ...(inputs ? { inputs } : {}) }));
+  const recorded = seed ? recordedOf(r, v, seed) : undefined;
+  const file = JSON.parse(JSON.stringify({ ...base, scenario: { name: f.name, params: { ...p }, ...(module ? { module } : {}) }, ...(inputs ? { inputs } : {}), ...(recorded ? { recorded } : {}) }));
   const ok = validateTraceFile(file, 'the trace the checker produced');
   if (!ok.ok) throw new Error(`internal: ${ok.error}`);
   return ok.file;
+}
+
+/** A counterexample found around a recording: the recording beside it (its path, length, the steps it covers) and each step's origin. */
+function recordedOf(r: CheckResult, v: Violation, seed: { schedule: readonly string[] }): TraceFileData['recorded'] {
+  if (!v.recorded) return undefined;
+  const at = v.recorded.map((o) => o.recorded).filter((n): n is number => n !== undefined);
+  const start = Math.max(1, Math.min(...at, seed.schedule.length));
+  const end = Math.min(seed.schedule.length, Math.max(...at, start), start + 999);
+  return {
+    ...(typeof r.options.from === 'string' ? { from: r.options.from } : {}),
+    length: seed.schedule.length,
+    steps: v.recorded,
+    window: { start, ids: seed.schedule.slice(start - 1, end) },
+  };
 }
 
 /** A user's scenario name may hold any character; a file name should not. */
@@ -251,7 +266,7 @@ export async function runCheck(io: Io, name: string, flags: CheckFlags): Promise
     const v = r.violation;
     // Shards of one check write their counterexamples side by side.
     const jsonPath = outPath(flags.out, f, r.seed, chosen && `-shard${chosen.index + 1}of${chosen.count}`);
-    const file = traceFileOf(api, sc, t, p, r, v, jsonPath);
+    const file = traceFileOf(api, sc, t, p, r, v, jsonPath, seedFile);
     const htmlPath = htmlPathFor(jsonPath);
     let writeError: string | undefined;
     try {
@@ -266,7 +281,8 @@ export async function runCheck(io: Io, name: string, flags: CheckFlags): Promise
     const replayCmd = `npx interleave replay ${shellWord(shown(jsonPath))}`;
     const lasso = v.cycleStart !== undefined ? { cycleStart: v.cycleStart } : {};
     const view = traceView(file.schedule, file.trace);
-    const steps = formatSteps(view, o, { failStep: file.schedule.length, ...lasso, ...(sc.legend ? { legend: sc.legend } : {}) });
+    const marks = deviationMarks(v.recorded);
+    const steps = formatSteps(view, o, { failStep: file.schedule.length, ...lasso, ...(sc.legend ? { legend: sc.legend } : {}), ...(marks ? { marks } : {}) });
     const rerun = opts.exchange || opts.shareVisited ? `npx interleave check ${shellWord(arg)}${paramFlags(f, p)} --strategy ${r.strategy} --no-por` : flags.from !== undefined ? `npx interleave check ${shellWord(arg)}${paramFlags(f, p, false, true)} --from ${shellWord(flags.from)} --within ${flags.within ?? 1}` : `npx interleave check ${shellWord(arg)}${paramFlags(f, p)} --strategy ${r.strategy} --seed ${r.seed}${chosen ? ` --shard ${chosen.index + 1}/${chosen.count}${flags.shardPrefix !== undefined ? ` --shard-prefix ${flags.shardPrefix}` : ''}${flags.shardLookahead !== undefined ? ` --shard-lookahead ${flags.shardLookahead}` : ''}` : ''}`;
     const hint = f.hint?.(p, true);
     if (flags.json) {
@@ -284,7 +300,15 @@ export async function runCheck(io: Io, name: string, flags: CheckFlags): Promise
         ...(r.exchange ? { exchange: r.exchange } : {}), ...(r.shareVisited ? { shareVisited: r.shareVisited } : {}),
         ...(r.options.firstViolation ? { firstViolation: r.options.firstViolation } : {}),
         ...(typeof r.options.firstViolationNote === 'string' ? { firstViolationNote: r.options.firstViolationNote } : {}),
-        violation: { property: v.property, schedule: file.schedule, originalLength: v.originalLength, ...lasso, steps: formatSteps(traceView(file.schedule, file.trace), undefined, lasso).map((l) => l.trim()) },
+        violation: {
+          property: v.property,
+          schedule: file.schedule,
+          originalLength: v.originalLength,
+          ...lasso,
+          steps: formatSteps(traceView(file.schedule, file.trace), undefined, lasso).map((l) => l.trim()),
+          // Around a recording: per step, its recorded position (1-based) or the kind of deviation.
+          ...(v.recorded ? { recorded: v.recorded.map((x, i) => ({ step: i + 1, ...x })) } : {}),
+        },
         ...(writeError ? { writeError } : { trace: { json: jsonPath, html: htmlPath }, replay: replayCmd }),
         rerun,
         unreached: r.unreached,
@@ -296,7 +320,9 @@ export async function runCheck(io: Io, name: string, flags: CheckFlags): Promise
     io.out(o.red(o.bold(`✗ ${v.property.kind} '${v.property.name}' violated`)) + o.red(`: ${v.property.message}`));
     const legend = legendLines(sc.legend, busyActors(view), v.property.name);
     if (legend.length) io.out(o.dim(legend.join('\n')));
-    io.out(`\ncounterexample, ${file.schedule.length} steps${shrunk}:`);
+    const dev = v.recorded?.filter((x) => x.deviation).length ?? 0;
+    const around = v.recorded ? `; ${dev === 0 ? 'in the recorded order' : `${dev} step${dev === 1 ? '' : 's'} marked ◆ deviate${dev === 1 ? 's' : ''} from the recording`}` : '';
+    io.out(`\ncounterexample, ${file.schedule.length} steps${shrunk}${around}:`);
     io.out(steps.join('\n'));
     io.out(o.red(`${' '.repeat(String(file.schedule.length).length + 4)}✗ ${lassoEnd(file.schedule.length, v.cycleStart)}: ${v.property.name}`));
     io.out('');

@@ -4,6 +4,7 @@ import { loadChecker, type CheckerApi } from '../check-api.ts';
 import { EXIT, UsageError } from '../errors.ts';
 import { printJson, type Io } from '../io.ts';
 import { formatSteps, toPlainTrace, traceView } from '../replay-view.ts';
+import { deviationMarks } from '../../report/index.ts';
 import { rerunTrace, scenarioOfTrace, type Rerun } from '../trace-rerun.ts';
 import { readTrace, traceLimits } from '../read-trace.ts';
 
@@ -38,7 +39,9 @@ export async function runReplay(io: Io, path: string, flags: { json?: boolean; c
   io.out(o.red(`✗ still fails: ${v.property.kind} '${v.property.name}' violated: ${v.property.message}`));
   if (saved && !same) io.out(o.yellow(`(the trace was saved for ${saved.kind} '${saved.name}'; this run fails a different property first)`));
   if (out.answered) io.out(modelledReplies(out, `of its ${file.schedule.length} recorded steps`));
-  io.out(formatSteps(traceView(v.schedule, toPlainTrace(v.trace)), o, { failStep: v.schedule.length }).join('\n'));
+  // A counterexample found around a recording keeps its marks where it replays the same steps.
+  const marks = v.schedule.length === file.schedule.length ? deviationMarks(file.recorded?.steps) : undefined;
+  io.out(formatSteps(traceView(v.schedule, toPlainTrace(v.trace)), o, { failStep: v.schedule.length, ...(marks ? { marks } : {}) }).join('\n'));
   return EXIT.violation;
 }
 
