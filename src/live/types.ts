@@ -4,6 +4,7 @@ import type { Observable } from 'rxjs';
 import type { Scenario } from '../actors/scenario.ts';
 import type { Message, RecordedEvent, World } from '../actors/types.ts';
 import type { InspectOption, LiveInspectionEvent } from './inspection.ts';
+import type { LiveLogOptions } from './log.ts';
 
 export type { Reply, ExternalHandler } from '../actors/externals.ts';
 import type { ExternalHandler } from '../actors/externals.ts';
@@ -55,6 +56,12 @@ export interface LiveOptions {
    * (the model starts from the scenario's own input).
    */
   readonly initial?: Readonly<Record<string, unknown>>;
+  /**
+   * Stream the recording to this log as the run goes (an append-only file of JSON lines, flushed
+   * in batches, fsynced on a cadence): after a `kill -9` it is readable up to the last flushed
+   * batch. `interleave replay` and `check --from` read it like a trace file. See docs/live.md.
+   */
+  readonly recordTo?: LiveLogOptions;
 }
 
 /** Everything needed to replay a live run in simulation. */

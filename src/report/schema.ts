@@ -1,5 +1,6 @@
 // The trace file: a saved counterexample, versioned and validated on read, so a
 // hand-edited, truncated or future file is refused with the field that is wrong.
+import { isLiveLog, liveLogTrace } from '../check/trace/live-log.ts';
 import { z } from 'zod';
 import { DEFAULT_TRACE_LIMITS, raiseHint, traceBytesProblem, traceSizeProblem, type TraceLimits } from './trace-limits.ts';
 
@@ -212,6 +213,14 @@ export function validateTraceFile(data: unknown, source = 'trace file', limits: 
 export function parseTraceBytes(bytes: Uint8Array, source = 'trace file', limits: TraceLimits = DEFAULT_TRACE_LIMITS): ReadResult {
   const problem = traceBytesProblem(bytes, source, limits);
   if (problem) return { ok: false, error: problem };
+  // A live recording streamed as it ran (runLive's recordTo): JSON lines, read as a trace file.
+  if (isLiveLog(bytes)) {
+    try {
+      return validateTraceFile(liveLogTrace(new TextDecoder('utf-8', { fatal: true }).decode(bytes), source), source, limits);
+    } catch (e) {
+      return { ok: false, error: e instanceof Error ? e.message : String(e) };
+    }
+  }
   return parseChecked(new TextDecoder('utf-8', { fatal: true }).decode(bytes), source, limits);
 }
 

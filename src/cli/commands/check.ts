@@ -217,6 +217,7 @@ export async function runCheck(io: Io, name: string, flags: CheckFlags): Promise
   const changed = Object.entries(p).filter(([k, v]) => f.params[k]?.default !== v);
   const short = (v: unknown) => (String(v).length > 40 ? `${String(v).slice(0, 30)}… (${String(v).length} chars)` : String(v));
   const label = `${f.name}${changed.length ? ` (${changed.map(([k, v]) => `${k}=${short(v)}`).join(', ')})` : ''}`;
+  if (seedFile?.options.cut === true && !flags.json) io.err(s.yellow(`note: ${flags.from}: the recording was cut short (it has no end line: the run was killed or crashed); it holds the run's first ${seedFile.schedule.length} steps, up to its last flushed batch`));
   if (!flags.json) io.err(s.dim(`checking ${label}${opts.strategy ? ` with ${opts.strategy}` : ''}${opts.seed !== undefined ? `, seed ${opts.seed}` : ''} … (Ctrl-C stops and prints the stats so far)`));
   let run;
   try {

@@ -13,6 +13,8 @@ export async function runReplay(io: Io, path: string, flags: { json?: boolean; c
   const { sc } = await scenarioOfTrace(file, path, flags.config);
   if (file.property?.kind === 'liveness') return replayLiveness(io, path, file, sc, await loadChecker(), flags);
   const out = await rerunTrace(file, path, sc, { ignoreData: flags.ignoreData ?? false });
+  const cut = file.options.cut === true;
+  if (cut && !flags.json) io.err(io.errStyle.yellow(`note: ${path}: the recording was cut short (it has no end line: the run was killed or crashed); it holds the run's first ${file.schedule.length} steps, up to its last flushed batch`));
   const o = io.style;
   const saved = file.property;
   const v = out.violation;
@@ -21,6 +23,7 @@ export async function runReplay(io: Io, path: string, flags: { json?: boolean; c
       ok: !v,
       scenario: file.scenario,
       steps: file.schedule.length,
+      ...(cut ? { cut: true } : {}),
       // A live recording on the model: the steps replayed, without the replies the model gave itself.
       ...(out.answered ? { modelSteps: out.steps, answeredByModel: out.answered } : {}),
       saved: saved ?? null,
