@@ -14,11 +14,11 @@ export function counterBody(n: number, format: 'compact' | 'spaced' = 'compact')
   return enc.encode(format === 'compact' ? JSON.stringify({ n }) : `{ "n": ${n} }`);
 }
 
-const worker = (opts: { delay: number; head: boolean; format: 'compact' | 'spaced' }) =>
+const worker = (opts: { delay: number; head: boolean; format: 'compact' | 'spaced'; cas?: boolean }) =>
   setup({
-    types: {} as { context: { n: number } },
+    types: {} as { context: { n: number; etag: string; retries: number } },
   }).createMachine({
-    context: { n: -1 },
+    context: { n: -1, etag: '', retries: 0 },
     initial: opts.delay > 0 ? 'waiting' : opts.head ? 'heading' : 'reading',
     states: {
       waiting: { after: { [opts.delay]: opts.head ? 'heading' : 'reading' } },
@@ -26,13 +26,25 @@ const worker = (opts: { delay: number; head: boolean; format: 'compact' | 'space
       reading: {
         entry: send('store', s3Get('counter')),
         on: {
-          's3.get.ok': { target: 'writing', actions: assign({ n: ({ event }) => (JSON.parse(dec.decode((event as unknown as { body: Uint8Array }).body)) as { n: number }).n }) },
+          's3.get.ok': {
+            target: 'writing',
+            actions: assign({
+              n: ({ event }) => (JSON.parse(dec.decode((event as unknown as { body: Uint8Array }).body)) as { n: number }).n,
+              etag: ({ event }) => String((event as unknown as { etag?: string }).etag),
+            }),
+          },
           's3.get.error': 'failed',
         },
       },
       writing: {
-        entry: send('store', ({ context }) => s3Put('counter', counterBody(context.n + 1, opts.format))),
-        on: { 's3.put.ok': 'done', 's3.put.error': 'failed' },
+        // With cas, a compare-and-swap on the ETag read: a write that lost the race reads again.
+        entry: send('store', ({ context }) => s3Put('counter', counterBody(context.n + 1, opts.format), undefined, opts.cas ? { ifMatch: context.etag } : undefined)),
+        on: {
+          's3.put.ok': 'done',
+          's3.put.error': opts.cas
+            ? [{ guard: ({ event }) => (event as unknown as { code: string }).code === 'PreconditionFailed', target: 'reading', actions: assign({ retries: ({ context }) => context.retries + 1 }) }, { target: 'failed' }]
+            : 'failed',
+        },
       },
       done: { type: 'final' },
       failed: { type: 'final' },
@@ -49,13 +61,14 @@ export const counter = defineFamily({
     head: { type: 'bool', default: false, description: 'send s3.head before s3.get' },
     format: { type: 'enum', values: ['compact', 'spaced'], default: 'compact', description: 'the body format' },
     start: { type: 'int', default: 0, description: 'the counter at the start' },
+    cas: { type: 'bool', default: false, description: 'write with If-Match on the ETag read, and read again when it fails (412)' },
   },
-  build: ({ head, format, start }) =>
+  build: ({ head, format, start, cas }) =>
     defineScenario({
       name: 'counter',
       actors: {
-        w1: worker({ delay: 0, head: head as boolean, format: format as 'compact' | 'spaced' }),
-        w2: worker({ delay: 20, head: head as boolean, format: format as 'compact' | 'spaced' }),
+        w1: worker({ delay: 0, head: head as boolean, format: format as 'compact' | 'spaced', cas: cas as boolean }),
+        w2: worker({ delay: 20, head: head as boolean, format: format as 'compact' | 'spaced', cas: cas as boolean }),
         store: objectStore({ objects: { counter: counterBody(start as number, format as 'compact' | 'spaced') } }),
       },
       invariants: {
@@ -67,6 +80,7 @@ export const counter = defineFamily({
           return n === startN + 2 || `counter is ${n} after starting at ${startN}: an update was lost`;
         },
       },
-      params: { head, format, start },
+      ...(cas ? { reachable: { 'a conditional put lost (412) and read again': (q) => q.context('w1').retries + q.context('w2').retries > 0 } } : {}),
+      params: { head, format, start, cas },
     }),
 });
