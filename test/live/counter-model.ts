@@ -14,10 +14,11 @@ export function counterBody(n: number, format: 'compact' | 'spaced' = 'compact')
   return enc.encode(format === 'compact' ? JSON.stringify({ n }) : `{ "n": ${n} }`);
 }
 
-const worker = (opts: { delay: number; head: boolean; format: 'compact' | 'spaced'; cas?: boolean }) =>
+const worker = (opts: { delay: number; head: boolean; format: 'compact' | 'spaced'; cas?: boolean; id?: string }) =>
   setup({
     types: {} as { context: { n: number; etag: string; retries: number } },
   }).createMachine({
+    ...(opts.id ? { id: opts.id } : {}),
     context: { n: -1, etag: '', retries: 0 },
     initial: opts.delay > 0 ? 'waiting' : opts.head ? 'heading' : 'reading',
     states: {
@@ -62,13 +63,14 @@ export const counter = defineFamily({
     format: { type: 'enum', values: ['compact', 'spaced'], default: 'compact', description: 'the body format' },
     start: { type: 'int', default: 0, description: 'the counter at the start' },
     cas: { type: 'bool', default: false, description: 'write with If-Match on the ETag read, and read again when it fails (412)' },
+    machineId: { type: 'string', default: '', description: "the workers' machine id ('': none)" },
   },
-  build: ({ head, format, start, cas }) =>
+  build: ({ head, format, start, cas, machineId }) =>
     defineScenario({
       name: 'counter',
       actors: {
-        w1: worker({ delay: 0, head: head as boolean, format: format as 'compact' | 'spaced', cas: cas as boolean }),
-        w2: worker({ delay: 20, head: head as boolean, format: format as 'compact' | 'spaced', cas: cas as boolean }),
+        w1: worker({ delay: 0, head: head as boolean, format: format as 'compact' | 'spaced', cas: cas as boolean, id: machineId as string }),
+        w2: worker({ delay: 20, head: head as boolean, format: format as 'compact' | 'spaced', cas: cas as boolean, id: machineId as string }),
         store: objectStore({ objects: { counter: counterBody(start as number, format as 'compact' | 'spaced') } }),
       },
       invariants: {
@@ -81,6 +83,6 @@ export const counter = defineFamily({
         },
       },
       ...(cas ? { reachable: { 'a conditional put lost (412) and read again': (q) => q.context('w1').retries + q.context('w2').retries > 0 } } : {}),
-      params: { head, format, start, cas },
+      params: { head, format, start, cas, machineId },
     }),
 });

@@ -151,3 +151,20 @@ describe('a recording must fit the model before --from explores around it', () =
     expect(z.stdout).not.toContain('◆');
   });
 });
+
+describe('step ids that survive a machine gaining an id', () => {
+  it('a recording made before the workers had an id replays and is explored after they gain one, and back', async () => {
+    const rec = await record({ slowGet: true, initial: true });
+    expect(readFileSync(rec, 'utf8')).toContain('timer:w2:xstate.after.20.(machine).waiting');
+    const named = edited(rec, { machineId: 'worker' });
+    const r = await runMain('replay', named);
+    expect(r.code, r.stderr).toBe(1); // the recorded lost update, found again
+    const c = await runMain('check', REF, '--param', 'machineId=worker', '--from', named, '--within', '0', '--json');
+    expect(c.code, c.stderr).toBe(1);
+    expect(JSON.parse(c.stdout).violation.schedule).toContain('timer:w2:xstate.after.20.worker.waiting');
+    // A counterexample saved with the id replays on the model without it.
+    const out = join(base, 'named-cex.json');
+    await runMain('check', REF, '--param', 'machineId=worker', '--from', named, '--within', '0', '--out', out);
+    expect((await runMain('replay', edited(out, { machineId: '' }))).code).toBe(1);
+  });
+});

@@ -28,7 +28,7 @@ import {
   type TraceEvent,
   type World,
 } from '../../actors/index.ts';
-import { fitRecording, modelScenario, modelledExternals, recordedOrigins } from './recorded.ts';
+import { currentStepId, fitRecording, modelScenario, modelledExternals, recordedOrigins } from './recorded.ts';
 import { quiescentViolation, stepViolation } from '../properties.ts';
 import { replaySchedule, type ScheduleInput } from './replay.ts';
 import { shrinkSchedule } from './shrink.ts';
@@ -215,7 +215,7 @@ export class TraceSearch implements Explorer {
         if (inp && modelled.has(inp.from)) return;
         if (!inp) throw new Error(`trace step ${i + 1} is '${id}' but the trace has no payload for it in 'inputs'; a live recording carries them`);
         this.seed.push({ id, input: inp, at: i });
-      } else this.seed.push({ id, at: i });
+      } else this.seed.push({ id: id.startsWith('timer:') ? currentStepId(sc, id) : id, at: i });
     });
     this.maxDepth = opts.maxDepth ?? this.seed.length + 1000;
     this.zob = new Uint32Array(this.seed.length * 2);

@@ -37,7 +37,7 @@ export function modelSchedule(sc: Scenario, file: Pick<TraceFile, 'options' | 's
     const inp = byIndex.get(i);
     if (inp && modelled.has(inp.from)) return void dropped.push(inp);
     if (inp) inputs.push({ ...inp, index: schedule.length });
-    schedule.push(id);
+    schedule.push(id.startsWith('timer:') ? currentStepId(sc, id) : id);
     origin.push(i);
   });
   return { schedule, inputs, origin, dropped };
@@ -380,4 +380,37 @@ export function recordedOrigins(sc: Scenario, file: Pick<TraceFile, 'options' | 
     if (late && timer) return { recorded, deviation: 'timer-late' };
     return { recorded };
   });
+}
+
+// ---------------------------------------------------------------------------
+// Step ids that survive a machine gaining (or changing) its `id`
+// ---------------------------------------------------------------------------
+
+const AFTER = /^timer:([^:]+):xstate\.after\.([^.]+)\.(.+)$/;
+
+/**
+ * A recorded step id as the scenario names that step now. xstate names a delayed transition's
+ * event after the state node's id, which starts with the machine's `id` (`(machine)` when it has
+ * none), so a timer recorded before a machine gained an id (`timer:w2:xstate.after.20.(machine).waiting`)
+ * is `timer:w2:xstate.after.20.worker.waiting` after. The recorded machine id is swapped for
+ * the current one when the rest is a state of the machine; any other id is returned as is.
+ */
+export function currentStepId(sc: Scenario, id: string): string {
+  const m = AFTER.exec(id);
+  if (!m) return id;
+  const i = sc.index.get(m[1]!);
+  const a = i === undefined ? undefined : sc.actorList[i];
+  if (!a || a.kind !== 'machine') return id;
+  const root = a.machine.id;
+  const rest = m[3]!;
+  if (rest.startsWith(`${root}.`)) return id;
+  for (let k = rest.indexOf('.'); k >= 0; k = rest.indexOf('.', k + 1)) {
+    const candidate = `${root}.${rest.slice(k + 1)}`;
+    try {
+      if (a.machine.getStateNodeById(candidate)) return `timer:${m[1]}:xstate.after.${m[2]}.${candidate}`;
+    } catch {
+      // not a state of this machine: try the next split
+    }
+  }
+  return id;
 }
