@@ -45,3 +45,27 @@ export function withExternals(sc: Scenario, ids: readonly string[]): Scenario {
   }
   return defineScenario({ ...(keep as { name: string }), actors, ...(faults ? { faults } : {}) });
 }
+
+/** The fields `defineScenario` adds to a definition: dropped before defining a changed copy. */
+const COMPILED = new Set(['compiled', 'ids', 'index', 'actorList', 'envIndex', 'budget', 'crashable', 'restartable', 'droppable', 'faultyOutcomes', 'monitorNames', 'monitorDefs', 'inputList', 'inputSlots']);
+
+/**
+ * The scenario with the named actors starting from other inputs (a live run's storage
+ * contents, recorded at its start): `inputs` maps an actor id to the input its machine's
+ * `context` factory or reducer's `init` gets instead of the scenario's. Every other part
+ * of the definition is kept.
+ */
+export function withInputs(sc: Scenario, inputs: Readonly<Record<string, unknown>>): Scenario {
+  const ids = Object.keys(inputs);
+  if (ids.length === 0) return sc;
+  const actors: Record<string, ActorLogic | ActorSpec> = { ...sc.actors };
+  for (const id of ids) {
+    const old = actors[id];
+    if (old === undefined) throw new ScenarioError(`scenario '${sc.name}' has no actor '${id}' to start from a recorded input; actors: ${sc.ids.join(', ')}`);
+    const spec: ActorSpec = typeof old === 'object' && 'logic' in old ? old : { logic: old };
+    actors[id] = { ...spec, input: inputs[id] };
+  }
+  const def: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(sc)) if (!COMPILED.has(k)) def[k] = v;
+  return defineScenario({ ...(def as { name: string }), actors });
+}

@@ -14,7 +14,7 @@ export { formatStateValue } from './xstate-adapter.ts';
 export * from './family.ts';
 export { simulate, percentile, type CostModel, type SimulateOptions, type SimulationRun } from './simulate.ts';
 export { reads, readsEach, readsView, type Reads } from './reads.ts';
-export { withExternals } from './externals.ts';
+export { withExternals, withInputs } from './externals.ts';
 export type { Reply, ExternalHandler } from './externals.ts';
 export { ModelError, isModelError, type ModelErrorDetails } from './model-error.ts';
 export { stateValueProblem } from './state-values.ts';

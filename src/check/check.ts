@@ -68,8 +68,8 @@ export function check(sc: Scenario, opts: CheckOptions = {}): Promise<CheckResul
  * which the CLI runs for `--from <trace.json> --within k`.
  */
 export function fromTraceRun(sc: Scenario, file: Pick<TraceFile, 'options' | 'schedule' | 'inputs'>, opts: FromTraceOptions & { readonly from?: string } = {}): CheckRun {
-  const { from, within, ...rest } = opts;
-  const seed: TraceSeed = { trace: file, ...(within === undefined ? {} : { within }), ...(from === undefined ? {} : { path: from }) };
+  const { from, within, ignoreData, ...rest } = opts;
+  const seed: TraceSeed = { trace: file, ...(within === undefined ? {} : { within }), ...(from === undefined ? {} : { path: from }), ...(ignoreData === undefined ? {} : { ignoreData }) };
   return checkRun(sc, { ...rest, from: seed });
 }
 

@@ -16,6 +16,7 @@ import { runSwarm, type SwarmHandle } from './distributed/swarm.ts';
 import { exchangeInfo, openExchange } from './distributed/exchange.ts';
 import { SharedVisited, joinShared } from './distributed/claims.ts';
 import { TraceSearch, traceCheckResult, traceSessionOptions } from './trace/from-trace.ts';
+import { modelScenario } from './trace/recorded.ts';
 import type { Plan } from './plan.ts';
 import type { CheckNotes, CheckOptions, CheckResult, Progress } from './types.ts';
 
@@ -100,10 +101,11 @@ const aroundRecording: Mode = {
   name: 'from-trace',
   applies: (_plan, opts) => opts.from !== undefined,
   heap: () => false,
-  session: (sc, _plan, opts) => new Session(sc, traceSessionOptions(opts), false),
+  // A live recording starts the modelled stores from the contents it recorded.
+  session: (sc, _plan, opts) => new Session(modelScenario(sc, opts.from!.trace), traceSessionOptions(opts), false),
   open(ctx) {
     const seed = ctx.opts.from!;
-    const x = new TraceSearch(ctx.s, seed.trace, { ...ctx.opts, ...(seed.within === undefined ? {} : { within: seed.within }) });
+    const x = new TraceSearch(ctx.s, seed.trace, { ...ctx.opts, ...(seed.within === undefined ? {} : { within: seed.within }), ...(seed.ignoreData === undefined ? {} : { ignoreData: seed.ignoreData }) });
     return { explorer: x, result: () => traceCheckResult(x, ctx.s, seed) };
   },
 };

@@ -266,7 +266,29 @@ export interface Violation {
   cycleStart?: number;
   /** How `passing` differs from the counterexample and how it was searched. */
   passingNote?: string;
+  /** Found around a recording (`from`): per step of `schedule`, its recorded position or how it deviates from the recording. */
+  recorded?: StepOrigin[];
 }
+
+/**
+ * How a step of a schedule found around a recording departs from it: `reorder` (a recorded
+ * step taken before a recorded step that came earlier), `fault` (a crash, restart, drop or
+ * storage fault outcome: never in a live recording), `timer-early` / `timer-late` (a timer
+ * that fired before, or after, recorded steps that it came after, or before), `input-earlier`
+ * (a request from outside arriving before recorded steps that preceded it), `unrecorded` (a
+ * step the recording does not have: the model going on past its end, or a consequence of an
+ * earlier deviation).
+ */
+export type DeviationKind = 'reorder' | 'fault' | 'timer-early' | 'timer-late' | 'input-earlier' | 'unrecorded';
+
+/** Where one step of a schedule found around a recording comes from. */
+export interface StepOrigin {
+  /** The step's 1-based position in the recording's schedule (the file's numbering), when it is a recorded step. */
+  readonly recorded?: number;
+  /** How it departs from the recording; absent when it is taken in the recorded order. */
+  readonly deviation?: DeviationKind;
+}
+
 
 /** What stopped a search before it was complete. */
 export type CutBy = 'maxStates' | 'maxDepth' | 'timeLimit' | 'runs' | 'stopped';
@@ -555,4 +577,20 @@ export interface TraceFile {
   };
   /** A liveness lasso: the schedule from this index on is a cycle back to the same world. */
   cycleStart?: number;
+  /** Found around a recording (`check --from`): the recording, and where each step of `schedule` comes from. */
+  recorded?: {
+    /** Where the recording was read from, as given. */
+    from?: string;
+    /** Its length (steps in its file). */
+    length: number;
+    /** Per step of `schedule`: its position in the recording (1-based), or how it deviates. */
+    steps: StepOrigin[];
+    /** The recorded steps the counterexample covers (from the first to the last it matched), for showing beside it. */
+    window: {
+      /** The 1-based position of `ids[0]` in the recording. */
+      start: number;
+      /** The recorded step ids. */
+      ids: string[];
+    };
+  };
 }

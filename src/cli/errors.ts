@@ -1,5 +1,5 @@
 // Exit codes of the `interleave` command, and the error that carries code 2.
-export const EXIT = { ok: 0, violation: 1, usage: 2, interrupted: 130 } as const;
+export const EXIT = { ok: 0, violation: 1, usage: 2, incomplete: 1, interrupted: 130 } as const;
 
 /** Bad input from the user: a message naming the problem and the valid choices. Exit 2. */
 export class UsageError extends Error {

@@ -68,13 +68,17 @@ Examples:
     .addOption(new Option('--frontier <kind>', 'bfs: compact (default; an entry is its parent and step, worlds re-derived) or worlds (a world per entry)').choices(['compact', 'worlds']))
     .option('--from <trace.json>', 'explore around a recorded run (a live recording or any saved trace) instead of from scratch')
     .option('--within <k>', 'with --from: deviations (reorderings, faults) allowed from the recorded schedule (default 1)', intArg('--within', 0))
+    .option('--ignore-data', 'with --from: compare only the recorded steps and reply types with the model, not the data in the recorded replies')
+    .option('--require-complete', 'exit 1 (not 0) when no violation was found but the exploration was not complete (cut by a budget or a bound); the output says INCOMPLETE')
     .option('--trace-limit <name=value>', 'a trace file limit <name>=<n>, repeatable: bytes, depth, string, items (see docs/cli.md)', collectParam, [])
     .option('-o, --out <file>', 'where to write the counterexample JSON (HTML next to it); default .interleave/<scenario>-seed<N>.json')
     .option('--config <file>', CONFIG_HELP)
     .option('--json', 'print one JSON document and nothing else')
     .addHelpText('after', `
 Exit codes: 0 every property holds (the output says whether exploration was complete
-or cut by a budget), 1 a violation (counterexample printed and saved), 2 bad input.
+or cut by a budget), 1 a violation (counterexample printed and saved), 2 bad input
+(with --from: a recording that does not fit the model). With --require-complete an
+exploration that was not complete exits 1 too (the output says INCOMPLETE).
 Deadlock: nothing enabled while a machine waits (not final, no 'idle'/'end' tag, out of
 its initial state or its initial state sent a request on entry).
 Ctrl-C stops the search and prints the stats so far (exit 130).
@@ -98,8 +102,9 @@ Examples:
     .argument('<trace.json>', "a trace file written by 'interleave check'")
     .option('--config <file>', CONFIG_HELP)
     .option('--json', 'print one JSON document')
+    .option('--ignore-data', 'compare only the recorded steps and reply types with the model, not the data in the recorded replies')
     .option('--trace-limit <name=value>', 'a trace file limit <name>=<n>, repeatable: bytes, depth, string, items (see docs/cli.md)', collectParam, [])
-    .action(async (path: string, o: { json?: boolean; config?: string; traceLimit: string[] }) => setCode(await (await import('./commands/replay.ts')).runReplay(io, path, o)));
+    .action(async (path: string, o: { json?: boolean; config?: string; traceLimit: string[]; ignoreData?: boolean }) => setCode(await (await import('./commands/replay.ts')).runReplay(io, path, o)));
 
   p.command('show')
     .description("render a saved trace as a step list, a Mermaid sequence diagram, an HTML viewer or JSON; with --machines, draw a scenario's statecharts")

@@ -7,6 +7,8 @@ import type { Violation } from './check-api.ts';
 import { buildScenario } from './commands/check.ts';
 import { UsageError } from './errors.ts';
 import { traceTarget, type Target } from './scenario-ref.ts';
+import type { RecordingMisfit } from '../check/trace/recorded.ts';
+import { DATA_WHY } from './recording-misfit.ts';
 
 /** The scenario a trace was saved from, built with the trace's parameters. */
 export async function scenarioOfTrace(file: TraceFileData, path: string, config?: string): Promise<{ target: Target; sc: Scenario }> {
@@ -38,20 +40,15 @@ export interface Rerun {
  * is bad input naming the file's step: exit 2; for a live recording, the first
  * recorded reply the model answered differently is named (what differed, field by field).
  */
-export async function rerunTrace(file: TraceFileData, path: string, sc: Scenario): Promise<Rerun> {
+export async function rerunTrace(file: TraceFileData, path: string, sc: Scenario, opts: { ignoreData?: boolean } = {}): Promise<Rerun> {
   const { replayOnModel } = await import('../live/replay-on-model.ts');
   try {
-    return replayOnModel(sc, file);
+    return replayOnModel(sc, file, opts);
   } catch (e) {
-    if (e instanceof Error && e.name === 'LiveDivergence') {
-      const d = e as import('../live/replay-on-model.ts').LiveDivergence;
-      if (d.input !== undefined) {
-        throw new UsageError(
-          `${path}: replay diverges at step ${d.step + 1}: a recorded reply differs from the model's: ${d.input}. ` +
-            'The model started from other state than the live run found (a run resumed from checkpoints needs its start state recorded), or the model changed since the trace was saved.',
-        );
-      }
-      const dv = d.divergence;
+    if (e instanceof Error && e.name === 'RecordingMisfit') {
+      const d = e as RecordingMisfit;
+      if (d.reply !== undefined) throw new UsageError(`${path}: replay diverges at step ${d.step + 1}: a recorded reply differs from the model's: ${d.reply}. ${DATA_WHY}`);
+      const dv = d.divergence!;
       const can = dv.enabledIds.length ? `the steps it can take there: ${dv.enabledIds.join(', ')}` : 'it can take no step there: the run had ended';
       throw new UsageError(
         `${path}: step ${d.step + 1} of the file, '${dv.expected}', is not a step scenario '${sc.name}' can take (${can}). ` +

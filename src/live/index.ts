@@ -9,7 +9,8 @@
  *
  * @module interleave/live
  */
-export { runLive, type LiveOptions, type LiveSystem, type ExternalHandler, type ExternalSpec, type LiveRecording, type RecordedInput, type Reply, type LiveInspectionEvent, type InspectOption, type InspectedActorRef } from './runner.ts';
+export { runLive, type LiveOptions, type LiveSystem, type ExternalHandler, type ExternalSpec, type LiveRecording, type RecordedInput, type Reply, type LiveInspectionEvent, type InspectOption, type InspectedActorRef, type LiveLogOptions } from './runner.ts';
+export { LIVE_LOG_DEFAULTS } from './log.ts';
 export { withExternals } from '../actors/index.ts';
 export { liveTraceFile } from './recording.ts';
 export * from '../storage/live/index.ts';

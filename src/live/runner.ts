@@ -9,9 +9,11 @@ import { deliverStep } from '../actors/steps.ts';
 import type { Message, RecordedEvent, Step, TraceEvent, World } from '../actors/types.ts';
 import { Inspection, type LiveInspectionEvent } from './inspection.ts';
 import { withExternals } from '../actors/externals.ts';
+import { LiveLog } from './log.ts';
 import type { ExternalSpec, LiveOptions, LiveSystem, RecordedInput } from './types.ts';
 
 export type { InspectOption, LiveInspectionEvent, InspectedActorRef } from './inspection.ts';
+export type { LiveLogOptions } from './log.ts';
 export type { ExternalHandler, ExternalSpec, LiveOptions, LiveRecording, LiveSystem, RecordedInput, Reply } from './types.ts';
 export { withExternals } from '../actors/externals.ts';
 
@@ -35,10 +37,16 @@ export function runLive<In extends Message = Message>(scenario: Scenario, opts: 
     specs.set(id, spec);
   }
   const sc = withExternals(scenario, [...specs.keys()]);
+  for (const id of Object.keys(opts.initial ?? {})) {
+    if (!sc.index.has(id)) throw new ScenarioError(`live run of '${sc.name}': options.initial names '${id}', which is not an actor; actors: ${sc.ids.join(', ')}`);
+  }
   for (const a of sc.actorList) {
     if (a.kind === 'external' && !specs.has(a.id)) throw new ScenarioError(`live run of '${sc.name}': external actor '${a.id}' has no handler in options.externals`);
   }
 
+  const log = opts.recordTo
+    ? new LiveLog(opts.recordTo, { scenario: sc.name, params: sc.params ?? {}, externals: sc.actorList.filter((a) => a.kind === 'external').map((a) => a.id), ...(opts.initial ? { initial: opts.initial } : {}) })
+    : undefined;
   const events$ = new Subject<RecordedEvent>();
   const inspection$ = new Subject<LiveInspectionEvent>();
   const inspectCb = typeof opts.inspect === 'function' ? opts.inspect : opts.inspect?.next?.bind(opts.inspect);
@@ -99,6 +107,7 @@ export function runLive<In extends Message = Message>(scenario: Scenario, opts: 
     const r = apply(sc, world, step, { detail });
     world = r.world;
     schedule.push(step.id);
+    if (log) log.step(step.id, step.kind === 'input' ? { from: step.from === sc.envIndex ? 'env' : sc.ids[step.from]!, to: sc.ids[step.to]!, msg: step.msg } : undefined);
     if (inspectCb || inspection$.observed) inspector.step(prev, world, r.events);
     publish(r.events);
   }
@@ -178,6 +187,7 @@ export function runLive<In extends Message = Message>(scenario: Scenario, opts: 
   function fail(e: Error): void {
     if (fatal) return;
     fatal = e;
+    log?.flush();
     errors.push(e);
     halt();
     events$.error(e);
@@ -289,6 +299,7 @@ export function runLive<In extends Message = Message>(scenario: Scenario, opts: 
       }
       settleWaiters();
       if (pendingIo > 0) await new Promise<void>((r) => ioSettled.push(r));
+      log?.close();
     },
     world: () => world,
     schedule: () => schedule,
@@ -300,6 +311,7 @@ export function runLive<In extends Message = Message>(scenario: Scenario, opts: 
       schedule: schedule.slice(),
       inputs: inputs.slice(),
       events: recorded.slice(),
+      ...(opts.initial ? { initial: opts.initial } : {}),
     }),
     errors,
     failures,

@@ -4,6 +4,7 @@ import type { Observable } from 'rxjs';
 import type { Scenario } from '../actors/scenario.ts';
 import type { Message, RecordedEvent, World } from '../actors/types.ts';
 import type { InspectOption, LiveInspectionEvent } from './inspection.ts';
+import type { LiveLogOptions } from './log.ts';
 
 export type { Reply, ExternalHandler } from '../actors/externals.ts';
 import type { ExternalHandler } from '../actors/externals.ts';
@@ -48,6 +49,19 @@ export interface LiveOptions {
   readonly inspect?: InspectOption;
   /** Stop at the first machine error or monitor failure (default false: record it in `failures` and go on). */
   readonly stopOnFailure?: boolean;
+  /**
+   * Where the live storage started, by actor id: the input the modelled actor gets in place of
+   * the scenario's (for the simulated object store, `await fsStore.snapshot()`). Recorded, so
+   * replay and `check --from` start the model from what the live run found. Default: none
+   * (the model starts from the scenario's own input).
+   */
+  readonly initial?: Readonly<Record<string, unknown>>;
+  /**
+   * Stream the recording to this log as the run goes (an append-only file of JSON lines, flushed
+   * in batches, fsynced on a cadence): after a `kill -9` it is readable up to the last flushed
+   * batch. `interleave replay` and `check --from` read it like a trace file. See docs/live.md.
+   */
+  readonly recordTo?: LiveLogOptions;
 }
 
 /** Everything needed to replay a live run in simulation. */
@@ -64,6 +78,8 @@ export interface LiveRecording {
   readonly inputs: readonly RecordedInput[];
   /** Every trace event, with its step number (empty with `record: false`). */
   readonly events: readonly RecordedEvent[];
+  /** Where the live storage started (`LiveOptions.initial`), by actor id; absent when not given. */
+  readonly initial?: Readonly<Record<string, unknown>>;
 }
 
 /** A running live system (`runLive`): send it messages, watch its events, wait for quiescence, stop it, take its recording. */

@@ -139,7 +139,8 @@ svg .timer { fill:#fff; stroke:#6a4c93; }
 svg g.step.future { opacity:.3; }
 svg g.step.current .msg { stroke-width:3; }
 svg g.step.current text.label { font-weight:700; }
-#diff tr.differ td { background:#fff7e6; }
+#diff tr.differ td, #recorded tr.differ td { background:#fff7e6; }
+#recorded td.n { width:3em; color:var(--muted); text-align:right; }
 #diff tr.diverge td { background:var(--fail); font-weight:700; }
 #diff tr.current td { outline:2px solid #e0b400; }
 #diff td.n { width:3em; color:var(--muted); text-align:right; }
@@ -189,6 +190,33 @@ export function viewerData(f: TraceFileData, ctx: ReportContext = {}) {
   };
 }
 
+/** Found around a recording: the counterexample's steps with their recorded positions and deviations, and the recorded steps beside them. */
+function recordedHtml(f: TraceFileData): string {
+  const r = f.recorded;
+  if (!r) return '';
+  const taken = new Set(r.steps.map((o) => o.recorded).filter((n) => n !== undefined));
+  const rows = f.schedule
+    .map((id, i) => {
+      const o = r.steps[i] ?? {};
+      return `<tr${o.deviation ? ' class="differ"' : ''}><td class="n">${i + 1}</td><td>${escapeHtml(id)}</td><td class="n">${o.recorded ?? ''}</td><td>${o.deviation ? `◆ ${escapeHtml(o.deviation)}` : ''}</td></tr>`;
+    })
+    .join('\n');
+  const rec = r.window.ids.map((id, k) => `<tr${taken.has(r.window.start + k) ? '' : ' class="differ"'}><td class="n">${r.window.start + k}</td><td>${escapeHtml(id)}</td></tr>`).join('\n');
+  const dev = r.steps.filter((o) => o.deviation).length;
+  return `<details id="recorded" open>
+<summary>Counterexample vs the recording${r.from ? ` (${escapeHtml(r.from)}, ${r.length} steps)` : ` (${r.length} steps)`}</summary>
+<p>${dev === 0 ? 'Every step is taken in the recorded order.' : `${dev} step${dev === 1 ? '' : 's'} marked ◆ deviate${dev === 1 ? 's' : ''} from the recording (reorder, fault, timer early or late, input earlier, or not in the recording).`}</p>
+<table><thead><tr><th>#</th><th>counterexample</th><th>recorded #</th><th>deviation</th></tr></thead><tbody>
+${rows}
+</tbody></table>
+<p>The recorded steps it covers (highlighted: not taken by the counterexample):</p>
+<table><thead><tr><th>#</th><th>recorded</th></tr></thead><tbody>
+${rec}
+</tbody></table>
+</details>
+`;
+}
+
 /** A trace file as one self-contained HTML viewer page (no network): sequence chart, step slider, states, statecharts and the diff against a passing schedule. */
 export function formatHtml(f: TraceFileData, ctx: ReportContext = {}): string {
   const js = viewerScript();
@@ -218,7 +246,7 @@ export function formatHtml(f: TraceFileData, ctx: ReportContext = {}): string {
 <p id="diff-note"></p>
 <table><thead><tr><th>#</th><th>counterexample</th><th>#</th><th>passing</th></tr></thead><tbody id="diff-rows"></tbody></table>
 </details>
-<h2>Step</h2>
+${recordedHtml(f)}<h2>Step</h2>
 <div id="step-title"></div>
 <div id="step-id"></div>
 <ul id="annotations"></ul>

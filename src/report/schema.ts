@@ -1,5 +1,6 @@
 // The trace file: a saved counterexample, versioned and validated on read, so a
 // hand-edited, truncated or future file is refused with the field that is wrong.
+import { isLiveLog, liveLogTrace } from '../check/trace/live-log.ts';
 import { z } from 'zod';
 import { DEFAULT_TRACE_LIMITS, raiseHint, traceBytesProblem, traceSizeProblem, type TraceLimits } from './trace-limits.ts';
 
@@ -72,6 +73,15 @@ export const traceFileSchema = z
     passing: z.object({ schedule: z.array(str), trace: z.array(eventSchema), note: str.optional() }).optional(),
     /** A liveness lasso: schedule[cycleStart..] is a cycle back to the world after schedule[..cycleStart] (absent: a finite run). */
     cycleStart: z.number().int().min(0).optional(),
+    /** Found around a recording: per step, its recorded position (1-based) or how it deviates; and the recorded steps it covers. */
+    recorded: z
+      .object({
+        from: str.optional(),
+        length: z.number().int().min(0),
+        steps: z.array(z.object({ recorded: z.number().int().min(1).optional(), deviation: z.enum(['reorder', 'fault', 'timer-early', 'timer-late', 'input-earlier', 'unrecorded']).optional() })),
+        window: z.object({ start: z.number().int().min(1), ids: z.array(str) }),
+      })
+      .optional(),
   })
   .superRefine((f, ctx) => {
     // Step 0 is the initial world; step k is the effect of schedule[k-1].
@@ -203,6 +213,14 @@ export function validateTraceFile(data: unknown, source = 'trace file', limits: 
 export function parseTraceBytes(bytes: Uint8Array, source = 'trace file', limits: TraceLimits = DEFAULT_TRACE_LIMITS): ReadResult {
   const problem = traceBytesProblem(bytes, source, limits);
   if (problem) return { ok: false, error: problem };
+  // A live recording streamed as it ran (runLive's recordTo): JSON lines, read as a trace file.
+  if (isLiveLog(bytes)) {
+    try {
+      return validateTraceFile(liveLogTrace(new TextDecoder('utf-8', { fatal: true }).decode(bytes), source), source, limits);
+    } catch (e) {
+      return { ok: false, error: e instanceof Error ? e.message : String(e) };
+    }
+  }
   return parseChecked(new TextDecoder('utf-8', { fatal: true }).decode(bytes), source, limits);
 }
 

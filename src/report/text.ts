@@ -3,6 +3,7 @@
 import { propertyNote, stepNotes, type Legend } from '../actors/legend.ts';
 import type { ReportContext } from './context.ts';
 import { busyActors, fileView, type StepView, type TraceView } from './model.ts';
+import type { DeviationKind, StepOrigin } from '../check/types.ts';
 import type { TraceFileData } from './schema.ts';
 import { plain, type Style } from './style.ts';
 
@@ -46,7 +47,7 @@ function movesText(s: StepView): string {
 /** `notes`: 'alerts' (default) prints failures, losses, outputs and failed I/O under their step; 'all' every side event; 'none' nothing. */
 /** `cycleStart`: a liveness lasso; the steps after it are marked ↻ under a line saying they repeat. */
 /** `legend`: its step notes are printed under their steps (✎). */
-export function formatSteps(view: TraceView, style: Style = plain, opts: { readonly failStep?: number; readonly notes?: 'alerts' | 'all' | 'none'; readonly cycleStart?: number; readonly legend?: Legend } = {}): string[] {
+export function formatSteps(view: TraceView, style: Style = plain, opts: { readonly failStep?: number; readonly notes?: 'alerts' | 'all' | 'none'; readonly cycleStart?: number; readonly legend?: Legend; readonly marks?: readonly (string | undefined)[] } = {}): string[] {
   const steps = view.steps.slice(1);
   const rows = steps.map((s) => columns(s).map(safeText));
   const w = [0, 1, 2].map((i) => Math.max(0, ...rows.map((r) => r[i]!.length)));
@@ -59,6 +60,8 @@ export function formatSteps(view: TraceView, style: Style = plain, opts: { reado
     const line = `${cyc ? '↻' : ' '}${String(s.n).padStart(nw + 1)}  ${r[0]!.padEnd(w[0]!)}  ${r[1]!.padEnd(w[1]!)}  ${r[2]!.padEnd(w[2]!)}   ${safeText(movesText(s))}`.trimEnd();
     const bad = s.failed || s.n === opts.failStep;
     out.push(bad ? style.red(line) : line);
+    const mark = opts.marks?.[s.n - 1];
+    if (mark) out.push(style.yellow(`${' '.repeat(nw + 4)}${safeText(mark)}`));
     const notes = opts.notes === 'none' ? [] : opts.notes === 'all' ? s.notes : s.alerts;
     for (const note of notes) out.push(style.dim(`${' '.repeat(nw + 4)}· ${safeText(note)}`));
     for (const note of stepNotes(opts.legend, s.id)) out.push(style.cyan(`${' '.repeat(nw + 4)}✎ ${safeText(note)}`));
@@ -92,6 +95,20 @@ export function legendLines(legend: Legend | undefined, actors: readonly string[
   return lines.length ? ['legend:', ...lines] : [];
 }
 
+/** The marks of a counterexample's steps that deviate from the recording it was found around. */
+export function deviationMarks(origins: readonly StepOrigin[] | undefined): (string | undefined)[] | undefined {
+  if (!origins?.some((o) => o.deviation)) return undefined;
+  const what: Record<DeviationKind, string> = {
+    reorder: 'moved earlier',
+    fault: 'fault injected',
+    'timer-early': 'timer fired early',
+    'timer-late': 'timer fired late',
+    'input-earlier': 'input arrived earlier',
+    unrecorded: 'not in the recording',
+  };
+  return origins.map((o) => (o.deviation ? `◆ ${what[o.deviation]}${o.recorded !== undefined ? ` (recorded as step ${o.recorded})` : ''}` : undefined));
+}
+
 /** A whole trace file as text: header, legend, steps, the violated property. */
 export function formatText(f: TraceFileData, style: Style = plain, ctx: ReportContext = {}): string {
   const view = fileView(f);
@@ -102,7 +119,7 @@ export function formatText(f: TraceFileData, style: Style = plain, ctx: ReportCo
     `scenario ${safeText(f.scenario.name)}${safeText(paramsText(f.scenario.params))}, seed ${f.seed}, ${f.schedule.length} steps${f.originalLength > f.schedule.length ? ` (shrunk from ${f.originalLength})` : ''}`,
     ...legendLines(ctx.legend, busyActors(view), p?.name).map((l) => style.dim(l)),
     '',
-    ...formatSteps(view, style, { failStep: p ? f.schedule.length : undefined, ...(f.cycleStart !== undefined ? { cycleStart: f.cycleStart } : {}), ...(ctx.legend ? { legend: ctx.legend } : {}) }),
+    ...formatSteps(view, style, { failStep: p ? f.schedule.length : undefined, ...(f.cycleStart !== undefined ? { cycleStart: f.cycleStart } : {}), ...(ctx.legend ? { legend: ctx.legend } : {}), ...(deviationMarks(f.recorded?.steps) ? { marks: deviationMarks(f.recorded?.steps)! } : {}) }),
   );
   if (p) lines.push(style.red(`${' '.repeat(String(f.schedule.length).length + 4)}✗ ${lassoEnd(f.schedule.length, f.cycleStart)}: ${safeText(p.name)}`));
   if (f.passing) {

@@ -57,3 +57,32 @@ export function withoutAll<V>(rec: Readonly<Record<string, V>>, keys: readonly s
 export function isBytes(x: unknown): x is Uint8Array {
   return x instanceof Uint8Array;
 }
+
+/**
+ * An object's ETag: a digest of its bytes (FNV-1a 32-bit, then the size), the same in the
+ * simulated store and the live adapters, so a recorded ETag compares with the model's. Like
+ * S3's, equal bytes have equal ETags.
+ */
+export function etagOf(b: Uint8Array): string {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < b.length; i++) h = Math.imul(h ^ b[i]!, 0x01000193);
+  return `${(h >>> 0).toString(16).padStart(8, '0')}-${b.byteLength.toString(16)}`;
+}
+
+/** Why a conditional put may not write (`PreconditionFailed`), given the object now (undefined: no object); undefined when it may. */
+export function putPreconditionProblem(key: string, msg: { readonly ifMatch?: unknown; readonly ifNoneMatch?: unknown }, current: Uint8Array | undefined): string | undefined {
+  if (msg.ifNoneMatch === '*' && current !== undefined) return `If-None-Match: * on '${key}', which exists (ETag ${etagOf(current)}); nothing was written`;
+  if (typeof msg.ifMatch === 'string') {
+    if (current === undefined) return `If-Match: ${msg.ifMatch} on '${key}', which does not exist; nothing was written`;
+    const now = etagOf(current);
+    if (now !== msg.ifMatch) return `If-Match: ${msg.ifMatch} on '${key}', whose ETag is ${now}; nothing was written`;
+  }
+  return undefined;
+}
+
+/** Why a put's condition fields are malformed, or undefined. */
+export function putConditionShapeProblem(msg: { readonly ifMatch?: unknown; readonly ifNoneMatch?: unknown }): string | undefined {
+  if (msg.ifNoneMatch !== undefined && msg.ifNoneMatch !== '*') return `s3.put: ifNoneMatch must be '*' (create only if missing), got ${JSON.stringify(msg.ifNoneMatch)}`;
+  if (msg.ifMatch !== undefined && typeof msg.ifMatch !== 'string') return `s3.put: ifMatch must be an ETag string (from s3.get.ok or s3.head.ok), got ${JSON.stringify(msg.ifMatch)}`;
+  return undefined;
+}

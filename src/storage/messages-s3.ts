@@ -20,6 +20,17 @@ export type S3Put = {
   readonly key: string;
   /** The object's bytes. */
   readonly body: Uint8Array;
+  /** Write only if the object's ETag is this one (compare-and-swap); else `PreconditionFailed` (412). */
+  readonly ifMatch?: string;
+  /** `'*'`: write only if the key does not exist (create once); else `PreconditionFailed` (412). */
+  readonly ifNoneMatch?: '*';
+};
+/** The condition of a conditional put (HTTP `If-Match` / `If-None-Match`). */
+export type PutCondition = {
+  /** Write only if the object's ETag is this one. */
+  readonly ifMatch?: string;
+  /** `'*'`: write only if the key does not exist. */
+  readonly ifNoneMatch?: '*';
 };
 /** Reads an object or a byte range of it. */
 export type S3Get = {
@@ -72,6 +83,8 @@ export type S3PutOk = {
   readonly key: string;
   /** Bytes written. */
   readonly bytes: number;
+  /** The new object's ETag (on a conditional put). */
+  readonly etag?: string;
 };
 /** `body` is the stored bytes (shared, never copied) or a subarray view for a range; `size` is the whole object's size. */
 export type S3GetOk = {
@@ -85,8 +98,10 @@ export type S3GetOk = {
   readonly body: Uint8Array;
   /** The whole object's size, in bytes. */
   readonly size: number;
+  /** The object's ETag (on a whole-object get): a digest of its bytes, for a conditional put's `ifMatch`. */
+  readonly etag?: string;
 };
-/** The object's size. */
+/** The object's size and ETag. */
 export type S3HeadOk = {
   /** The message type. */
   readonly type: 's3.head.ok';
@@ -96,6 +111,8 @@ export type S3HeadOk = {
   readonly key: string;
   /** The whole object's size, in bytes. */
   readonly size: number;
+  /** The object's ETag: a digest of its bytes, for a conditional put's `ifMatch`. */
+  readonly etag: string;
 };
 /** The key is gone (or never was). */
 export type S3DeleteOk = {

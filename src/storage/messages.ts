@@ -17,7 +17,7 @@
 // `req` (any string or number), echoed unchanged on its reply, to correlate
 // several outstanding requests.
 import type { Message } from '../actors/types.ts';
-import type { ByteRange, S3Delete, S3Get, S3Head, S3List, S3Put } from './messages-s3.ts';
+import type { ByteRange, PutCondition, S3Delete, S3Get, S3Head, S3List, S3Put } from './messages-s3.ts';
 import type { DocCommit, DocCreate, DocDrop, DocOpen, DocReadClose, DocReadNext, DocReadOpen, DocSchema } from './messages-doc.ts';
 import type { TaskScope, TaskStateBackend, TsCleanup, TsClear, TsDelete, TsGet, TsSet } from './messages-ts.ts';
 import type { StashCancel, StashUpload } from './messages-stash.ts';
@@ -68,6 +68,8 @@ export const ErrorCode = {
   UploadFailed: 'UploadFailed',
   /** 404: `stash.cancel` for an upload that is not running. */
   NoSuchUpload: 'NoSuchUpload',
+  /** 412: a conditional put whose condition does not hold (`ifNoneMatch: '*'` on an existing key, `ifMatch` on another ETag or a missing key). Nothing was written. */
+  PreconditionFailed: 'PreconditionFailed',
 } as const;
 /** One of the `ErrorCode` names. */
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
@@ -90,6 +92,7 @@ export const STATUS: Readonly<Record<ErrorCode, number>> = {
   ReadFailed: 500,
   UploadFailed: 500,
   NoSuchUpload: 404,
+  PreconditionFailed: 412,
 };
 
 /** The message of `NoSuchTable`, word for word as Amber's `open_document` raises it. */
@@ -222,7 +225,8 @@ export const DEFAULT_STASH_THRESHOLD_BYTES = 10 * 1024;
 const withReq = <T extends object>(m: T, req: ReqId | undefined): T => (req === undefined ? m : { ...m, req });
 
 /** An `s3.put` request. */
-export const s3Put = (key: string, body: Uint8Array, req?: ReqId): S3Put => withReq({ type: 's3.put', key, body }, req);
+export const s3Put = (key: string, body: Uint8Array, req?: ReqId, cond?: PutCondition): S3Put =>
+  withReq({ type: 's3.put', key, body, ...(cond?.ifMatch !== undefined ? { ifMatch: cond.ifMatch } : {}), ...(cond?.ifNoneMatch !== undefined ? { ifNoneMatch: cond.ifNoneMatch } : {}) }, req);
 /** An `s3.get` request (of the whole object, or of `range`). */
 export const s3Get = (key: string, range?: ByteRange, req?: ReqId): S3Get => withReq(range ? { type: 's3.get', key, range } : { type: 's3.get', key }, req);
 /** An `s3.head` request. */

@@ -16,7 +16,7 @@
 // never copied; records are copied shallowly on write.
 import type { ReducerContext, ReducerLogic, ReducerResult } from '../actors/scenario.ts';
 import type { Message } from '../actors/types.ts';
-import { NONE, ioEvent, isBytes, offered, outcomeOf, without } from './common.ts';
+import { NONE, etagOf, ioEvent, isBytes, offered, outcomeOf, putConditionShapeProblem, putPreconditionProblem, without } from './common.ts';
 import { dataFileKey, handleDoc, isDocRequest, docKeyOf, readerId } from './documents.ts';
 import { keyProblem, prefixProblem, uriProblem, uriToKey } from './keys.ts';
 import { ErrorCode, errorReply, type ObjectStoreOptions, type ReqId, type StoreFault } from './messages.ts';
@@ -53,13 +53,19 @@ export function handleS3(cfg: StoreConfig, s: StoreState, msg: Message, ctx: Red
     case 's3.put': {
       const body = msg.body;
       if (!isBytes(body)) return done(s, errorReply(err, ErrorCode.InvalidRequest, 's3.put needs `body` as a Uint8Array', req, { key: k }));
-      return done({ ...s, objects: { ...s.objects, [k]: body } }, withReq({ type: 's3.put.ok', key: k, bytes: body.byteLength }, req), body.byteLength);
+      const cond = msg as { ifMatch?: unknown; ifNoneMatch?: unknown };
+      const shape = putConditionShapeProblem(cond);
+      if (shape !== undefined) return done(s, errorReply(err, ErrorCode.InvalidRequest, shape, req, { key: k }));
+      const conditional = msg.ifMatch !== undefined || msg.ifNoneMatch !== undefined;
+      const failed = conditional ? putPreconditionProblem(k, cond, s.objects[k]) : undefined;
+      if (failed !== undefined) return done(s, errorReply(err, ErrorCode.PreconditionFailed, failed, req, { key: k }));
+      return done({ ...s, objects: { ...s.objects, [k]: body } }, withReq({ type: 's3.put.ok', key: k, bytes: body.byteLength, ...(conditional ? { etag: etagOf(body) } : {}) }, req), body.byteLength);
     }
     case 's3.get': {
       const body = s.objects[k];
       if (!body) return done(s, missingKeyError(cfg, err, k, req));
       const range = msg.range as { start?: unknown; end?: unknown } | undefined;
-      if (range === undefined) return done(s, withReq({ type: 's3.get.ok', key: k, body, size: body.byteLength }, req), body.byteLength);
+      if (range === undefined) return done(s, withReq({ type: 's3.get.ok', key: k, body, size: body.byteLength, etag: etagOf(body) }, req), body.byteLength);
       const start = range.start;
       const end = range.end === undefined ? body.byteLength - 1 : range.end;
       if (!Number.isInteger(start) || !Number.isInteger(end) || (start as number) < 0 || (end as number) < (start as number) || (start as number) >= body.byteLength) {
@@ -71,7 +77,7 @@ export function handleS3(cfg: StoreConfig, s: StoreState, msg: Message, ctx: Red
     case 's3.head': {
       const body = s.objects[k];
       if (!body) return done(s, missingKeyError(cfg, err, k, req));
-      return done(s, withReq({ type: 's3.head.ok', key: k, size: body.byteLength }, req));
+      return done(s, withReq({ type: 's3.head.ok', key: k, size: body.byteLength, etag: etagOf(body) }, req));
     }
     case 's3.delete':
       return done(k in s.objects ? { ...s, objects: without(s.objects, k) } : s, withReq({ type: 's3.delete.ok', key: k }, req));
@@ -101,8 +107,12 @@ export function objectStore(opts: ObjectStoreOptions = {}): ReducerLogic<StoreSt
   const seeded = seedDocs(initial, opts.docs ?? {});
   return {
     kind: 'reducer',
+    // `{ objects }` adds to (or replaces) the configured objects; `{ objects, exact: true }` is
+    // the whole contents (a live store's snapshot, recorded at the start of a run).
     init: (input: unknown) => {
-      const objs = (input as { objects?: Record<string, Uint8Array> } | undefined)?.objects;
+      const i = input as { objects?: Record<string, Uint8Array>; exact?: boolean } | undefined;
+      const objs = i?.objects;
+      if (objs && i.exact === true) return { ...seeded, objects: { ...objs } };
       return objs ? { ...seeded, objects: { ...seeded.objects, ...objs } } : seeded;
     },
     faultOutcomes(state, msg, from) {

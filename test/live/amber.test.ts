@@ -89,7 +89,7 @@ describe('Amber single loop, live on the filesystem store', () => {
     expect(r.violation!.deviations).toBe(1);
     expect(r.violation!.schedule.length).toBeLessThanOrEqual(r.violation!.originalLength);
     // The fix (read at EndChannel), explored around the same production run: nothing within one fault.
-    const fixed = fromTrace(amberScenario({ ...d1, design: 'read-at-endchannel', overlapFault: true }), file, { within: 1 });
+    const fixed = fromTrace(amberScenario({ ...d1, design: 'read-at-endchannel', overlapFault: true }), file, { within: 1, fit: 'follow' });
     expect(fixed.ok).toBe(true);
     expect(fixed.complete).toBe(true);
   });

@@ -28,7 +28,7 @@ import {
   type TraceEvent,
   type World,
 } from '../../actors/index.ts';
-import { modelledExternals } from './recorded.ts';
+import { currentStepId, fitRecording, modelScenario, modelledExternals, recordedOrigins } from './recorded.ts';
 import { quiescentViolation, stepViolation } from '../properties.ts';
 import { replaySchedule, type ScheduleInput } from './replay.ts';
 import { shrinkSchedule } from './shrink.ts';
@@ -45,8 +45,18 @@ export interface FromTraceOptions {
   readonly timeLimitMs?: number;
   /** Steps past the recording's length a path may take (default: the recording's length + 1,000). */
   readonly maxDepth?: number;
-  /** Shrink a violation's schedule (default true; skipped when it has input steps). */
+  /** Shrink a violation's schedule (default true; skipped when it has input steps, and within 0 deviations, where the recorded order is the point). */
   readonly shrink?: boolean;
+  /** Before exploring, compare only the recorded steps and reply types with the model's, not the data in the replies (default false). */
+  readonly ignoreData?: boolean;
+  /**
+   * How the recording must fit the scenario before anything is explored. `exact` (default): it
+   * replays on the model step for step, as `interleave replay` does, the data in recorded replies
+   * included. `follow`: the model may take other steps between the recorded ones (another
+   * design explored around a production run, such as a fix), as long as it takes every recorded
+   * step; replies are not compared.
+   */
+  readonly fit?: 'exact' | 'follow';
 }
 
 /** What `fromTrace` found: a violation near the recording, or none within the bounds. */
@@ -112,6 +122,8 @@ export interface TraceSeed {
   readonly within?: number;
   /** Where the recording was read from, for the result's notes. */
   readonly path?: string;
+  /** Compare only the recorded steps and reply types with the model's, not the data in the replies (default false). */
+  readonly ignoreData?: boolean;
 }
 
 /** The default distinct-state budget of a search around a recording. */
@@ -154,7 +166,7 @@ export interface FromTraceSearch {
 
 /** Starts a `fromTrace` search to run in slices, on a session of its own. */
 export function fromTraceSearch(sc: Scenario, file: Pick<TraceFile, 'options' | 'schedule' | 'inputs'>, opts: FromTraceOptions = {}): FromTraceSearch {
-  const s = new Session(sc, traceSessionOptions(opts), false);
+  const s = new Session(modelScenario(sc, file), traceSessionOptions(opts), false);
   const x = new TraceSearch(s, file, opts);
   return {
     run: (until) => (x.step(until) ? x.result() : undefined),
@@ -188,7 +200,7 @@ export class TraceSearch implements Explorer {
 
   constructor(
     private readonly s: Session,
-    file: Pick<TraceFile, 'options' | 'schedule' | 'inputs'>,
+    private readonly file: Pick<TraceFile, 'options' | 'schedule' | 'inputs'>,
     private readonly opts: FromTraceOptions = {},
   ) {
     const sc = s.sc;
@@ -203,7 +215,7 @@ export class TraceSearch implements Explorer {
         if (inp && modelled.has(inp.from)) return;
         if (!inp) throw new Error(`trace step ${i + 1} is '${id}' but the trace has no payload for it in 'inputs'; a live recording carries them`);
         this.seed.push({ id, input: inp, at: i });
-      } else this.seed.push({ id, at: i });
+      } else this.seed.push({ id: id.startsWith('timer:') ? currentStepId(sc, id) : id, at: i });
     });
     this.maxDepth = opts.maxDepth ?? this.seed.length + 1000;
     this.zob = new Uint32Array(this.seed.length * 2);
@@ -218,6 +230,11 @@ export class TraceSearch implements Explorer {
     this.init = { world: init.world, violation: stepViolation(sc, init.world, init.events) };
     this.stack = this.init.violation ? [] : [{ world: init.world, cursor: 0, ahead: [], left: this.within, depth: 0, parent: undefined, step: undefined, deviated: false }];
     if (this.init.violation) this.outcome = this.done(this.init.violation, undefined);
+  }
+
+  /** The depth bound in effect: `maxDepth`, or the recording's length as explored + 1,000. */
+  get depthBound(): number {
+    return this.maxDepth;
   }
 
   /** The recording's length as explored (ticks and modelled replies dropped). */
@@ -282,14 +299,27 @@ export class TraceSearch implements Explorer {
   }
 
   /**
-   * Follows the recording with no deviation (as the search's first path does) and throws a
-   * `Divergence` at the first recorded step it never takes. A recording that does not fit
+   * Replays the recording on the model exactly, as `interleave replay` does, and throws a
+   * `RecordingMisfit` naming the first recorded step the model cannot take, or the first
+   * recorded reply whose data the model answers differently (unless `ignoreData`). A
+   * recording that does not fit the scenario (another design, parameter, model or start)
+   * would otherwise be explored along unrelated steps and reported as holding, or as broken
+   * "within 0 deviations" by a run that never happened.
+   */
+  private checkFit(): void {
+    if (this.opts.fit === 'follow') this.followFit();
+    else fitRecording(this.s.sc, this.file, { ignoreData: this.opts.ignoreData ?? false });
+  }
+
+  /**
+   * With `fit: 'follow'`: follows the recording with no deviation (as the search's first path
+   * does) and throws a `Divergence` at the first recorded step it never takes. A recording that does not fit
    * the scenario (another design, parameter or model) would otherwise be explored along
    * unrelated steps and reported as holding, or as broken "within 0 deviations" by a run
    * that never happened. Following may take a later recorded step first (live I/O
    * reorders replies), so only a step left untaken at the end is a misfit.
    */
-  private checkFit(): void {
+  private followFit(): void {
     const sc = this.s.sc;
     let f: Frame = { world: this.init.world, cursor: 0, ahead: [], left: 0, depth: 0, parent: undefined, step: undefined, deviated: false };
     let stuck: { cursor: number; enabled: string[] } | undefined;
@@ -404,7 +434,7 @@ export class TraceSearch implements Explorer {
       if (x.kind === 'input') ins.push({ index: i, from: x.from === sc.envIndex ? 'env' : sc.ids[x.from]!, to: sc.ids[x.to]!, msg: x.msg });
     });
     let shrunk = schedule;
-    if ((this.opts.shrink ?? true) && ins.length === 0) {
+    if ((this.opts.shrink ?? true) && ins.length === 0 && this.within > 0) {
       try {
         shrunk = shrinkSchedule(sc, p, schedule);
       } catch {
@@ -416,7 +446,7 @@ export class TraceSearch implements Explorer {
       ok: false,
       complete: false,
       ...base,
-      violation: { property: p, schedule: shrunk, originalLength: schedule.length, trace: rep.trace, world: rep.world, deviations, ...(ins.length ? { inputs: ins } : {}) },
+      violation: { property: p, schedule: shrunk, originalLength: schedule.length, trace: rep.trace, world: rep.world, deviations, recorded: recordedOrigins(sc, this.file, shrunk), ...(ins.length ? { inputs: ins } : {}) },
     };
   }
 }
@@ -441,6 +471,6 @@ export function traceCheckResult(x: TraceSearch, s: Session, seed: TraceSeed): C
     unreached: [],
     strategy: 'from-trace',
     seed: 0,
-    options: { strategy: 'from-trace', within: r.within, seedLength: r.seedLength, ...(seed.path ? { from: seed.path } : {}) },
+    options: { strategy: 'from-trace', within: r.within, seedLength: r.seedLength, maxDepth: x.depthBound, ...(seed.path ? { from: seed.path } : {}) },
   };
 }

@@ -46,15 +46,17 @@ function record(out: RecordedEvent[] | undefined, evs: readonly TraceEvent[], st
 export function runSchedule(
   sc: Scenario,
   schedule: readonly string[],
-  opts: { detail: boolean; lenient: boolean; inputs?: readonly ScheduleInput[] },
+  opts: { detail: boolean; lenient: boolean; inputs?: readonly ScheduleInput[]; through?: boolean },
 ): ReplayOutcome {
+  let first: PropertyRef | undefined;
   const trace: RecordedEvent[] | undefined = opts.detail ? [] : undefined;
   const taken: string[] = [];
   const init = initialWorld(sc, { detail: opts.detail });
   let w = init.world;
   record(trace, init.events, 0);
   const v0 = stepViolation(sc, w, init.events);
-  if (v0) return { schedule: taken, world: w, trace: trace ?? [], property: v0 };
+  if (v0 && !opts.through) return { schedule: taken, world: w, trace: trace ?? [], property: v0 };
+  first = v0;
   const inputs = new Map((opts.inputs ?? []).map((x) => [x.index, x]));
   for (let i = 0; i < schedule.length; i++) {
     const want = schedule[i]!;
@@ -74,9 +76,12 @@ export function runSchedule(
     w = r.world;
     taken.push(step.id);
     record(trace, r.events, taken.length);
-    const v = stepViolation(sc, w, r.events);
-    if (v) return { schedule: taken, world: w, trace: trace ?? [], property: v };
+    const v = first ? undefined : stepViolation(sc, w, r.events);
+    if (v && !opts.through) return { schedule: taken, world: w, trace: trace ?? [], property: v };
+    first ??= v;
   }
+  // With `through`, every step was taken to see that the schedule fits; the first violation is the verdict.
+  if (first) return { schedule: taken, world: w, trace: trace ?? [], property: first };
   const end = enabled(sc, w);
   const q = isQuiescent(end) ? quiescentViolation(sc, w) : undefined;
   return q ? { schedule: taken, world: w, trace: trace ?? [], property: q } : { schedule: taken, world: w, trace: trace ?? [] };

@@ -3,7 +3,7 @@ import { familySource } from '../../machines/family-table.ts';
 import { statSync } from 'node:fs';
 import { basename, join, relative, resolve } from 'node:path';
 import { ScenarioError, isModelError, type ModelError, type Divergence, type ParamValues, type Scenario, type ScenarioFamily } from '../../actors/index.ts';
-import { busyActors, formatHtml, formatSteps, lassoEnd, legendLines, reportContext, traceView, validateTraceFile, type TraceFileData } from '../../report/index.ts';
+import { busyActors, deviationMarks, formatHtml, formatSteps, lassoEnd, legendLines, reportContext, traceView, validateTraceFile, type TraceFileData } from '../../report/index.ts';
 import { loadChecker, type CheckOptions, type CheckResult, type CheckerApi, type Violation } from '../check-api.ts';
 import { EXIT, UsageError } from '../errors.ts';
 import { printJson, type Io } from '../io.ts';
@@ -16,6 +16,8 @@ import { VERSION } from '../version.ts';
 import { exchangeChecks, exchangeLines, exchangeShard, stoppedByOther } from '../exchange-cli.ts';
 import { shareVisitedChecks, shareVisitedLines, shareVisitedShard } from '../share-visited-cli.ts';
 import { modulePathFrom, writeAtomically } from '../../check/trace/trace-file.ts';
+import type { RecordingMisfit } from '../../check/trace/recorded.ts';
+import { DATA_WHY } from '../recording-misfit.ts';
 
 export interface CheckFlags {
   param: string[];
@@ -51,6 +53,10 @@ export interface CheckFlags {
   /** Explore within `within` deviations of this recorded trace (fromTraceRun). */
   from?: string;
   within?: number;
+  /** With `from`: compare only the recorded steps and reply types, not the data in recorded replies. */
+  ignoreData?: boolean;
+  /** Exit 3 when no violation was found but the exploration was not complete. */
+  requireComplete?: boolean;
   /** With `from`: trace file limits (`name=value`, see trace/trace-file.ts). */
   traceLimit?: string[];
   out?: string;
@@ -98,7 +104,7 @@ function checkOptions(t: Target, p: ParamValues, flags: CheckFlags): CheckOption
  * to `jsonPath`. A user's scenario records its module relative to that file, so replay and
  * show find it from any directory.
  */
-export function traceFileOf(api: CheckerApi, sc: Scenario, t: Target, p: ParamValues, r: CheckResult, v: Violation, jsonPath: string): TraceFileData {
+export function traceFileOf(api: CheckerApi, sc: Scenario, t: Target, p: ParamValues, r: CheckResult, v: Violation, jsonPath: string, seed?: { schedule: readonly string[] }): TraceFileData {
   const f = t.family;
   // A source is for this process's workers; the file says where the scenario came from instead.
   const { source: _source, ...rest } = r.options as Record<string, unknown>;
@@ -108,10 +114,25 @@ export function traceFileOf(api: CheckerApi, sc: Scenario, t: Target, p: ParamVa
   // Replay finds the family by this name (or the module), so it must be the family's.
   // A counterexample found around a live recording carries the payloads of its input steps.
   const inputs = (v as Violation & { inputs?: unknown[] }).inputs;
-  const file = JSON.parse(JSON.stringify({ ...base, scenario: { name: f.name, params: { ...p }, ...(module ? { module } : {}) }, ...(inputs ? { inputs } : {}) }));
+  const recorded = seed ? recordedOf(r, v, seed) : undefined;
+  const file = JSON.parse(JSON.stringify({ ...base, scenario: { name: f.name, params: { ...p }, ...(module ? { module } : {}) }, ...(inputs ? { inputs } : {}), ...(recorded ? { recorded } : {}) }));
   const ok = validateTraceFile(file, 'the trace the checker produced');
   if (!ok.ok) throw new Error(`internal: ${ok.error}`);
   return ok.file;
+}
+
+/** A counterexample found around a recording: the recording beside it (its path, length, the steps it covers) and each step's origin. */
+function recordedOf(r: CheckResult, v: Violation, seed: { schedule: readonly string[] }): TraceFileData['recorded'] {
+  if (!v.recorded) return undefined;
+  const at = v.recorded.map((o) => o.recorded).filter((n): n is number => n !== undefined);
+  const start = Math.max(1, Math.min(...at, seed.schedule.length));
+  const end = Math.min(seed.schedule.length, Math.max(...at, start), start + 999);
+  return {
+    ...(typeof r.options.from === 'string' ? { from: r.options.from } : {}),
+    length: seed.schedule.length,
+    steps: v.recorded,
+    window: { start, ids: seed.schedule.slice(start - 1, end) },
+  };
 }
 
 /** A user's scenario name may hold any character; a file name should not. */
@@ -198,13 +219,14 @@ export async function runCheck(io: Io, name: string, flags: CheckFlags): Promise
   const changed = Object.entries(p).filter(([k, v]) => f.params[k]?.default !== v);
   const short = (v: unknown) => (String(v).length > 40 ? `${String(v).slice(0, 30)}… (${String(v).length} chars)` : String(v));
   const label = `${f.name}${changed.length ? ` (${changed.map(([k, v]) => `${k}=${short(v)}`).join(', ')})` : ''}`;
+  if (seedFile?.options.cut === true && !flags.json) io.err(s.yellow(`note: ${flags.from}: the recording was cut short (it has no end line: the run was killed or crashed); it holds the run's first ${seedFile.schedule.length} steps, up to its last flushed batch`));
   if (!flags.json) io.err(s.dim(`checking ${label}${opts.strategy ? ` with ${opts.strategy}` : ''}${opts.seed !== undefined ? `, seed ${opts.seed}` : ''} … (Ctrl-C stops and prints the stats so far)`));
   let run;
   try {
     if (flags.from !== undefined) {
       const { fromTraceRun } = await import('../../check/index.ts');
       // The family's depth bound is for searches from the start; a recording sets its own (its length + 1,000).
-      run = fromTraceRun(sc, seedFile!, { within: flags.within ?? 1, from: flags.from, ...(opts.maxStates !== undefined ? { maxStates: opts.maxStates } : {}), ...(opts.timeLimitMs !== undefined ? { timeLimitMs: opts.timeLimitMs } : {}), ...(flags.maxDepth !== undefined ? { maxDepth: flags.maxDepth } : {}) });
+      run = fromTraceRun(sc, seedFile!, { within: flags.within ?? 1, from: flags.from, ...(flags.ignoreData ? { ignoreData: true } : {}), ...(opts.maxStates !== undefined ? { maxStates: opts.maxStates } : {}), ...(opts.timeLimitMs !== undefined ? { timeLimitMs: opts.timeLimitMs } : {}), ...(flags.maxDepth !== undefined ? { maxDepth: flags.maxDepth } : {}) });
     } else run = api.checkRun(sc, opts);
   } catch (e) {
     if (e instanceof ScenarioError || (e instanceof Error && e.name === 'ScenarioError')) throw new UsageError(e.message);
@@ -225,6 +247,11 @@ export async function runCheck(io: Io, name: string, flags: CheckFlags): Promise
     if (e instanceof ScenarioError || (e instanceof Error && e.name === 'ScenarioError')) throw new UsageError(e.message);
     if (seedFile && e instanceof Error && e.name === 'Divergence') throw new UsageError(recordingMisfit(flags.from!, label, seedFile.scenario.params, p, e as Divergence));
     if (isModelError(e)) throw new UsageError(modelErrorText(e, saveModelErrorTrace(api, sc, t, p, e, outPath(flags.out, t, opts.seed ?? 0, '-model-error'))));
+    if (seedFile && e instanceof Error && e.name === 'RecordingMisfit') {
+      const m = e as RecordingMisfit;
+      if (m.divergence && m.reply === undefined) throw new UsageError(recordingMisfit(flags.from!, label, seedFile.scenario.params, p, { index: m.step, expected: m.divergence.expected, enabledIds: m.divergence.enabledIds }));
+      throw new UsageError(`${flags.from!}: the recording does not fit ${label}: at step ${m.step + 1} a recorded reply differs from the model's: ${m.reply}. ${DATA_WHY} Nothing was explored.`);
+    }
     if (e instanceof Error && e.name === 'ExchangeError') throw new UsageError(e.message);
     if (opts.exchange && e instanceof Error && e.name === 'WorldCodecError') throw new UsageError(`exchange mode cannot carry a world of this scenario between shards: ${e.message}; shard it without --exchange (no communication) or run it in one process`);
     throw e;
@@ -243,7 +270,7 @@ export async function runCheck(io: Io, name: string, flags: CheckFlags): Promise
     const v = r.violation;
     // Shards of one check write their counterexamples side by side.
     const jsonPath = outPath(flags.out, t, r.seed, chosen && `-shard${chosen.index + 1}of${chosen.count}`);
-    const file = traceFileOf(api, sc, t, p, r, v, jsonPath);
+    const file = traceFileOf(api, sc, t, p, r, v, jsonPath, seedFile);
     const htmlPath = htmlPathFor(jsonPath);
     let writeError: string | undefined;
     try {
@@ -258,7 +285,8 @@ export async function runCheck(io: Io, name: string, flags: CheckFlags): Promise
     const replayCmd = `npx interleave replay ${shellWord(shown(jsonPath))}`;
     const lasso = v.cycleStart !== undefined ? { cycleStart: v.cycleStart } : {};
     const view = traceView(file.schedule, file.trace);
-    const steps = formatSteps(view, o, { failStep: file.schedule.length, ...lasso, ...(sc.legend ? { legend: sc.legend } : {}) });
+    const marks = deviationMarks(v.recorded);
+    const steps = formatSteps(view, o, { failStep: file.schedule.length, ...lasso, ...(sc.legend ? { legend: sc.legend } : {}), ...(marks ? { marks } : {}) });
     const rerun = opts.exchange || opts.shareVisited ? `npx interleave check ${shellWord(arg)}${paramFlags(f, p)} --strategy ${r.strategy} --no-por` : flags.from !== undefined ? `npx interleave check ${shellWord(arg)}${paramFlags(f, p, false, true)} --from ${shellWord(flags.from)} --within ${flags.within ?? 1}` : `npx interleave check ${shellWord(arg)}${paramFlags(f, p)} --strategy ${r.strategy} --seed ${r.seed}${chosen ? ` --shard ${chosen.index + 1}/${chosen.count}${flags.shardPrefix !== undefined ? ` --shard-prefix ${flags.shardPrefix}` : ''}${flags.shardLookahead !== undefined ? ` --shard-lookahead ${flags.shardLookahead}` : ''}` : ''}`;
     const hint = f.hint?.(p, true);
     if (flags.json) {
@@ -276,7 +304,15 @@ export async function runCheck(io: Io, name: string, flags: CheckFlags): Promise
         ...(r.exchange ? { exchange: r.exchange } : {}), ...(r.shareVisited ? { shareVisited: r.shareVisited } : {}),
         ...(r.options.firstViolation ? { firstViolation: r.options.firstViolation } : {}),
         ...(typeof r.options.firstViolationNote === 'string' ? { firstViolationNote: r.options.firstViolationNote } : {}),
-        violation: { property: v.property, schedule: file.schedule, originalLength: v.originalLength, ...lasso, steps: formatSteps(traceView(file.schedule, file.trace), undefined, lasso).map((l) => l.trim()) },
+        violation: {
+          property: v.property,
+          schedule: file.schedule,
+          originalLength: v.originalLength,
+          ...lasso,
+          steps: formatSteps(traceView(file.schedule, file.trace), undefined, lasso).map((l) => l.trim()),
+          // Around a recording: per step, its recorded position (1-based) or the kind of deviation.
+          ...(v.recorded ? { recorded: v.recorded.map((x, i) => ({ step: i + 1, ...x })) } : {}),
+        },
         ...(writeError ? { writeError } : { trace: { json: jsonPath, html: htmlPath }, replay: replayCmd }),
         rerun,
         unreached: r.unreached,
@@ -288,7 +324,9 @@ export async function runCheck(io: Io, name: string, flags: CheckFlags): Promise
     io.out(o.red(o.bold(`✗ ${v.property.kind} '${v.property.name}' violated`)) + o.red(`: ${v.property.message}`));
     const legend = legendLines(sc.legend, busyActors(view), v.property.name);
     if (legend.length) io.out(o.dim(legend.join('\n')));
-    io.out(`\ncounterexample, ${file.schedule.length} steps${shrunk}:`);
+    const dev = v.recorded?.filter((x) => x.deviation).length ?? 0;
+    const around = v.recorded ? `; ${dev === 0 ? 'in the recorded order' : `${dev} step${dev === 1 ? '' : 's'} marked ◆ deviate${dev === 1 ? 's' : ''} from the recording`}` : '';
+    io.out(`\ncounterexample, ${file.schedule.length} steps${shrunk}${around}:`);
     io.out(steps.join('\n'));
     io.out(o.red(`${' '.repeat(String(file.schedule.length).length + 4)}✗ ${lassoEnd(file.schedule.length, v.cycleStart)}: ${v.property.name}`));
     io.out('');
@@ -318,10 +356,17 @@ export async function runCheck(io: Io, name: string, flags: CheckFlags): Promise
     return EXIT.violation;
   }
   const hint = f.hint?.(p, false);
-  const verdict = r.complete ? 'complete' : (stoppedByOther(r) ?? `cut by ${CUT[r.cutBy ?? ''] ?? r.cutBy ?? 'a budget'}`);
+  // Around a recording the depth bound is the recording's own unless --max-depth was given.
+  const traceDepth = r.strategy === 'from-trace' && typeof r.options.maxDepth === 'number' ? r.options.maxDepth : undefined;
+  const cutText = r.cutBy === 'maxDepth' && traceDepth !== undefined && flags.maxDepth === undefined
+    ? `the depth bound of ${traceDepth.toLocaleString('en-US')} steps (the recording's ${Number(r.options.seedLength).toLocaleString('en-US')} steps + 1,000; --max-depth sets another)`
+    : (CUT[r.cutBy ?? ''] ?? r.cutBy ?? 'a budget');
+  const verdict = r.complete ? 'complete' : (stoppedByOther(r) ?? `cut by ${cutText}`);
+  // --require-complete: a search that stopped early is not a pass.
+  const incomplete = !r.complete && !interrupted && flags.requireComplete === true;
   if (flags.json) {
-    printJson(io, { ok: true, scenario, strategy: r.strategy, seed: r.seed, complete: r.complete, ...(r.cutBy ? { cutBy: r.cutBy } : {}), ...(r.shard ? { shard: r.shard } : {}), ...(r.exchange ? { exchange: r.exchange } : {}), ...(r.shareVisited ? { shareVisited: r.shareVisited } : {}), stats: r.stats, ...(r.collisionProbability !== undefined ? { collisionProbability: r.collisionProbability } : {}), unreached: r.unreached, ...(r.vacuous ? { vacuous: r.vacuous } : {}), ...(r.options.endNote ? { endNote: r.options.endNote } : {}), interrupted, ...(hint ? { hint } : {}) });
-    return interrupted ? EXIT.interrupted : EXIT.ok;
+    printJson(io, { ok: true, scenario, strategy: r.strategy, seed: r.seed, complete: r.complete, ...(flags.requireComplete ? { requireComplete: true } : {}), ...(r.cutBy ? { cutBy: r.cutBy } : {}), ...(traceDepth !== undefined ? { within: r.options.within, depthBound: traceDepth } : {}), ...(r.shard ? { shard: r.shard } : {}), ...(r.exchange ? { exchange: r.exchange } : {}), ...(r.shareVisited ? { shareVisited: r.shareVisited } : {}), stats: r.stats, ...(r.collisionProbability !== undefined ? { collisionProbability: r.collisionProbability } : {}), unreached: r.unreached, ...(r.vacuous ? { vacuous: r.vacuous } : {}), ...(r.options.endNote ? { endNote: r.options.endNote } : {}), interrupted, ...(hint ? { hint } : {}) });
+    return interrupted ? EXIT.interrupted : incomplete ? EXIT.incomplete : EXIT.ok;
   }
   const props = [
     ...Object.keys(sc.invariants ?? {}).map((k) => `invariant ${k}`),
@@ -335,15 +380,21 @@ export async function runCheck(io: Io, name: string, flags: CheckFlags): Promise
     return EXIT.interrupted;
   }
   io.out(o.green(`✓ all properties hold for ${label}`) + ` (${props.length ? props.join(', ') : 'no properties declared: deadlocks and errors only'})`);
+  const everything = r.strategy === 'from-trace' ? `every state within ${String(r.options.within)} deviation${r.options.within === 1 ? '' : 's'} of the recording was visited` : 'every reachable state was visited';
   io.out(r.complete
-    ? `exploration complete: every reachable state was visited (${r.strategy}; ${stats(r)})`
+    ? `exploration complete: ${everything} (${r.strategy}; ${stats(r)})`
     : o.yellow(`exploration not complete: ${verdict}; no violation found in the part explored (${r.strategy}, seed ${r.seed}; ${stats(r)})`));
+  if (traceDepth !== undefined) io.out(o.dim(`depth bound ${traceDepth.toLocaleString('en-US')} steps (${flags.maxDepth === undefined ? `the recording's ${Number(r.options.seedLength).toLocaleString('en-US')} steps as explored + 1,000` : '--max-depth'})`));
   if (r.unreached.length) io.out(o.yellow(`never reached${r.complete ? '' : ' (in the part explored)'}: ${r.unreached.join(', ')}`));
   if (typeof r.options.livenessNote === 'string') io.out(o.yellow(r.options.livenessNote));
   if (r.vacuous) io.out(o.yellow(`could not have failed (only evaluated where the actors they read had not moved): ${r.vacuous.join(', ')}`));
   if (typeof r.options.endNote === 'string') io.out(o.yellow(`note: ${r.options.endNote}`));
   for (const line of [...exchangeLines(r, o), ...shareVisitedLines(r, o)]) io.out(line);
   if (hint) io.out(`\n${o.cyan(hint)}`);
+  if (incomplete) {
+    io.out(o.red(`INCOMPLETE: --require-complete: the exploration was ${verdict}; exit 1`));
+    return EXIT.incomplete;
+  }
   return EXIT.ok;
 }
 
@@ -430,11 +481,11 @@ function resultFile(api: CheckerApi, sc: Scenario, t: Target, p: ParamValues, r:
 }
 
 /** `check --from` on a recording the scenario cannot follow: which step, and the parameters it was recorded with that differ. */
-function recordingMisfit(path: string, label: string, recorded: Readonly<Record<string, unknown>>, p: ParamValues, d: Divergence): string {
+function recordingMisfit(path: string, label: string, recorded: Readonly<Record<string, unknown>>, p: ParamValues, d: Pick<Divergence, 'index' | 'expected' | 'enabledIds'>): string {
   const can = d.enabledIds.length ? `the steps it can take there: ${d.enabledIds.slice(0, 8).join(', ')}${d.enabledIds.length > 8 ? ', …' : ''}` : 'it can take no step there';
   const other = Object.entries(recorded).filter(([k, v]) => k in p && JSON.stringify(p[k]) !== JSON.stringify(v));
   const why = other.length
     ? `The recording was made with ${other.map(([k, v]) => `${k}=${String(v)}`).join(', ')}: pass ${other.map(([k, v]) => `--param ${shellWord(`${k}=${String(v)}`)}`).join(' ')}.`
     : 'The recording comes from another scenario, or the model changed since it was recorded.';
-  return `${path}: the recording does not fit ${label}: step ${d.index + 1} of the file, '${d.expected}', is not a step it can take (${can}). ${why}`;
+  return `${path}: the recording does not fit ${label}: step ${d.index + 1} of the file, '${d.expected}', is not a step it can take (${can}). ${why} Nothing was explored.`;
 }

@@ -4,14 +4,17 @@ import { loadChecker, type CheckerApi } from '../check-api.ts';
 import { EXIT, UsageError } from '../errors.ts';
 import { printJson, type Io } from '../io.ts';
 import { formatSteps, toPlainTrace, traceView } from '../replay-view.ts';
+import { deviationMarks } from '../../report/index.ts';
 import { rerunTrace, scenarioOfTrace, type Rerun } from '../trace-rerun.ts';
 import { readTrace, traceLimits } from '../read-trace.ts';
 
-export async function runReplay(io: Io, path: string, flags: { json?: boolean; config?: string; traceLimit?: string[] }): Promise<number> {
+export async function runReplay(io: Io, path: string, flags: { json?: boolean; config?: string; traceLimit?: string[]; ignoreData?: boolean }): Promise<number> {
   const file = readTrace(path, traceLimits(flags.traceLimit));
   const { sc } = await scenarioOfTrace(file, path, flags.config);
   if (file.property?.kind === 'liveness') return replayLiveness(io, path, file, sc, await loadChecker(), flags);
-  const out = await rerunTrace(file, path, sc);
+  const out = await rerunTrace(file, path, sc, { ignoreData: flags.ignoreData ?? false });
+  const cut = file.options.cut === true;
+  if (cut && !flags.json) io.err(io.errStyle.yellow(`note: ${path}: the recording was cut short (it has no end line: the run was killed or crashed); it holds the run's first ${file.schedule.length} steps, up to its last flushed batch`));
   const o = io.style;
   const saved = file.property;
   const v = out.violation;
@@ -20,6 +23,7 @@ export async function runReplay(io: Io, path: string, flags: { json?: boolean; c
       ok: !v,
       scenario: file.scenario,
       steps: file.schedule.length,
+      ...(cut ? { cut: true } : {}),
       // A live recording on the model: the steps replayed, without the replies the model gave itself.
       ...(out.answered ? { modelSteps: out.steps, answeredByModel: out.answered } : {}),
       saved: saved ?? null,
@@ -38,7 +42,9 @@ export async function runReplay(io: Io, path: string, flags: { json?: boolean; c
   io.out(o.red(`✗ still fails: ${v.property.kind} '${v.property.name}' violated: ${v.property.message}`));
   if (saved && !same) io.out(o.yellow(`(the trace was saved for ${saved.kind} '${saved.name}'; this run fails a different property first)`));
   if (out.answered) io.out(modelledReplies(out, `of its ${file.schedule.length} recorded steps`));
-  io.out(formatSteps(traceView(v.schedule, toPlainTrace(v.trace)), o, { failStep: v.schedule.length }).join('\n'));
+  // A counterexample found around a recording keeps its marks where it replays the same steps.
+  const marks = v.schedule.length === file.schedule.length ? deviationMarks(file.recorded?.steps) : undefined;
+  io.out(formatSteps(traceView(v.schedule, toPlainTrace(v.trace)), o, { failStep: v.schedule.length, ...(marks ? { marks } : {}) }).join('\n'));
   return EXIT.violation;
 }
 

@@ -19,7 +19,8 @@ import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
 import type { ExternalHandler } from '../../actors/index.ts';
 import type { Message } from '../../actors/types.ts';
 import { TEMP_PREFIX, keyProblem, prefixProblem } from '../keys.ts';
-import { ErrorCode, errorReply, type ByteRange, type MissingKeyAnswer, type S3Reply } from '../messages.ts';
+import { ErrorCode, errorReply, type ByteRange, type MissingKeyAnswer, type PutCondition, type S3Reply } from '../messages.ts';
+import { etagOf, putConditionShapeProblem, putPreconditionProblem } from '../common.ts';
 import { CREATE_FLAGS, ConfinedRoot, Denied, READ_FLAGS, at, closeAll, entries, errno, hardLinkDenied, openSub, prune, sweepSync, symlinkDenied, type Dir } from './confined-dir.ts';
 
 /** Options of `FsObjectStore`. */
@@ -32,6 +33,14 @@ export interface FsObjectStoreOptions {
   readonly fsync?: boolean;
   /** Called once per operation, like the simulated store's `io` trace events. */
   readonly onIo?: (e: { op: string; key: string; outcome: string; bytes?: number }) => void;
+}
+
+/** An `FsObjectStore`'s contents as the simulated object store's input (`objectStore`'s `init`). */
+export interface FsSnapshot {
+  /** Every object's bytes, by key. */
+  readonly objects: Record<string, Uint8Array>;
+  /** The objects are the whole contents (not added to the scenario's own). */
+  readonly exact: true;
 }
 
 /** The success reply of one op, or its error reply; also a plain `Message`, so `r.code` reads without narrowing. */
@@ -83,7 +92,7 @@ export class FsObjectStore {
     let r: Message;
     switch (msg.type) {
       case 's3.put':
-        r = await this.put(msg.key as string, msg.body as Uint8Array);
+        r = await this.put(msg.key as string, msg.body as Uint8Array, { ...(msg.ifMatch !== undefined ? { ifMatch: msg.ifMatch as string } : {}), ...(msg.ifNoneMatch !== undefined ? { ifNoneMatch: msg.ifNoneMatch as '*' } : {}) });
         break;
       case 's3.get':
         r = await this.get(msg.key as string, msg.range as ByteRange | undefined);
@@ -103,8 +112,50 @@ export class FsObjectStore {
     return req === undefined ? r : { ...r, req };
   }
 
-  /** Writes the object atomically (a temp file renamed over the key). */
-  async put(key: string, body: Uint8Array): Promise<Reply<'s3.put.ok'>> {
+  /**
+   * Writes the object atomically (a temp file renamed over the key). With `cond`, only if the
+   * object's ETag is `ifMatch`, or (`ifNoneMatch: '*'`) only if the key is missing; else
+   * `PreconditionFailed` (412) and nothing is written. The check and the write hold the key's
+   * lock, which every put of this store takes: atomic within this process, as one store per
+   * root is the rule.
+   */
+  async put(key: string, body: Uint8Array, cond?: PutCondition): Promise<Reply<'s3.put.ok'>> {
+    const conditional = cond !== undefined && (cond.ifMatch !== undefined || cond.ifNoneMatch !== undefined);
+    return this.locked(key, async () => {
+      if (!conditional) return this.write1(key, body);
+      const shape = putConditionShapeProblem(cond);
+      if (shape !== undefined) return errorReply('s3.put.error', ErrorCode.InvalidRequest, shape, undefined, { key }) as Reply<'s3.put.ok'>;
+      const cur = await this.get(key);
+      const missing = cur.type !== 's3.get.ok' && (cur.code === ErrorCode.NoSuchKey || cur.code === ErrorCode.AccessDenied);
+      if (cur.type !== 's3.get.ok' && !missing) return { ...cur, type: 's3.put.error' } as Reply<'s3.put.ok'>;
+      const failed = putPreconditionProblem(key, cond, cur.type === 's3.get.ok' ? cur.body : undefined);
+      if (failed !== undefined) {
+        this.onIo?.({ op: 's3.put', key, outcome: ErrorCode.PreconditionFailed });
+        return errorReply('s3.put.error', ErrorCode.PreconditionFailed, failed, undefined, { key }) as Reply<'s3.put.ok'>;
+      }
+      const r = await this.write1(key, body);
+      return r.type === 's3.put.ok' ? { ...r, etag: etagOf(body) } : r;
+    });
+  }
+
+  /** Runs `f` after every earlier locked call on `key` has settled. */
+  private locked<T>(key: string, f: () => Promise<T>): Promise<T> {
+    const prev = this.locks.get(key) ?? Promise.resolve();
+    const run = prev.then(f, f);
+    const tail = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.locks.set(key, tail);
+    void tail.then(() => {
+      if (this.locks.get(key) === tail) this.locks.delete(key);
+    });
+    return run;
+  }
+
+  private readonly locks = new Map<string, Promise<void>>();
+
+  private async write1(key: string, body: Uint8Array): Promise<Reply<'s3.put.ok'>> {
     return this.run('put', key, async (dirs, name) => {
       if (!(body instanceof Uint8Array)) throw new Denied(ErrorCode.InvalidRequest, 's3.put needs `body` as a Uint8Array');
       // A concurrent delete may prune a directory just made for this put: walk again.
@@ -159,7 +210,7 @@ export class FsObjectStore {
         const buf = Buffer.alloc(n);
         const { bytesRead } = await fh.read(buf, 0, n, start);
         return view(buf.subarray(0, bytesRead));
-      }).then(({ value: body, size }) => ({ reply: { type: 's3.get.ok', key, body, size }, bytes: body.byteLength })),
+      }).then(({ value: body, size }) => ({ reply: { type: 's3.get.ok', key, body, size, ...(range === undefined ? { etag: etagOf(body) } : {}) }, bytes: body.byteLength })),
     );
   }
 
@@ -210,11 +261,12 @@ export class FsObjectStore {
     }
   }
 
-  /** The object's size without its bytes; a missing key answers `missingKey`. */
+  /** The object's size and ETag; a missing key answers `missingKey`. */
   async head(key: string): Promise<Reply<'s3.head.ok'>> {
     return this.run('head', key, async (dirs, name) => {
-      const { size } = await this.withObject(key, dirs, name, async () => undefined);
-      return { reply: { type: 's3.head.ok', key, size } };
+      // The ETag is a digest of the bytes, so a head reads them.
+      const { value: etag, size } = await this.withObject(key, dirs, name, async (fh) => etagOf(view(await fh.readFile())));
+      return { reply: { type: 's3.head.ok', key, size, etag } };
     });
   }
 
@@ -243,6 +295,24 @@ export class FsObjectStore {
       }
       return { reply: { type: 's3.delete.ok', key } };
     });
+  }
+
+  /**
+   * Every object with its bytes, as the simulated store's input (`objectStore`'s `init`
+   * takes `{ objects, exact: true }` as exactly these contents): pass it as `runLive`'s
+   * `initial` for the actor this store answers for, and the recording starts the model
+   * from what the live run found. Throws when an object cannot be read.
+   */
+  async snapshot(): Promise<FsSnapshot> {
+    const l = await this.list('');
+    if (l.type !== 's3.list.ok') throw new Error(`FsObjectStore.snapshot: cannot list ${this.root}: ${String((l as Message).message)}`);
+    const objects: Record<string, Uint8Array> = {};
+    for (const k of l.keys) {
+      const g = await this.get(k);
+      if (g.type !== 's3.get.ok') throw new Error(`FsObjectStore.snapshot: cannot read '${k}': ${String((g as Message).message)}`);
+      objects[k] = g.body;
+    }
+    return { objects, exact: true };
   }
 
   /** Keys starting with `prefix`, sorted. Temp files and symlinks are not listed, nor is anything under a symlink. */

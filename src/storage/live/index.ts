@@ -1,5 +1,5 @@
 // Live storage adapters: the same requests and replies as the simulated stores, real I/O.
-export { FsObjectStore, type FsObjectStoreOptions } from './fs-object-store.ts';
+export { FsObjectStore, type FsObjectStoreOptions, type FsSnapshot } from './fs-object-store.ts';
 export { SqliteTaskStateStore, type SqliteTaskStateOptions, type SqliteDatabase } from './sqlite-task-state.ts';
 export { ObjectTaskStateStore } from './object-task-state.ts';
 export { answerTaskState, taskStateHandler, type TaskStateBackendApi } from './task-state-api.ts';
