@@ -18,6 +18,7 @@ export type { LivenessProperty, Fairness, FairnessSpec } from './actors/liveness
 export type { Legend, StepNote } from './actors/legend.ts';
 export type { Rng } from './actors/prng.ts';
 export type { Reads } from './actors/reads.ts';
+export type { SendAction, SendOptions } from './actors/dsl.ts';
 
 // Running a scenario: the step loop, replay and the virtual-time simulator.
 export { drive, replay, randomChooser, replayChooser, trace$, checkDeterminism, Divergence, simulate, percentile, formatStateValue } from './actors/index.ts';

@@ -5,7 +5,7 @@ import type { Scenario } from '../../src/actors/index.ts';
 import { randomSystem } from './models.ts';
 
 function quiet(seed: number, withFaults: boolean): Scenario {
-  const { invariants: _invariants, eventually: _eventually, ...rest } = randomSystem(seed, withFaults);
+  const { invariants: _invariants, atEnd: _atEnd, eventually: _eventually, ...rest } = randomSystem(seed, withFaults);
   return { ...rest, name: `random-${seed}${withFaults ? '-faults' : ''}` } as Scenario;
 }
 
