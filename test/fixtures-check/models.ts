@@ -87,7 +87,7 @@ export interface LostUpdateParams {
   noise?: number;
   /** Extra reachable properties (for vacuity tests). */
   unreachable?: boolean;
-  /** Check the lost update at quiescence (eventually) instead of after every step (invariant). */
+  /** Check the lost update at quiescence (atEnd) instead of after every step (invariant). */
   asEventually?: boolean;
 }
 
@@ -107,7 +107,7 @@ export function lostUpdate(p: LostUpdateParams = {}): Scenario {
     actors,
     start: [...ids.map((id) => ({ to: id, msg: { type: 'go' } })), ...(noise > 0 ? [{ to: 'n1', msg: { type: 'ball' } }] : [])],
     ...(asEventually
-      ? { eventually: { allIncrements: (q: any) => q.context('store').value === clients * rounds || `store holds ${q.context('store').value}, expected ${clients * rounds}` } }
+      ? { atEnd: { allIncrements: (q: any) => q.context('store').value === clients * rounds || `store holds ${q.context('store').value}, expected ${clients * rounds}` } }
       : { invariants: { noLostUpdate: reads(['store'], noLost) } }),
     reachable: {
       bothWrote: reads(['store'], (q: any) => q.context('store').writes >= 2),
@@ -176,7 +176,7 @@ export function diningLocks(sameOrder = false): Scenario {
 }
 
 // ---------------------------------------------------------------------------
-// Counter: clients send increments; `eventually` expects more than they send.
+// Counter: clients send increments; `atEnd` expects more than they send.
 
 const counter: ReducerLogic<number> = {
   kind: 'reducer',
@@ -195,7 +195,7 @@ export function counterModel(expected: number, clients = 2): Scenario {
     name: 'test-counter',
     actors,
     start,
-    eventually: { counted: (q) => q.context('counter') === expected || `counter is ${q.context('counter')}, expected ${expected}` },
+    atEnd: { counted: (q) => q.context('counter') === expected || `counter is ${q.context('counter')}, expected ${expected}` },
   });
 }
 
@@ -230,7 +230,7 @@ export function tokenRing(n: number, laps = 1, pokes = 1): Scenario {
     actors,
     start,
     invariants: { oneToken: (q) => q.world.inbox.reduce((a, chs) => a + chs.reduce((b, c) => b + c.queue.filter((m) => m.type === 'token').length, 0), 0) <= 1 },
-    eventually: { lapsDone: (q) => q.context('r0').seen === laps + 1 || `r0 saw the token ${q.context('r0').seen} times` },
+    atEnd: { lapsDone: (q) => q.context('r0').seen === laps + 1 || `r0 saw the token ${q.context('r0').seen} times` },
     symmetry: [],
   });
 }
@@ -322,7 +322,7 @@ export function retryModel(noise = 2): Scenario {
       { to: 'n1', msg: { type: 'ball' } },
     ],
     faults: { budget: 1, drop: [['client', 'server']] },
-    eventually: { answered: (q) => q.matches('client', 'done') || 'client never got an answer' },
+    atEnd: { answered: (q) => q.matches('client', 'done') || 'client never got an answer' },
     acceptEnd: (q) => q.matches('client', 'done') || q.matches('client', 'gaveUp'),
   });
 }
@@ -359,7 +359,7 @@ export function machineRing(n: number, laps = 1, pokes = 1): Scenario {
     name: 'test-machine-ring',
     actors,
     start,
-    eventually: { lapsDone: (q) => q.context('r0').seen === laps + 1 || `r0 saw the token ${q.context('r0').seen} times` },
+    atEnd: { lapsDone: (q) => q.context('r0').seen === laps + 1 || `r0 saw the token ${q.context('r0').seen} times` },
   });
 }
 
@@ -396,7 +396,7 @@ export function randomSystem(seed: number, withFaults = false): Scenario {
     actors,
     start,
     invariants: { notFour: (q) => ids.every((id) => q.context(id) !== 4) },
-    eventually: { someZero: (q) => ids.some((id) => q.context(id) === 0) },
+    atEnd: { someZero: (q) => ids.some((id) => q.context(id) === 0) },
     ...(withFaults
       ? { faults: { budget: 1 + next(2), crash: [ids[next(n)]!], restart: [ids[0]!], drop: [[ids[next(n)]!, ids[next(n)]!], [ids[next(n)]!, ids[next(n)]!]] as [string, string][] } }
       : {}),
@@ -446,7 +446,7 @@ export function independentPairs(k: number, rounds = 2): Scenario {
     name: `independent-pairs-${k}`,
     actors,
     start,
-    eventually: { allDone: (q) => Array.from({ length: k }, (_, i) => q.matches(`ping${i}`, 'done')).every(Boolean) || 'a pinger did not finish' },
+    atEnd: { allDone: (q) => Array.from({ length: k }, (_, i) => q.matches(`ping${i}`, 'done')).every(Boolean) || 'a pinger did not finish' },
   });
 }
 

@@ -16,7 +16,7 @@
 // - invariants: local (one actor), per-actor conjunctions (`readsEach`), over two
 //   actors (`reads`, or `readsView`: only steps that change the view are visible),
 //   sometimes undeclared (state reduction then turns itself off);
-// - `eventually` at quiescence and deadlock by the default rule.
+// - `atEnd` at quiescence and deadlock by the default rule.
 //
 // `randomActors(seed, { extended: true })` (the differential fuzzer,
 // test/check-differential.test.ts) draws more from a third stream, leaving the
@@ -296,7 +296,7 @@ export function randomActors(seed: number, opts: { extended?: boolean } = {}): {
     timers,
     invariants,
     ...(Object.keys(monitors).length > 0 ? { monitors } : {}),
-    eventually: { someZero: (q) => rids.some((id) => val(q, id) === 0) || 'no reducer rests in 0' },
+    atEnd: { someZero: (q) => rids.some((id) => val(q, id) === 0) || 'no reducer rests in 0' },
     ...(symmetric ? { symmetry: [group] } : {}),
     ...(more?.def ?? {}),
   });
