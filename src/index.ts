@@ -19,6 +19,7 @@ export type { Legend, StepNote } from './actors/legend.ts';
 export type { Rng } from './actors/prng.ts';
 export type { Reads } from './actors/reads.ts';
 export type { ModelErrorDetails } from './actors/model-error.ts';
+export type { SendAction, SendOptions } from './actors/dsl.ts';
 
 // Running a scenario: the step loop, replay and the virtual-time simulator.
 export { drive, replay, randomChooser, replayChooser, trace$, checkDeterminism, Divergence, simulate, percentile } from './actors/index.ts';

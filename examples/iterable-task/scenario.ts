@@ -41,7 +41,7 @@ export function iterableTaskScenario(input: TaskInput): Scenario {
     actors: { task: { logic: iterableTask, input }, work: workModel, store: taskStateStore() },
     start: [{ to: 'task', msg: { type: 'start' } }],
     monitors: { markerAfterCoverage },
-    eventually: { complete: (q) => q.matches('task', 'complete') || `task ended in '${String(q.value('task'))}'` },
+    atEnd: { complete: (q) => q.matches('task', 'complete') || `task ended in '${String(q.value('task'))}'` },
     params: { ...input },
   });
 }

@@ -40,7 +40,7 @@ export function withExternals(sc: Scenario, ids: readonly string[]): Scenario {
   }
   const { compiled: _c, ids: _i, index: _x, actorList: _l, envIndex: _e, budget: _b, crashable: _cr, restartable: _r, ...def } = sc as Scenario & Record<string, unknown>;
   const keep: Record<string, unknown> = {};
-  for (const k of ['name', 'description', 'start', 'unhandled', 'timers', 'invariants', 'monitors', 'eventually', 'reachable', 'acceptEnd', 'symmetry', 'params'] as const) {
+  for (const k of ['name', 'description', 'start', 'unhandled', 'timers', 'invariants', 'monitors', 'atEnd', 'reachable', 'acceptEnd', 'symmetry', 'params'] as const) {
     if ((def as Record<string, unknown>)[k] !== undefined) keep[k] = (def as Record<string, unknown>)[k];
   }
   return defineScenario({ ...(keep as { name: string }), actors, ...(faults ? { faults } : {}) });

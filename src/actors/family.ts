@@ -1,6 +1,6 @@
 // A scenario family: a named, parameterised scenario builder that the CLI lists,
 // checks and simulates. Protocols register families in src/machines/catalog.ts.
-import { ScenarioError, type Scenario } from './scenario.ts';
+import { ScenarioError, type ActorMap, type Scenario } from './scenario.ts';
 
 /** What every kind of parameter may have besides its type and default. */
 export interface ParamCommon {
@@ -95,9 +95,11 @@ export interface CheckDefaults {
 
 /**
  * A parameterised scenario: `build(params)` makes the scenario for given parameter values.
- * The CLI lists families (`interleave list`), checks and simulates them by name.
+ * The CLI lists families (`interleave list`), checks and simulates them by name. `A` is
+ * the actor map of the scenarios it builds (`defineFamily` infers it from `build`), so
+ * `queryOf(family.build(params), world)` is typed; `ScenarioFamily` is the erased form.
  */
-export interface ScenarioFamily {
+export interface ScenarioFamily<A extends ActorMap = any> {
   /** The name the CLI takes (`interleave check <name>`). */
   readonly name: string;
   /** One line, shown by `interleave list`. */
@@ -105,7 +107,7 @@ export interface ScenarioFamily {
   /** Its parameters by name; `--param key=value` sets them. */
   readonly params: Readonly<Record<string, ParamSpec>>;
   /** Builds the scenario for parsed parameter values (every parameter present, defaults filled in). */
-  build(params: ParamValues): Scenario;
+  build(params: ParamValues): Scenario<A>;
   /** Check options for this family, or a function of the parameters. */
   readonly checkDefaults?: CheckDefaults | ((params: ParamValues) => CheckDefaults);
   /** Virtual-time simulation (`interleave simulate`), if the family has a cost model. */
@@ -115,7 +117,7 @@ export interface ScenarioFamily {
 }
 
 /** Checks a family's name (lower-case words joined by '-') and that each enum parameter's default is one of its values; returns the family. */
-export function defineFamily(f: ScenarioFamily): ScenarioFamily {
+export function defineFamily<A extends ActorMap = any>(f: ScenarioFamily<A>): ScenarioFamily<A> {
   if (!/^[a-z0-9][a-z0-9-]*$/.test(f.name)) throw new ScenarioError(`scenario family name '${f.name}' must be lower-case words joined by '-'`);
   for (const [k, p] of Object.entries(f.params)) {
     if (p.type === 'enum' && !p.values.includes(p.default)) throw new ScenarioError(`family '${f.name}': param '${k}' default '${p.default}' is not one of ${p.values.join(', ')}`);

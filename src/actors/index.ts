@@ -7,7 +7,7 @@ export { initialWorld, enabled, apply, inputStep, tickStep, isFault, isQuiescent
 export { StepMemo, type SameStep } from './step-memo.ts';
 export { queryOf } from './query.ts';
 export { rng, rngFromState, deriveSeed, type Rng } from './prng.ts';
-export { send } from './dsl.ts';
+export { send, type SendAction, type SendOptions } from './dsl.ts';
 export * from './drive.ts';
 export { canonicalJson, toPlain } from './serialize.ts';
 export { formatStateValue } from './xstate-adapter.ts';

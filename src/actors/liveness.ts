@@ -9,46 +9,60 @@
 //   },
 //   fairness: { actors: 'all' },   // the default: weak fairness on each actor's deliveries
 import type { ActorId } from './types.ts';
-import type { Predicate, WorldQuery } from './scenario.ts';
+import type { ActorMap, Predicate, WorldQuery } from './scenario.ts';
 
 /**
  * A property over whole runs, not single worlds. A run is an infinite sequence of
  * worlds, or a finite one that ends where nothing but faults is enabled (a
  * quiescent world). Runs that starve a weakly fair step class are not runs (see
  * `FairnessSpec`). A predicate holds when it returns `true` (a string means no).
+ * `LivenessProperty<A>` reads the typed world query of actor map `A`.
  */
-export type LivenessProperty =
+export type LivenessProperty<A extends ActorMap = any> =
   /** Every run passes a world where `p` holds. */
   | {
       /** `eventually(p)`. */
       readonly kind: 'eventually';
       /** The world every run must reach. */
-      readonly p: Predicate;
+      readonly p: Predicate<A>;
     }
   /** In every run, every world where `p` holds is followed (or matched) by one where `q` holds. */
   | {
       /** `leadsTo(p, q)`. */
       readonly kind: 'leadsTo';
       /** The trigger. */
-      readonly p: Predicate;
+      readonly p: Predicate<A>;
       /** What must follow it. */
-      readonly q: Predicate;
+      readonly q: Predicate<A>;
     }
   /** No infinite run stays out of `progress` worlds forever (Spin's non-progress cycles). Runs that end are fine. */
   | {
       /** `nonProgressCycles(progress)`. */
       readonly kind: 'progress';
       /** Which worlds count as progress. */
-      readonly progress: Predicate;
+      readonly progress: Predicate<A>;
     };
 
+// Each combinator has a second signature that no call matches (it needs an argument of
+// type `never`) and that returns a function. Its only effect is on inference: TypeScript
+// resolves a call to a generic function that may return a function after the scenario's
+// actor map is inferred, so that the predicate written inline, as in
+// `liveness: { done: eventually((q) => q.matches('client', 'paid')) }`, gets the
+// scenario's typed query rather than the erased one.
+
 /** `eventually(p)`: every run reaches a world where `p` holds (LTL `F p`). */
-export function eventually(p: Predicate): LivenessProperty {
+export function eventually<A extends ActorMap = any>(p: Predicate<A>): LivenessProperty<A>;
+/** Never matches a call (its second parameter is `never`); see the first signature. It lets an inline `p` take the scenario's types. */
+export function eventually<A extends ActorMap = any>(p: Predicate<A>, typedByTheScenario: never): () => never;
+export function eventually(p: Predicate): LivenessProperty | (() => never) {
   return { kind: 'eventually', p };
 }
 
 /** `leadsTo(p, q)`: whenever `p` holds, `q` holds then or later (TLA+'s `p ~> q`, LTL `G(p -> F q)`). */
-export function leadsTo(p: Predicate, q: Predicate): LivenessProperty {
+export function leadsTo<A extends ActorMap = any>(p: Predicate<A>, q: Predicate<A>): LivenessProperty<A>;
+/** Never matches a call (its third parameter is `never`); see the first signature. It lets inline predicates take the scenario's types. */
+export function leadsTo<A extends ActorMap = any>(p: Predicate<A>, q: Predicate<A>, typedByTheScenario: never): () => never;
+export function leadsTo(p: Predicate, q: Predicate): LivenessProperty | (() => never) {
   return { kind: 'leadsTo', p, q };
 }
 
@@ -64,7 +78,10 @@ export const progressTag: Predicate = (q: WorldQuery) => {
  * often is a violation. The default marks progress by a state tagged `progress` in
  * any machine actor.
  */
-export function nonProgressCycles(progress: Predicate = progressTag): LivenessProperty {
+export function nonProgressCycles<A extends ActorMap = any>(progress?: Predicate<A>): LivenessProperty<A>;
+/** Never matches a call (its second parameter is `never`); see the first signature. It lets an inline `progress` take the scenario's types. */
+export function nonProgressCycles<A extends ActorMap = any>(progress: Predicate<A> | undefined, typedByTheScenario: never): () => never;
+export function nonProgressCycles(progress: Predicate = progressTag): LivenessProperty | (() => never) {
   return { kind: 'progress', progress };
 }
 

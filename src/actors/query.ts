@@ -5,7 +5,7 @@
 // loader's keepNames helper under tsx) per step costs a visible share of a check.
 import type { AnyMachineSnapshot } from 'xstate';
 import { ModelError } from './model-error.ts';
-import { isMachineSnapshot, type Scenario, type WorldQuery } from './scenario.ts';
+import { isMachineSnapshot, type ActorMap, type Scenario, type WorldQuery } from './scenario.ts';
 import { stateValueProblem } from './state-values.ts';
 import type { ActorId, Message, World } from './types.ts';
 
@@ -62,7 +62,10 @@ class Query implements WorldQuery {
   }
 }
 
-/** A read-only view of a world (as properties get it), for inspecting a world returned by replay, simulation or a live run. */
-export function queryOf(sc: Scenario, world: World): WorldQuery {
-  return new Query(sc, world);
+/**
+ * A read-only view of a world (as properties get it), for inspecting a world returned by
+ * replay, simulation or a live run. Typed like the scenario's own predicates.
+ */
+export function queryOf<A extends ActorMap = any>(sc: Scenario<A>, world: World): WorldQuery<A> {
+  return new Query(sc as unknown as Scenario, world) as unknown as WorldQuery<A>;
 }

@@ -1,7 +1,7 @@
 // What a predicate reads, declared by the user for partial-order reduction: `reads`,
 // `readsEach` and `readsView` tag a predicate with the actors it looks at, so the
 // checker's reduction (check/por) knows which steps can change its value.
-import type { Predicate, WorldQuery } from './scenario.ts';
+import type { ActorMap, Predicate, WorldQuery } from './scenario.ts';
 
 /** What a predicate reads, for the reduction (see `reads`). */
 export interface Reads {
@@ -10,7 +10,7 @@ export interface Reads {
   /** True when it is one condition per listed actor, each reading only that actor. */
   readonly readsEach?: boolean;
   /** The part of the world it reads (`readsView`): only steps that change it are visible. */
-  readonly view?: (q: WorldQuery) => unknown;
+  readonly view?: (q: WorldQuery<any>) => unknown;
 }
 
 /**
@@ -19,7 +19,7 @@ export interface Reads {
  * interleavings of the other actors' steps. A wrong declaration makes the check
  * unsound; an undeclared predicate is assumed to read every actor.
  */
-export function reads<P extends Predicate>(actors: readonly string[], p: P): P {
+export function reads<A extends ActorMap = any>(actors: readonly string[], p: Predicate<A>): Predicate<A> {
   return Object.assign(p, { reads: actors.slice(), readsEach: false });
 }
 
@@ -28,7 +28,7 @@ export function reads<P extends Predicate>(actors: readonly string[], p: P): P {
  * reading only that actor's snapshot, context and status (e.g. "every worker's
  * counters add up"). Such a predicate never makes a step visible.
  */
-export function readsEach<P extends Predicate>(actors: readonly string[], p: P): P {
+export function readsEach<A extends ActorMap = any>(actors: readonly string[], p: Predicate<A>): Predicate<A> {
   return Object.assign(p, { reads: actors.slice(), readsEach: true });
 }
 
@@ -39,7 +39,7 @@ export function readsEach<P extends Predicate>(actors: readonly string[], p: P):
  * reduction then treats as visible only the steps that change the view (e.g. a pool's
  * running count), not every step of the listed actors.
  */
-export function readsView<V>(actors: readonly string[], view: (q: WorldQuery) => V, check: (v: V) => boolean | string): Predicate {
-  const p: Predicate = (q) => check(view(q));
+export function readsView<V, A extends ActorMap = any>(actors: readonly string[], view: (q: WorldQuery<A>) => V, check: (v: V) => boolean | string): Predicate<A> {
+  const p: Predicate<A> = (q) => check(view(q));
   return Object.assign(p, { reads: actors.slice(), readsEach: false, view });
 }

@@ -1,6 +1,6 @@
 // A scenario: the actors of a system, what starts it, the faults it allows and the
 // properties that must hold. `defineScenario` validates and compiles it once.
-import type { AnyStateMachine, AnyMachineSnapshot } from 'xstate';
+import type { AnyMachineSnapshot, AnyStateMachine, ContextFrom, EventFromLogic, InputFrom, SnapshotFrom, StateValue, StateValueFrom } from 'xstate';
 import { MachineStepper, isStateMachine, spawnMessage, unsupportedFeature } from './xstate-adapter.ts';
 import { ENV, type ActorId, type Message, type Step, type TraceEvent, type World } from './types.ts';
 import { livenessProblem, type Fairness, type LivenessProperty } from './liveness.ts';
@@ -13,8 +13,12 @@ export class ScenarioError extends Error {
   override name = 'ScenarioError';
 }
 
-/** Behaviour written as a reducer instead of a machine (storage models use this). */
-export interface ReducerLogic<S = any> {
+/**
+ * Behaviour written as a reducer instead of a machine (storage models use this). `S` is
+ * its state (what `q.context(id)` returns for it in a scenario's properties), `Msg` the
+ * messages it handles (what `start`, `inputs` and a typed `send` may give it).
+ */
+export interface ReducerLogic<S = any, Msg = Message> {
   /** Marks the object as a reducer. */
   readonly kind: 'reducer';
   /** Creates the initial state from the actor's input. */
@@ -24,9 +28,9 @@ export interface ReducerLogic<S = any> {
    * `503`, `ambiguous`). Each is a separate step the checker can choose, and costs
    * one unit of the fault budget. The normal outcome is `undefined`.
    */
-  faultOutcomes?(state: S, msg: Message, from: ActorId): readonly string[];
+  faultOutcomes?(state: S, msg: Msg, from: ActorId): readonly string[];
   /** Handles one delivered message: the next state, the messages to send, extra trace events. Must be pure. */
-  receive(state: S, msg: Message, ctx: ReducerContext): ReducerResult<S>;
+  receive(state: S, msg: Msg, ctx: ReducerContext): ReducerResult<S>;
 }
 
 /** What a reducer's `receive` knows besides the state and the message. */
@@ -106,46 +110,157 @@ export interface FaultSpec {
   readonly outcomes?: readonly ActorId[];
 }
 
-/** A read-only view of a world, for properties. */
-export interface WorldQuery {
+/** The actors of a scenario: ids mapped to an xstate machine, a reducer, an external actor or `{ logic, input, parent }`. */
+export type ActorMap = Readonly<Record<ActorId, ActorLogic | ActorSpec>>;
+
+/**
+ * True when `A` is erased (the default `any`, or an {@link ActorMap} where any string is an
+ * id), false when its ids are known.
+ */
+type IsWide<A> = string extends keyof A ? true : false;
+
+// The erased types take `any` for the actor map (not `ActorMap`): a type argument `any`
+// relates to every other, so `Scenario<{ bank }>` is a `Scenario` and an erased
+// `Predicate` fits every scenario, whatever variance TypeScript measures for `A`.
+type IsAny<T> = 0 extends 1 & T ? true : false;
+type ActorsField<A> = IsAny<A> extends true ? ActorMap : A;
+
+/**
+ * The actor map a scenario is typed by: `A` when its ids are known, `any` (the erased
+ * types) when they are not (`never`, or a map typed with `string` keys such as
+ * `Record<string, ActorLogic>`, for actors whose ids are computed). Not inferred from:
+ * the predicates follow the actors, never the other way round.
+ */
+export type Erased<A> = [A] extends [never] ? any : IsWide<A> extends true ? any : A;
+
+/**
+ * The actor ids of an actor map: its keys, or any string for the erased {@link ActorMap}.
+ * `ActorIdOf<typeof actors>` is `'client' | 'bank'` for `{ client, bank }`.
+ */
+export type ActorIdOf<A> = IsWide<A> extends true ? ActorId : keyof A & string;
+
+/** The behaviour of one entry of an actor map: the entry itself, or its `logic`. */
+export type LogicOf<E> = E extends ActorSpec ? E['logic'] : E;
+
+/** The context of an actor's logic: a machine's `context` type, a reducer's state, `unknown` for an external actor. */
+export type ContextOf<L> = L extends AnyStateMachine ? ContextFrom<L> : L extends ReducerLogic<infer S, any> ? S : unknown;
+
+/** What `q.snapshot(id)` gives for an actor's logic: a machine's snapshot, a reducer's state, `unknown` for an external actor. */
+export type SnapshotOf<L> = L extends AnyStateMachine ? SnapshotFrom<L> : L extends ReducerLogic<infer S, any> ? S : unknown;
+
+/**
+ * The state values `q.matches(id, value)` accepts for an actor's logic: xstate's
+ * `StateValueFrom` of a machine (`'paid'`, a parent state's key, or a nested
+ * `{ running: 'reading' }`), `never` for reducers and external actors, which have no states.
+ */
+export type StateValueOf<L> = L extends AnyStateMachine ? StateValueFrom<L> : never;
+
+/**
+ * The messages an actor's logic accepts: a machine's events (`setup({ types: { events } })`),
+ * a reducer's `Msg`, any {@link Message} for an external actor. `MessageOf<typeof bank>`
+ * types a message before it is sent.
+ */
+export type MessageOf<L> = L extends AnyStateMachine ? EventFromLogic<L> : L extends ReducerLogic<any, infer M> ? M : Message;
+
+/** The input an actor's logic takes: a machine's `input` type, `unknown` for reducers and external actors. */
+export type InputOf<L> = L extends AnyStateMachine ? InputFrom<L> : unknown;
+
+type At<A, K> = K extends keyof A ? LogicOf<A[K]> : never;
+
+/**
+ * An actor id as a query takes it: a literal must be one of `A`'s ids (a typo is a type
+ * error), a computed `string` may be any (it is checked when the query runs).
+ */
+type IdArg<A, K extends string> = string extends K ? K : K extends ActorIdOf<A> ? K : ActorIdOf<A>;
+
+/** The entry of a per-actor map for id `K`: the union over every actor when `K` is a computed `string`. */
+type PerActor<M, A, K extends string> = string extends K ? M[ActorIdOf<A> & keyof M] : M[K & keyof M];
+
+/** The state values `matches` takes for id `K` (any state value when none is known). */
+type StateArg<A, K extends string> = PerActor<StateValues<A>, A, K> extends infer V ? ([V] extends [never] ? (string extends K ? StateValue : never) : V) : never;
+
+// The per-actor types, as mapped types over the actor map.
+type Contexts<A> = { readonly [K in keyof A]: ContextOf<LogicOf<A[K]>> };
+type Snapshots<A> = { readonly [K in keyof A]: SnapshotOf<LogicOf<A[K]>> };
+type Values<A> = { readonly [K in keyof A]: LogicOf<A[K]> extends AnyStateMachine ? SnapshotFrom<LogicOf<A[K]>>['value'] : undefined };
+type StateValues<A> = { readonly [K in keyof A]: StateValueOf<LogicOf<A[K]>> };
+
+/**
+ * A read-only view of a world, for properties. `WorldQuery` (no argument) takes any actor
+ * id and returns untyped contexts; `WorldQuery<A>` for an actor map `A` (what
+ * `defineScenario` infers, or `WorldQueryOf<typeof actors>`) takes only `A`'s ids, and
+ * gives each actor's own context, snapshot and state values.
+ */
+export interface WorldQuery<A extends ActorMap = any> {
   /** The world itself (prefer the methods: they take actor ids). */
   readonly world: World;
   /** Virtual time, in milliseconds. */
   readonly now: number;
   /** An xstate actor's snapshot (or a reducer's state). */
-  snapshot(id: ActorId): any;
+  snapshot<K extends string>(id: IdArg<A, K>): IsWide<A> extends true ? any : PerActor<Snapshots<A>, A, K>;
   /** An xstate actor's context (or a reducer's state). */
-  context(id: ActorId): any;
-  /** An xstate actor's state value. */
-  value(id: ActorId): unknown;
-  /** xstate's `snapshot.matches(state)` for an actor (false for a reducer). */
-  matches(id: ActorId, state: any): boolean;
+  context<K extends string>(id: IdArg<A, K>): IsWide<A> extends true ? any : PerActor<Contexts<A>, A, K>;
+  /** An xstate actor's state value (`undefined` for a reducer). */
+  value<K extends string>(id: IdArg<A, K>): IsWide<A> extends true ? unknown : PerActor<Values<A>, A, K>;
+  /** xstate's `snapshot.matches(state)` for an actor (false for a reducer): `state` is one of the machine's state values. */
+  matches<K extends string>(id: IdArg<A, K>, state: IsWide<A> extends true ? any : StateArg<A, K>): boolean;
   /** The actor's status: `up`, `crashed` or `error`. */
-  status(id: ActorId): World['status'][number];
+  status<K extends string>(id: IdArg<A, K>): World['status'][number];
   /** Messages waiting for `to` (from `from`, or from anyone). */
-  pending(to: ActorId, from?: ActorId): readonly Message[];
+  pending<K extends string, F extends string = never>(to: IdArg<A, K>, from?: F extends 'env' ? F : IdArg<A, F>): readonly Message[];
   /** True when nothing is in flight to any actor and no timer is pending. */
   idle(): boolean;
 }
 
-/** A property over a world: `true` when it holds, `false` or a message saying what is wrong when not. */
-export type Predicate = (q: WorldQuery) => boolean | string;
+/**
+ * A property over a world: `true` when it holds, `false` or a message saying what is wrong
+ * when not. `Predicate<A>` reads the typed {@link WorldQuery} of actor map `A`.
+ */
+export type Predicate<A extends ActorMap = any> = (q: WorldQuery<A>) => boolean | string;
+
+/** The actor map of `T`: `T` itself, or the actors of a scenario (`Scenario<A>` or `ScenarioDef<A>`). */
+export type ActorsOf<T> = T extends {
+  /** A compiled scenario. */
+  readonly compiled: true;
+  /** Its actors. */
+  readonly actors: infer A extends ActorMap;
+}
+  ? A
+  : T extends ActorMap
+    ? T
+    : ActorMap;
+
+/**
+ * The typed world query of an actor map, or of a scenario: for a predicate written apart
+ * from its scenario, `(q: WorldQueryOf<typeof actors>) => q.context('bank').balance >= 90`.
+ */
+export type WorldQueryOf<T> = WorldQuery<ActorsOf<T>>;
+
+/** A predicate over the typed world query of an actor map, or of a scenario (see {@link WorldQueryOf}). */
+export type PredicateOf<T> = Predicate<ActorsOf<T>>;
 
 /**
  * Events the environment may send to one actor at any time: a user clicking, a
  * client sending any of its requests, an operator's command. The checker offers
  * each event as a step of its own in every world (no driver actor, no message in
- * flight): taking it hands the event straight to `to`.
+ * flight): taking it hands the event straight to `to`. In a scenario with known actors
+ * (`InputSpec<A>`), `events` are checked against the receiver's messages.
  */
-export interface InputSpec {
+export type InputSpec<A extends ActorMap = any> = IsWide<A> extends true ? InputSpecTo<ActorId, string | Message, A> : { [K in ActorIdOf<A>]: InputSpecTo<K, BareType<MessageOf<At<A, K>>> | (MessageOf<At<A, K>> & Message), A> }[ActorIdOf<A>];
+
+/** The event types whose events carry nothing but their `type` (they may be given as a bare string). */
+type BareType<E> = E extends { readonly type: infer T extends string } ? ({ type: T } extends E ? T : never) : never;
+
+/** {@link InputSpec} for one receiver. */
+export interface InputSpecTo<To extends ActorId, E, A extends ActorMap = any> {
   /** The actor that receives the events. */
-  readonly to: ActorId;
+  readonly to: To;
   /** The events: a type name (`'OPEN'`), or an event object for a payload choice (`{ type: 'SET', v: 2 }`). */
-  readonly events: readonly (string | Message)[];
+  readonly events: readonly E[];
   /** How many times one run may send each of these events (default: no limit). */
   readonly budget?: number;
   /** Offer the events only in worlds where this holds (default: always). */
-  readonly when?: (q: WorldQuery) => boolean;
+  readonly when?: (q: WorldQuery<A>) => boolean;
 }
 
 /** One event the environment may send, compiled: its step and its budget. */
@@ -169,14 +284,14 @@ export interface CompiledInput {
  * and returns its next state or `{ fail: message }`. Its state is part of the world, so
  * every mode (check, replay, live) sees the same verdicts.
  */
-export interface MonitorDef<S = any> {
+export interface MonitorDef<S = any, A extends ActorMap = any> {
   /** The monitor's state at the start of a run. */
   readonly init: S;
   /** Returns the next state, or `{ fail }` with a message to report a violation. */
   observe(
     state: S,
     event: TraceEvent,
-    q: WorldQuery,
+    q: WorldQuery<A>,
   ):
     | S
     | {
@@ -205,6 +320,32 @@ export interface MonitorDef<S = any> {
   readonly reads?: readonly string[];
 }
 
+/** One message of a scenario's `start`: in a scenario with known actors, `msg` is checked against the receiver's messages. */
+export type StartMessage<A extends ActorMap = any> = IsWide<A> extends true ? StartTo<ActorId, Message> : { [K in ActorIdOf<A>]: StartTo<K, MessageOf<At<A, K>> & Message, ActorIdOf<A>> }[ActorIdOf<A>];
+
+/** {@link StartMessage} for one receiver. */
+export interface StartTo<To extends ActorId, M, From extends ActorId = ActorId> {
+  /** The receiver. */
+  readonly to: To;
+  /** The message. */
+  readonly msg: M;
+  /** The sender (default `env`). */
+  readonly from?: From | 'env';
+}
+
+/**
+ * The actor map `defineScenario` checks `actors` against: each `{ logic, input }` of a
+ * machine takes the machine's input type.
+ */
+export type CheckedActors<A> = { readonly [K in keyof A]: A[K] extends ActorSpec ? (A[K]['logic'] extends AnyStateMachine ? CheckedSpec<A[K]['logic']> : A[K]) : A[K] };
+
+/** An {@link ActorSpec} whose `input` is the machine's input type. */
+interface CheckedSpec<L> {
+  readonly logic: L;
+  readonly input?: InputOf<L>;
+  readonly parent?: ActorId;
+}
+
 /**
  * What `defineScenario` takes: the actors of a system, the messages that start it, the
  * faults it allows and the properties that must hold. See docs/guide.md.
@@ -213,12 +354,17 @@ export interface MonitorDef<S = any> {
  * - `invariants` after every step; a predicate returns `true` when it holds, and
  *   `false` or a message when it does not;
  * - `monitors` observe every trace event in order and can fail;
- * - `eventually` when the world is quiescent (nothing enabled but faults);
+ * - `atEnd` when the world is quiescent (nothing enabled but faults);
  * - a quiescent world is a **deadlock** unless `acceptEnd` accepts it (see there);
  * - `reachable` is not a check on one run: a complete exploration reports the ones no
  *   world satisfied (`CheckResult.unreached`), so a vacuous model shows up.
+ *
+ * `A` is the actor map. `defineScenario` infers it from `actors`, so the predicates
+ * written in the scenario read each actor's own context and state values, and `start`
+ * and `inputs` are checked against each receiver's messages. `ScenarioDef` without an
+ * argument is the erased form: any id, untyped contexts.
  */
-export interface ScenarioDef {
+export interface ScenarioDef<A extends ActorMap = any> {
   /** Names the scenario in output, trace files and `interleave list`. */
   readonly name: string;
   /** One line on what the scenario is (shown by `interleave list`). */
@@ -228,16 +374,9 @@ export interface ScenarioDef {
    * {@link ExternalLogic}, or `{ logic, input, parent }`. The id `env` is reserved for
    * the outside world: `send('env', msg)` records an `output` event.
    */
-  readonly actors: Readonly<Record<ActorId, ActorLogic | ActorSpec>>;
+  readonly actors: ActorsField<A>;
   /** Messages in flight at the start, sent from `from` (default `env`). */
-  readonly start?: readonly {
-    /** The receiver. */
-    readonly to: ActorId;
-    /** The message. */
-    readonly msg: Message;
-    /** The sender (default `env`). */
-    readonly from?: ActorId;
-  }[];
+  readonly start?: readonly StartMessage<A>[];
   /** The faults a run may take; none by default. */
   readonly faults?: FaultSpec;
   /**
@@ -250,13 +389,25 @@ export interface ScenarioDef {
   /** `any` (default): a due timer may fire before messages in flight arrive. `quiescent`: only when none are. */
   readonly timers?: 'any' | 'quiescent';
   /** Checked after every step (and on the initial world), by name. */
-  readonly invariants?: Readonly<Record<string, Predicate>>;
+  readonly invariants?: Readonly<Record<string, Predicate<A>>>;
   /** Observers of the trace (ordering properties), by name. */
-  readonly monitors?: Readonly<Record<string, MonitorDef>>;
-  /** Checked when the world is quiescent: nothing but faults is enabled (the end of a run; for runs that never end see `liveness`). */
-  readonly eventually?: Readonly<Record<string, Predicate>>;
+  readonly monitors?: Readonly<Record<string, MonitorDef<any, A>>>;
+  /**
+   * Checked where a run ends: when the world is quiescent, nothing but faults enabled.
+   * Runs that never end are not checked here; for "every run gets there", cycles
+   * included, use `liveness` with `eventually(p)`.
+   */
+  readonly atEnd?: Readonly<Record<string, Predicate<A>>>;
+  /**
+   * The former name of {@link ScenarioDef.atEnd}, which it means.
+   *
+   * @deprecated Use `atEnd`: the liveness property `eventually(p)` is another thing
+   * (every run, cycles included). `defineScenario` warns once per process
+   * (`INTERLEAVE_EVENTUALLY_FIELD`).
+   */
+  readonly eventually?: Readonly<Record<string, Predicate<A>>>;
   /** Properties of whole runs, cycles included: `eventually(p)`, `leadsTo(p, q)`, `nonProgressCycles(p)` (docs/liveness.md). */
-  readonly liveness?: Readonly<Record<string, LivenessProperty>>;
+  readonly liveness?: Readonly<Record<string, LivenessProperty<A>>>;
   /** Which step classes runs must not starve (default: weak fairness on each actor's deliveries). */
   readonly fairness?: Fairness;
   /**
@@ -264,7 +415,7 @@ export interface ScenarioDef {
    * satisfied in `CheckResult.unreached` (sampling strategies list the ones their runs
    * missed, which is not conclusive).
    */
-  readonly reachable?: Readonly<Record<string, Predicate>>;
+  readonly reachable?: Readonly<Record<string, Predicate<A>>>;
   /**
    * Which quiescent worlds are accepted ends rather than deadlocks. Without it, a
    * quiescent world is a deadlock when some machine actor is **waiting**: up, not in a
@@ -274,9 +425,9 @@ export interface ScenarioDef {
    * reducers and crashed actors never wait. With `acceptEnd`, a quiescent world is a
    * deadlock exactly when the predicate fails.
    */
-  readonly acceptEnd?: Predicate;
+  readonly acceptEnd?: Predicate<A>;
   /** Events the environment may send at any time, explored as steps of their own (see `InputSpec`). */
-  readonly inputs?: readonly InputSpec[];
+  readonly inputs?: readonly InputSpec<A>[];
   /**
    * Groups of interchangeable actors (same logic, same role, ids differing only in
    * name). The fingerprint canonicalises each group, so worlds that differ only by a
@@ -328,8 +479,13 @@ export type CompiledActor =
       readonly logic: ExternalLogic;
     };
 
-/** A compiled scenario: what `defineScenario` returns, and what `check`, `replay`, `simulate` and the live runner take. The fields past `ScenarioDef`'s are indexes the kernel reads. */
-export interface Scenario extends ScenarioDef {
+/**
+ * A compiled scenario: what `defineScenario` returns, and what `check`, `replay`,
+ * `simulate` and the live runner take. The fields past `ScenarioDef`'s are indexes the
+ * kernel reads. `Scenario<A>` keeps the actor map's types (for `queryOf`); every
+ * `Scenario<A>` is a `Scenario`.
+ */
+export interface Scenario<A extends ActorMap = any> extends ScenarioDef<A> {
   /** Marks a compiled scenario. */
   readonly compiled: true;
   /** Actor ids in index order; `env` is index `ids.length`. */
@@ -373,8 +529,87 @@ function isLogic(x: unknown): x is ActorLogic {
   return isStateMachine(x) || isReducer(x) || isExternal(x);
 }
 
-/** Validates a scenario definition and compiles it. Throws a `ScenarioError` naming the problem. */
-export function defineScenario(def: ScenarioDef): Scenario {
+/**
+ * What `defineScenario` takes, for actor map `A`, start list `S` and inputs `I`. `A` is
+ * inferred from `actors` only (the predicates are then typed by it, never the other way
+ * round); `S` and `I` from `start` and `inputs`, so that an entry whose receiver is a
+ * literal id is checked against that receiver's messages, while one built apart with a
+ * computed id (a `string`) is taken as it is and checked when the scenario is compiled.
+ */
+export type ScenarioInput<A extends ActorMap, S extends readonly LooseStart[] = readonly LooseStart[], I extends readonly LooseInput<NoInfer<Erased<A>>>[] = readonly LooseInput<NoInfer<Erased<A>>>[]> = Omit<ScenarioDef<NoInfer<Erased<A>>>, 'actors' | 'start' | 'inputs'> & {
+  /** See {@link ScenarioDef.actors}; a machine's `{ logic, input }` takes the machine's input type. */
+  readonly actors: A & CheckedActors<A>;
+  /** See {@link ScenarioDef.start}. */
+  readonly start?: StartValid<NoInfer<Erased<A>>, S> extends true ? S : CheckedStart<NoInfer<Erased<A>>, S>;
+  /** See {@link ScenarioDef.inputs}. */
+  readonly inputs?: InputsValid<NoInfer<Erased<A>>, I> extends true ? I : CheckedInputs<NoInfer<Erased<A>>, I>;
+};
+
+/** An environment input before its receiver is checked. */
+export interface LooseInput<A extends ActorMap = any> {
+  /** The receiver. */
+  readonly to: ActorId;
+  /** The events. */
+  readonly events: readonly (string | object)[];
+  /** See {@link InputSpecTo.budget}. */
+  readonly budget?: number;
+  /** See {@link InputSpecTo.when}. */
+  readonly when?: (q: WorldQuery<A>) => boolean;
+}
+
+/** Each input of `I` as `defineScenario` checks it: one with a literal receiver takes that receiver's events. */
+export type CheckedInputs<A, I> = {
+  readonly [K in keyof I]: I[K] extends {
+    /** The receiver. */
+    readonly to: infer T;
+  }
+    ? string extends T
+      ? I[K]
+      : T extends ActorIdOf<A>
+        ? InputSpecTo<T, BareType<MessageOf<At<A, T>>> | (MessageOf<At<A, T>> & Message), A & ActorMap>
+        : InputSpecTo<ActorIdOf<A>, string | Message, A & ActorMap>
+    : I[K];
+};
+type InputsValid<A, I> = I extends CheckedInputs<A, I> ? true : false;
+
+/** A start message before its receiver is checked. */
+export interface LooseStart {
+  /** The receiver. */
+  readonly to: ActorId;
+  /** The message. */
+  readonly msg: object;
+  /** The sender (default `env`). */
+  readonly from?: ActorId;
+}
+
+/** Each start message of `S` as `defineScenario` checks it: one with a literal receiver takes that receiver's messages. */
+export type CheckedStart<A, S> = {
+  readonly [I in keyof S]: S[I] extends {
+    /** The receiver. */
+    readonly to: infer T;
+  }
+    ? string extends T
+      ? S[I]
+      : T extends ActorIdOf<A>
+        ? StartTo<T, MessageOf<At<A, T>> & Message, ActorIdOf<A>>
+        : StartTo<ActorIdOf<A>, Message, ActorIdOf<A>>
+    : S[I];
+};
+type StartValid<A, S> = S extends CheckedStart<A, S> ? true : false;
+
+let warnedEventually = false;
+
+/**
+ * Validates a scenario definition and compiles it. Throws a `ScenarioError` naming the problem.
+ *
+ * The actor map's types flow into the scenario: in the predicates written inline
+ * (`invariants`, `atEnd`, `reachable`, `acceptEnd`, `liveness`, monitors, `inputs[].when`)
+ * `q.context(id)` has that actor's context type, `q.matches(id, value)` takes only its
+ * state values and an unknown id is a type error; `start[].msg` and `inputs[].events` are
+ * checked against the receiver's messages, and `{ logic, input }` against the machine's input.
+ */
+export function defineScenario<A extends ActorMap, const S extends readonly LooseStart[] = [], const I extends readonly LooseInput<NoInfer<Erased<A>>>[] = []>(scenario: ScenarioInput<A, S, I>): Scenario<Erased<A>> {
+  const def = scenario as unknown as ScenarioDef;
   const where = `scenario '${def?.name ?? '?'}'`;
   if (typeof def !== 'object' || def === null) throw new ScenarioError('a scenario must be an object: defineScenario({ name, actors, start, ... })');
   if (typeof def.name !== 'string' || def.name.length === 0) throw new ScenarioError('a scenario needs a non-empty string `name`');
@@ -465,9 +700,20 @@ export function defineScenario(def: ScenarioDef): Scenario {
   if (def.timers !== undefined && def.timers !== 'any' && def.timers !== 'quiescent') {
     throw new ScenarioError(`${where}: timers must be 'any' or 'quiescent', got '${String(def.timers)}'`);
   }
-  for (const group of ['invariants', 'eventually', 'reachable'] as const) {
-    for (const [name, p] of Object.entries(def[group] ?? {})) {
-      if (typeof p !== 'function') throw new ScenarioError(`${where}: ${group}.${name} must be a function (q) => boolean | string`);
+  if (def.eventually !== undefined && def.atEnd !== undefined && def.eventually !== def.atEnd) {
+    throw new ScenarioError(`${where}: give the properties checked where runs end as \`atEnd\` only (\`eventually\` is its deprecated name)`);
+  }
+  const atEnd = def.atEnd ?? def.eventually;
+  if (def.eventually !== undefined && def.atEnd === undefined && !warnedEventually) {
+    warnedEventually = true;
+    if (typeof process !== 'undefined' && typeof process.emitWarning === 'function') {
+      process.emitWarning(`${where}: the scenario field \`eventually\` is now \`atEnd\` (checked where runs end); the liveness property eventually(p) is another thing`, { type: 'DeprecationWarning', code: 'INTERLEAVE_EVENTUALLY_FIELD' });
+    }
+  }
+  for (const group of ['invariants', 'atEnd', 'reachable'] as const) {
+    for (const [name, p] of Object.entries((group === 'atEnd' ? atEnd : def[group]) ?? {})) {
+      const field = group === 'atEnd' && def.atEnd === undefined ? 'eventually' : group;
+      if (typeof p !== 'function') throw new ScenarioError(`${where}: ${field}.${name} must be a function (q) => boolean | string`);
     }
   }
   const live = livenessProblem(def.liveness, def.fairness, ids);
@@ -481,8 +727,10 @@ export function defineScenario(def: ScenarioDef): Scenario {
     return d;
   });
   const { inputList, inputSlots } = compileInputs(def, where, known, n);
-  return Object.freeze({
+  const sc: Scenario = Object.freeze({
     ...def,
+    // Both names, for readers of either; the engine reads `atEnd`.
+    ...(atEnd !== undefined ? { atEnd, eventually: atEnd } : {}),
     compiled: true as const,
     ids,
     index,
@@ -498,6 +746,7 @@ export function defineScenario(def: ScenarioDef): Scenario {
     inputList,
     inputSlots,
   });
+  return sc as unknown as Scenario<Erased<A>>;
 }
 
 /** Validates `inputs` and gives each event its step (ids are unique per receiver). */

@@ -126,9 +126,9 @@ function sameValue(a: unknown, b: unknown): boolean {
   return ka.length === kb.length && ka.every((k) => sameValue((a as any)[k], (b as any)[k]));
 }
 
-/** At a quiescent world: a failing `eventually`, or a deadlock. */
+/** At a quiescent world: a failing `atEnd` property (violation kind `eventually`), or a deadlock. */
 export function quiescentViolation(sc: Scenario, w: World): PropertyRef | undefined {
-  const ev = sc.eventually;
+  const ev = sc.atEnd;
   let q;
   if (ev) {
     for (const name in ev) {

@@ -19,7 +19,7 @@ import type { Message } from '../actors/types.ts';
 import { NONE, etagOf, ioEvent, isBytes, offered, outcomeOf, putConditionShapeProblem, putPreconditionProblem, without } from './common.ts';
 import { dataFileKey, handleDoc, isDocRequest, docKeyOf, readerId } from './documents.ts';
 import { keyProblem, prefixProblem, uriProblem, uriToKey } from './keys.ts';
-import { ErrorCode, errorReply, type ObjectStoreOptions, type ReqId, type StoreFault } from './messages.ts';
+import { ErrorCode, errorReply, type DocRequest, type ObjectStoreOptions, type ReqId, type S3Request, type StoreFault } from './messages.ts';
 import { emptyStore, faultReply, missingKeyError, withReq, type DataFile, type DocEntry, type Handled, type StoreConfig, type StoreState } from './store-core.ts';
 
 const MUTATING = new Set(['s3.put', 's3.delete', 'doc.create', 'doc.drop', 'doc.commit']);
@@ -95,7 +95,7 @@ function isS3Request(type: string): boolean {
  * trace event. Fault outcomes (`403`, `503`, `ambiguous`, optionally `500`) are
  * offered per `opts.faults`.
  */
-export function objectStore(opts: ObjectStoreOptions = {}): ReducerLogic<StoreState> {
+export function objectStore(opts: ObjectStoreOptions = {}): ReducerLogic<StoreState, S3Request | DocRequest> {
   const cfg: StoreConfig = { bucket: opts.bucket ?? 'bucket', missingKey: opts.missingKey ?? 403 };
   if (cfg.missingKey !== 403 && cfg.missingKey !== 404) throw new Error(`objectStore: missingKey must be 403 or 404, got ${String(cfg.missingKey)}`);
   const initial = opts.objects ?? {};
@@ -105,7 +105,8 @@ export function objectStore(opts: ObjectStoreOptions = {}): ReducerLogic<StoreSt
   }
   const offer = opts.faults;
   const seeded = seedDocs(initial, opts.docs ?? {});
-  return {
+  // Typed with any message inside (it answers unknown ones as unhandled); the return type says what it accepts.
+  const logic: ReducerLogic<StoreState> = {
     kind: 'reducer',
     // `{ objects }` adds to (or replaces) the configured objects; `{ objects, exact: true }` is
     // the whole contents (a live store's snapshot, recorded at the start of a run).
@@ -143,6 +144,7 @@ export function objectStore(opts: ObjectStoreOptions = {}): ReducerLogic<StoreSt
       return settle(ctx, h, msg);
     },
   };
+  return logic;
 }
 
 /** The initial state with `docs` committed at generation 1 (one data file per entry). */

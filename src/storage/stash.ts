@@ -6,7 +6,7 @@
 import type { ReducerLogic, ReducerResult } from '../actors/scenario.ts';
 import type { Message } from '../actors/types.ts';
 import { NONE, ioEvent, offered, without } from './common.ts';
-import { DEFAULT_STASH_THRESHOLD_BYTES, ErrorCode, errorReply, type ReqId, type StashFault, type StashOptions } from './messages.ts';
+import { DEFAULT_STASH_THRESHOLD_BYTES, ErrorCode, errorReply, type ReqId, type StashFault, type StashOptions, type StashRequest } from './messages.ts';
 
 /** A running stash upload of one peek's response. */
 export interface Upload {
@@ -62,12 +62,13 @@ export function uploadParts(bytes: number, partBytes: number, maxParts: number):
 const DEFAULT_FAULTS: readonly StashFault[] = ['fail'];
 
 /** The simulated peek response stash. Answers `stash.upload` and `stash.cancel` (messages.ts). */
-export function peekStash(opts: StashOptions = {}): ReducerLogic<StashState> {
+export function peekStash(opts: StashOptions = {}): ReducerLogic<StashState, StashRequest> {
   const partBytes = opts.partBytes ?? 1024 * 1024;
   const maxParts = opts.maxParts ?? 4;
   if (!(partBytes > 0) || !Number.isInteger(maxParts) || maxParts < 1) throw new Error(`peekStash: partBytes must be > 0 and maxParts a whole number >= 1, got ${partBytes}, ${maxParts}`);
   const offer = opts.faults ?? { ops: ['stash.pump'] };
-  return {
+  // Typed with any message inside (it answers unknown ones as unhandled); the return type says what it accepts.
+  const logic: ReducerLogic<StashState> = {
     kind: 'reducer',
     init: () => ({ uploads: {}, shards: {}, leakedParts: 0 }),
     faultOutcomes(state, msg, from) {
@@ -144,4 +145,5 @@ export function peekStash(opts: StashOptions = {}): ReducerLogic<StashState> {
       return { state: s, unhandled: true };
     },
   };
+  return logic;
 }

@@ -19,6 +19,7 @@ import {
   type TaskStateBackend,
   type TaskStateFault,
   type TaskStateOptions,
+  type TsRequest,
 } from './messages.ts';
 
 /** One stored task state value. */
@@ -224,10 +225,11 @@ const TS_TYPES = new Set(['ts.get', 'ts.set', 'ts.delete', 'ts.clear', 'ts.clean
  * outcomes: `fail` and `ambiguous` on writes (set, delete, clear), `fail` and
  * `vanished` on reads (vanished only when the key exists), per `opts.faults`.
  */
-export function taskStateStore(opts: TaskStateOptions = {}): ReducerLogic<TaskStateState> {
+export function taskStateStore(opts: TaskStateOptions = {}): ReducerLogic<TaskStateState, TsRequest> {
   const cfg = taskStateConfig(opts);
   const offer = opts.faults;
-  return {
+  // Typed with any message inside (it answers unknown ones as unhandled); the return type says what it accepts.
+  const logic: ReducerLogic<TaskStateState> = {
     kind: 'reducer',
     init: () => ({ rows: {} }),
     faultOutcomes(state, msg, from) {
@@ -245,6 +247,7 @@ export function taskStateStore(opts: TaskStateOptions = {}): ReducerLogic<TaskSt
       return handleTaskState(cfg, state, msg, ctx);
     },
   };
+  return logic;
 }
 
 /** The value stored for (scope, key), from a store's state (for properties). */

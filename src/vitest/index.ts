@@ -14,7 +14,7 @@
  */
 import { expect } from 'vitest';
 import { assertScenario, type Scenario } from '../actors/index.ts';
-import { check, type CheckOptions, type CheckResult } from '../check/index.ts';
+import { check, type CheckOptions, type CheckResult, type ScenarioSource } from '../check/index.ts';
 import { htmlPathOf, writeCounterexample, type Written } from './counterexample.ts';
 
 export interface HoldOptions extends CheckOptions {
@@ -36,7 +36,7 @@ export interface HoldOptions extends CheckOptions {
    * export: 'checkout' }` for a module's export, `familySource(name, params)` from `interleave/machines` for a bundled model. Without it the failure
    * message shows how to replay the trace in code.
    */
-  readonly source?: CheckOptions['source'];
+  readonly source?: ScenarioSource;
 }
 
 /** Options of `toBeViolatedBy`: those of `toHoldUnder` but `allowIncomplete` (a violation is found or not). */

@@ -17,7 +17,7 @@ describe('sharded bfs, compact frontier: an end violation at a frontier world', 
     actors: { x: first, a: relay, b: sink },
     start: [{ to: 'x', msg: { type: 'go' } }],
     faults: { budget: 1, drop: [['x', 'a']] },
-    eventually: { delivered: (q) => q.context('b') > 0 || 'b got nothing' },
+    atEnd: { delivered: (q) => q.context('b') > 0 || 'b got nothing' },
   });
 
   it('reports it from the shard that holds it, with a schedule from the initial world, as the worlds frontier does', async () => {

@@ -43,7 +43,7 @@ function shapeShifting(seed: number): Scenario {
       ids.map((id, i) => [
         id,
         {
-          kind: 'reducer',
+          kind: 'reducer' as const,
           init: () => 0,
           receive: (s: number, msg: { type: string; v?: number; hops?: number }) =>
             msg.type === 'm' && (msg.hops ?? 0) > 0 ? { state: s + 1, send: [{ to: ids[(i + 1 + (msg.v ?? 0)) % 3]!, msg: { type: 'm', v: (s + (msg.v ?? 0)) % 2, hops: (msg.hops ?? 0) - 1 } }] } : { state: s + 1 },

@@ -55,6 +55,8 @@ describe('model errors', () => {
   });
 
   it('an unknown actor and a throwing predicate are model errors, not violations', async () => {
+    // A type error in TypeScript; JavaScript users and casts get the model error.
+    // @ts-expect-error 'bobb' is not an actor of this scenario
     const unknown = await modelError(defineScenario({ ...base, name: 'who', invariants: { who: (q) => q.context('bobb') === undefined } }));
     expect(unknown.message).toContain("invariant 'who': unknown actor 'bobb'; the actors of scenario 'who' are 'alice', 'bob', 'store'");
     const threw = await modelError(defineScenario({ ...base, name: 'throws', reachable: { sold: (q) => (q.context('store') as any).seats.length > 0 } }));
@@ -63,6 +65,7 @@ describe('model errors', () => {
   });
 
   it('matches on a reducer is a model error (it has no states)', async () => {
+    // @ts-expect-error a reducer has no state values
     const e = await modelError(defineScenario({ ...base, name: 'reducer', invariants: { r: (q) => !q.matches('store', 'open') } }));
     expect(e.message).toContain("'store' is not a state machine");
   });

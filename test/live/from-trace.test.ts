@@ -14,7 +14,7 @@ function lossyPingPong(rounds: number) {
     actors: { pinger: { logic: pinger, input: { rounds } }, ponger },
     start: [{ to: 'pinger', msg: { type: 'start' } }],
     faults: { budget: 1, drop: [['pinger', 'ponger']] },
-    eventually: { finished: (q) => q.matches('pinger', 'done') || 'pinger never finished' },
+    atEnd: { finished: (q) => q.matches('pinger', 'done') || 'pinger never finished' },
     params: { rounds },
   });
 }

@@ -22,7 +22,7 @@ function simStore(): (m: Message) => Message {
   const logic = objectStore({ missingKey: 404 });
   let state = logic.init(undefined);
   return (m) => {
-    const r = logic.receive(state, m, { self: 'store', from: 'c', outcome: undefined, now: 0 } as never);
+    const r = logic.receive(state, m as never, { self: 'store', from: 'c', outcome: undefined, now: 0 } as never);
     state = r.state;
     return r.send![0]!.msg;
   };

@@ -371,7 +371,7 @@ export async function runCheck(io: Io, name: string, flags: CheckFlags): Promise
   const props = [
     ...Object.keys(sc.invariants ?? {}).map((k) => `invariant ${k}`),
     ...Object.keys(sc.monitors ?? {}).map((k) => `monitor ${k}`),
-    ...Object.keys(sc.eventually ?? {}).map((k) => `eventually ${k}`),
+    ...Object.keys(sc.atEnd ?? {}).map((k) => `eventually ${k}`),
     ...Object.keys(sc.liveness ?? {}).map((k) => `liveness ${k}`),
   ];
   if (interrupted) {

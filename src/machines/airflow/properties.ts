@@ -35,7 +35,7 @@ export function airflowProperties(cfg: AirflowConfig): Partial<ScenarioDef> {
   }
 
   const live = liveness(cfg);
-  const eventually: Record<string, Predicate> = {
+  const atEnd: Record<string, Predicate> = {
     // LIV-1: with transient faults and enough tries the task succeeds.
     'LIV-1': (q) => {
       if (q.status('task') === 'crashed' || q.context('runner').final === null) return true;
@@ -54,9 +54,9 @@ export function airflowProperties(cfg: AirflowConfig): Partial<ScenarioDef> {
     livenessProps['LIV-3 startup read ends'] = leadsTo((q) => q.status('task') === 'up' && q.matches('task', 'reading'), (q) => q.status('task') !== 'up' || !q.matches('task', 'reading'));
   }
   const runProps = cfg.liveness ? { liveness: livenessProps } : {};
-  if (cfg.only === null) return { monitors, invariants, eventually, reachable, ...runProps };
+  if (cfg.only === null) return { monitors, invariants, atEnd, reachable, ...runProps };
   const pick = <T>(r: Record<string, T>): Record<string, T> => Object.fromEntries(Object.entries(r).filter(([k]) => cfg.only!.some((n) => k === n)));
-  return { monitors: pick(monitors), invariants: pick(invariants), eventually: pick(eventually), reachable };
+  return { monitors: pick(monitors), invariants: pick(invariants), atEnd: pick(atEnd), reachable };
 }
 
 /** True when the scripted outcomes and fault switches let every run end in success (LIV-1's premise). */
@@ -83,7 +83,7 @@ function liveness(cfg: AirflowConfig): boolean {
  * store as that process alone writes it, so they are not checked here.
  */
 function twoProcesses(cfg: AirflowConfig): Partial<ScenarioDef> {
-  const eventually: Record<string, Predicate> = {
+  const atEnd: Record<string, Predicate> = {
     // LEASE-3: waiting for the lease never hangs the task: every run ends with the task instance final
     // (or with the task process killed: its restart, the next try, is the run's next step).
     'LEASE-3': (q) => q.context('runner').final !== null || q.status('task') === 'crashed' || 'LEASE-3: the run stopped before the task instance reached a final state (a process waits for a lease nobody gives up?)',
@@ -100,8 +100,8 @@ function twoProcesses(cfg: AirflowConfig): Partial<ScenarioDef> {
       return running('task').some((i) => other.includes(i));
     };
   }
-  const all = { monitors: leaseMonitors(), eventually, reachable };
+  const all = { monitors: leaseMonitors(), atEnd, reachable };
   if (cfg.only === null) return all;
   const pick = <T>(r: Record<string, T>): Record<string, T> => Object.fromEntries(Object.entries(r).filter(([k]) => cfg.only!.includes(k)));
-  return { monitors: pick(all.monitors), eventually: pick(eventually), reachable };
+  return { monitors: pick(all.monitors), atEnd: pick(atEnd), reachable };
 }

@@ -1,4 +1,4 @@
-// The invariants I1–I13 of docs/amber.md as invariants, monitors and eventually
+// The invariants I1–I13 of docs/amber.md as invariants, monitors and atEnd
 // checks over the model's world and trace. Monitors see every trace event: the
 // workers emit `amber.*` observation events (start, aligned, stash, read, attach,
 // update, route, condition, jump, error), the store emits `io` events.
@@ -14,7 +14,7 @@ import { COORDINATOR, STORE, type WorkerContext } from './worker.ts';
 /** A monitor that names the events it reacts to (so the checker's partial-order reduction stays on). */
 type WatchedMonitor = MonitorDef & { readonly watches: (e: TraceEvent) => boolean };
 
-type Props = Pick<ScenarioDef, 'invariants' | 'monitors' | 'eventually' | 'reachable' | 'acceptEnd' | 'liveness'>;
+type Props = Pick<ScenarioDef, 'invariants' | 'monitors' | 'atEnd' | 'reachable' | 'acceptEnd' | 'liveness'>;
 
 const fail = (message: string) => ({ fail: message });
 const LE_EMITS = new Set(['amber.start', 'amber.aligned', 'amber.stash', 'amber.read-start', 'amber.update']);
@@ -266,7 +266,7 @@ export function amberProperties(p: AmberParams, wf: Workflow): Props {
     if (c.errors.length === 0) return `I11: the run stopped without any error reaching the coordinator (${diagnoseHang(q, wf)})`;
     return true;
   };
-  const eventually: Record<string, Predicate> = hold ? { 'I11 held with a reported error': heldOk } : { 'I12 loop completes with the reference output': completedOk };
+  const atEnd: Record<string, Predicate> = hold ? { 'I11 held with a reported error': heldOk } : { 'I12 loop completes with the reference output': completedOk };
   const acceptEnd: Predicate = (q) => {
     const c = q.context(COORDINATOR);
     if (!hold) return q.matches(COORDINATOR, 'completed');
@@ -280,5 +280,5 @@ export function amberProperties(p: AmberParams, wf: Workflow): Props {
       };
   // I12 over whole runs (liveness.md): every run, cycles included, reaches the completed workflow.
   const liveness = p.liveness && !hold ? { liveness: { 'I12 every run completes': livenessEventually((q) => q.matches(COORDINATOR, 'completed')) } } : {};
-  return { invariants, monitors, eventually, acceptEnd, reachable, ...liveness };
+  return { invariants, monitors, atEnd, acceptEnd, reachable, ...liveness };
 }

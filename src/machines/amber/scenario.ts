@@ -102,11 +102,12 @@ function build(p: AmberParams, wf: Workflow, seed?: StartSeed, noSeed?: string):
     : noSeed
       ? `, from scratch (start=materialized does not apply: ${noSeed})`
       : '';
+  const start: Scenario['start'] = seed ? seed.start : [{ to: COORDINATOR, msg: { type: 'StartWorkflow' } }];
   return defineScenario({
     name: 'amber-loop',
     description: `Amber loop (${p.topology}, ${p.rows} rows) with design ${p.design}${where}`,
     actors,
-    start: seed ? seed.start : [{ to: COORDINATOR, msg: { type: 'StartWorkflow' } }],
+    start,
     faults: { budget: faulty ? p.faultBudget : 0, outcomes: [STORE] },
     ...props,
     monitors,

@@ -7,7 +7,7 @@
 // coordinator send is queued, and M takes the queue (control first) when it is free
 // again. A message no state of the chart expects is unhandled and the kernel reports it.
 // The DataProcessor runs as a coroutine of M, so operator code is called inline.
-import { enqueueActions, setup } from 'xstate';
+import { enqueueActions, setup, type StateMachine } from 'xstate';
 import type { Message } from '../../actors/index.ts';
 import * as e from './end-of-port.ts';
 import { act, freshWorker, type Effect, type OpSpec, type WorkerContext, type WorkerOptions } from './worker-context.ts';
@@ -40,10 +40,17 @@ function takeQueue(withData: boolean): any {
 }
 
 /**
+ * A worker machine: its context, events and input. The rest stays open: the inferred
+ * state schema has optional states (those of some topologies only), which a consumer
+ * compiling with `exactOptionalPropertyTypes` would reject in the `.d.ts`.
+ */
+export type WorkerMachine = StateMachine<WorkerContext, Message, any, any, any, any, any, any, any, WorkerContext, any, any, any, any>;
+
+/**
  * One worker; `input` seeds its context and `initial` its state (a materialized
  * start boots an earlier region's worker as it ended, or a later one as ready).
  */
-export function workerMachine(op: OpSpec, opts: WorkerOptions, initial: WorkerState = 'ready') {
+export function workerMachine(op: OpSpec, opts: WorkerOptions, initial: WorkerState = 'ready'): WorkerMachine {
   const a = (...fx: Effect[]) => act(op, opts, ...fx);
   const le = op.kind === 'loopEnd';
   const queueData = Object.fromEntries(DATA.map((t) => [t, { actions: a(e.queueData) }]));

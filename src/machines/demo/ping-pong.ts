@@ -86,14 +86,14 @@ export const ponger: PongerMachine = setup({
   },
 });
 
-/** Two actors pass a ball `rounds` times; `eventually` the pinger is done. */
+/** Two actors pass a ball `rounds` times; at the end the pinger is done. */
 export function pingPong(rounds = 3): Scenario {
   return defineScenario({
     name: 'ping-pong',
     description: 'two actors pass a ball back and forth',
     actors: { pinger: { logic: pinger, input: { rounds } }, ponger },
     start: [{ to: 'pinger', msg: { type: 'start' } }],
-    eventually: { finished: (q) => q.matches('pinger', 'done') || 'pinger never finished' },
+    atEnd: { finished: (q) => q.matches('pinger', 'done') || 'pinger never finished' },
     params: { rounds },
   });
 }

@@ -205,7 +205,7 @@ function describe(r: PeekResponse): string {
 }
 
 /** Checked when nothing is enabled: 8/9 every peek answered once; 5 every slot back; 10 no holds left. */
-export function eventually(workers: number): Record<string, Predicate> {
+export function atEnd(workers: number): Record<string, Predicate> {
   return {
     'every-peek-answered': (q) => {
       const c = q.context(CLIENT) as ClientCtx;

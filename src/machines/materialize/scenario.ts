@@ -8,7 +8,7 @@ import type { StashOptions } from '../../storage/messages.ts';
 import { clientMachine, type ClientInput } from './client.ts';
 import { poolMachine } from './pool.ts';
 import { materializeLegend } from './legend.ts';
-import { eventually, invariants, monitors } from './properties.ts';
+import { atEnd, invariants, monitors } from './properties.ts';
 import { workerMachine } from './worker.ts';
 import { workloadMachine, type Cycle } from './workload.ts';
 import { CLIENT, POOL, STASH, WORKLOAD, workerId, type Arrangement, type WorkerConfig } from './types.ts';
@@ -44,7 +44,7 @@ export interface Setup {
   readonly properties?: boolean;
   /** Include the resource form of invariant 3 (default true). */
   readonly resourceForm?: boolean;
-  /** Extra `eventually` properties, by name. */
+  /** Extra `atEnd` properties (checked where runs end), by name. */
   readonly extraEventually?: Readonly<Record<string, Predicate>>;
   /** Extra invariants, by name. */
   readonly extraInvariants?: Readonly<Record<string, Predicate>>;
@@ -79,7 +79,7 @@ export function buildScenario(s: Setup): Scenario {
     unhandled: 'error',
     invariants: props ? { ...invariants(W, { resourceForm: s.resourceForm ?? true }), ...(s.extraInvariants ?? {}) } : {},
     monitors: props ? monitors() : {},
-    eventually: props ? { ...eventually(W), ...(s.extraEventually ?? {}) } : {},
+    atEnd: props ? { ...atEnd(W), ...(s.extraEventually ?? {}) } : {},
     ...(s.reachable ? { reachable: s.reachable } : {}),
     acceptEnd: (q) => {
       const c = q.context(CLIENT) as ClientCtx;

@@ -189,7 +189,7 @@ export function runSim(partial: Partial<SimParams>, seed: number): SimResult {
 /** At the end of a simulation (quiescent): every invariant and every end-of-run property. */
 function endChecks(sc: Scenario, world: World): string | undefined {
   const q = queryOf(sc, world);
-  for (const [group, props] of [['invariant', sc.invariants], ['eventually', sc.eventually]] as const) {
+  for (const [group, props] of [['invariant', sc.invariants], ['eventually', sc.atEnd]] as const) {
     for (const [name, p] of Object.entries(props ?? {})) {
       const r = p(q);
       if (r !== true) return `${group} ${name}: ${r === false ? 'does not hold' : r}`;
