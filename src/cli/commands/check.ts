@@ -351,7 +351,7 @@ export async function runCheck(io: Io, name: string, flags: CheckFlags): Promise
   // --require-complete: a search that stopped early is not a pass.
   const incomplete = !r.complete && !interrupted && flags.requireComplete === true;
   if (flags.json) {
-    printJson(io, { ok: true, scenario, strategy: r.strategy, seed: r.seed, complete: r.complete, ...(flags.requireComplete ? { requireComplete: true } : {}), ...(r.cutBy ? { cutBy: r.cutBy } : {}), ...(traceDepth !== undefined ? { within: r.options.within, depthBound: traceDepth } : {}), ...(r.shard ? { shard: r.shard } : {}), ...(r.exchange ? { exchange: r.exchange } : {}), ...(r.shareVisited ? { shareVisited: r.shareVisited } : {}), stats: r.stats, ...(r.collisionProbability !== undefined ? { collisionProbability: r.collisionProbability } : {}), unreached: r.unreached, interrupted, ...(hint ? { hint } : {}) });
+    printJson(io, { ok: true, scenario, strategy: r.strategy, seed: r.seed, complete: r.complete, ...(flags.requireComplete ? { requireComplete: true } : {}), ...(r.cutBy ? { cutBy: r.cutBy } : {}), ...(traceDepth !== undefined ? { within: r.options.within, depthBound: traceDepth, ...(seedFile?.options.cut === true ? { recordingCut: true } : {}) } : {}), ...(r.shard ? { shard: r.shard } : {}), ...(r.exchange ? { exchange: r.exchange } : {}), ...(r.shareVisited ? { shareVisited: r.shareVisited } : {}), stats: r.stats, ...(r.collisionProbability !== undefined ? { collisionProbability: r.collisionProbability } : {}), unreached: r.unreached, interrupted, ...(hint ? { hint } : {}) });
     return interrupted ? EXIT.interrupted : incomplete ? EXIT.incomplete : EXIT.ok;
   }
   const props = [
