@@ -313,7 +313,7 @@ export class TraceSearch implements Explorer {
    */
   private checkFit(): void {
     if (this.opts.fit === 'follow') this.followFit();
-    else fitRecording(this.s.sc, this.file, { ignoreData: this.opts.ignoreData ?? false });
+    else fitRecording(this.s.sc, this.file, { ignoreData: this.opts.ignoreData ?? false, trace: false });
   }
 
   /**

@@ -297,6 +297,8 @@ export class RecordingMisfit extends Divergence {
 export interface FitOptions {
   /** Compare only the steps and the reply types, not the data in recorded replies (default false). */
   readonly ignoreData?: boolean;
+  /** Keep the replay's trace events (default true; false keeps only the modelled actors' sends, for a long recording). */
+  readonly trace?: boolean;
 }
 
 /**
@@ -318,8 +320,14 @@ export function fitRecording(sc: Scenario, file: Pick<TraceFile, 'options' | 'sc
   const m = modelSchedule(msc, file);
   const inputs = m.inputs.length ? m.inputs : undefined;
   let run: ReplayOutcome;
+  const keep = opts.trace ?? true;
+  const modelled = modelledExternals(msc, file);
+  const sends: TraceEvent[] = [];
+  const collect = (evs: readonly TraceEvent[]) => {
+    for (const e of evs) if (e.kind === 'send' && modelled.has(e.from)) sends.push(e);
+  };
   try {
-    run = runSchedule(msc, m.schedule, { detail: true, lenient: false, through: true, ...(inputs ? { inputs } : {}) });
+    run = runSchedule(msc, m.schedule, { detail: keep, lenient: false, through: true, ...(keep ? {} : { collect }), ...(inputs ? { inputs } : {}) });
   } catch (e) {
     if (!(e instanceof Divergence)) throw e;
     const at = m.origin[e.index] ?? file.schedule.length;
@@ -327,7 +335,7 @@ export function fitRecording(sc: Scenario, file: Pick<TraceFile, 'options' | 'sc
     const d = replyMismatch(msc, file, m, prefix.trace, at, opts.ignoreData);
     throw new RecordingMisfit(at, 'step', e, d?.text, file.schedule[at] ?? e.expected);
   }
-  const d = replyMismatch(msc, file, m, run.trace, file.schedule.length, opts.ignoreData);
+  const d = replyMismatch(msc, file, m, keep ? run.trace : sends, file.schedule.length, opts.ignoreData);
   if (d) throw new RecordingMisfit(d.index, d.data ? 'data' : 'step', undefined, d.text, file.schedule[d.index] ?? '');
   return { scenario: msc, model: m, run };
 }
