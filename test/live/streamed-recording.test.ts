@@ -101,3 +101,15 @@ describe('recordTo refuses bad options with a message naming them', () => {
     expect(() => runLive(sc, { externals: { store }, initial: { nobody: {} } })).toThrow(/options.initial names 'nobody', which is not an actor/);
   });
 });
+
+describe('show on a streamed log', () => {
+  it('draws the model replay of a log, which has no events of its own', async () => {
+    const dir = join(base, 'show');
+    const r = await runChild([dir, '1', '5']);
+    expect(r.code, r.out).toBe(0);
+    const shown = await runMain('show', join(dir, 'round-1.log'));
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).toContain('store  ← w1     s3.get');
+    expect(shown.stdout).toContain('(w1: reading → writing)');
+  });
+});

@@ -192,7 +192,11 @@ const show = (v: unknown): string => {
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null;
 const isBytesPlain = (v: unknown): v is { $bytes: number; fnv: string; json?: unknown } => isObj(v) && typeof v.$bytes === 'number' && typeof v.fnv === 'string';
 
-/** Where two plain values first differ, as `path: recorded X, the model Y`; undefined when equal. Bytes compare by JSON content, then size, then digest. */
+/**
+ * Where two plain values first differ, as `path: recorded X, the model Y`; undefined when equal.
+ * Bytes compare by JSON content, then size, then digest. An object's fields are those recorded:
+ * a field only the model has (added by a newer store) is not a difference.
+ */
 export function firstDifference(recorded: unknown, model: unknown, path = ''): string | undefined {
   if (Object.is(recorded, model)) return undefined;
   const at = path === '' ? 'the message' : path;
@@ -207,7 +211,9 @@ export function firstDifference(recorded: unknown, model: unknown, path = ''): s
     return undefined;
   }
   if (isObj(recorded) && isObj(model) && Array.isArray(recorded) === Array.isArray(model)) {
-    const keys = [...new Set([...Object.keys(recorded), ...Object.keys(model)])];
+    // A field the recording does not have is one the model's store added since (a newer
+    // version's `etag`, say): only what was recorded is compared.
+    const keys = Array.isArray(recorded) ? [...new Set([...Object.keys(recorded), ...Object.keys(model)])] : Object.keys(recorded);
     for (const k of keys) {
       const d = firstDifference(recorded[k], model[k], path === '' ? k : Array.isArray(recorded) ? `${path}[${k}]` : `${path}.${k}`);
       if (d !== undefined) return d;
