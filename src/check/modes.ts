@@ -102,7 +102,7 @@ const aroundRecording: Mode = {
   applies: (_plan, opts) => opts.from !== undefined,
   heap: () => false,
   // A live recording starts the modelled stores from the contents it recorded.
-  session: (sc, _plan, opts) => new Session(modelScenario(sc, opts.from!.trace), traceSessionOptions(opts), false),
+  session: (sc, _plan, opts) => new Session(modelScenario(sc, opts.from!.trace), traceSessionOptions(opts, opts.from!.trace.schedule.length), false),
   open(ctx) {
     const seed = ctx.opts.from!;
     const x = new TraceSearch(ctx.s, seed.trace, { ...ctx.opts, ...(seed.within === undefined ? {} : { within: seed.within }), ...(seed.ignoreData === undefined ? {} : { ignoreData: seed.ignoreData }) });

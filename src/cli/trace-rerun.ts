@@ -32,6 +32,8 @@ export interface Rerun {
   /** Recorded replies left out because the scenario models their sender, and those senders. */
   readonly answered: number;
   readonly answeredBy: readonly string[];
+  /** The schedule replayed (a live recording's, without the replies the model gave itself). */
+  readonly schedule: readonly string[];
 }
 
 /**

@@ -11,7 +11,7 @@ import { makeDir } from '../actors/make-dir.ts';
 import { LIVE_LOG_KIND, type LiveLogHeader } from '../check/trace/live-log.ts';
 import { encodeInitial, plainData } from '../check/trace/recorded.ts';
 import { TOOL_VERSION } from '../check/trace/trace-file.ts';
-import { toPlain } from '../actors/index.ts';
+import { ScenarioError, toPlain } from '../actors/index.ts';
 
 /** Where and how `runLive` streams its recording (`LiveOptions.recordTo`). */
 export interface LiveLogOptions {
@@ -64,10 +64,17 @@ export class LiveLog {
     this.batchSteps = opts.batchSteps ?? LIVE_LOG_DEFAULTS.batchSteps;
     this.batchMs = opts.batchMs ?? LIVE_LOG_DEFAULTS.batchMs;
     this.fsyncMs = opts.fsyncMs ?? LIVE_LOG_DEFAULTS.fsyncMs;
-    if (!(this.batchSteps >= 1) || !(this.batchMs >= 0) || !(this.fsyncMs >= 0)) throw new Error(`live log: batchSteps must be >= 1 and batchMs, fsyncMs >= 0; got ${this.batchSteps}, ${this.batchMs}, ${this.fsyncMs}`);
+    if (!(this.batchSteps >= 1) || !(this.batchMs >= 0) || !(this.fsyncMs >= 0)) {
+      throw new ScenarioError(`live run: recordTo needs batchSteps >= 1 and batchMs, fsyncMs >= 0 (ms); got batchSteps ${this.batchSteps}, batchMs ${this.batchMs}, fsyncMs ${this.fsyncMs}`);
+    }
+    if (typeof opts.path !== 'string' || opts.path === '') throw new ScenarioError('live run: recordTo.path must be the log file to write (a non-empty string)');
     const abs = resolve(opts.path);
-    makeDir(dirname(abs));
-    this.fd = openSync(abs, 'w');
+    try {
+      makeDir(dirname(abs));
+      this.fd = openSync(abs, 'w');
+    } catch (e) {
+      throw new ScenarioError(`live run: cannot write the recording to ${abs}: ${e instanceof Error ? e.message : String(e)}; give recordTo.path a file in a directory this process can write`);
+    }
     const src = opts.source;
     const module = src ? { path: relative(dirname(abs), typeof src.module !== 'string' || src.module.startsWith('file:') ? fileURLToPath(src.module) : resolve(src.module)).split(sep).join('/'), export: src.export } : undefined;
     const header: LiveLogHeader = {

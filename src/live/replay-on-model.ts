@@ -20,7 +20,7 @@ type LiveFile = Pick<TraceFile, 'options' | 'schedule' | 'inputs'>;
  */
 export function replayOnModel(sc: Parameters<typeof fitRecording>[0], file: LiveFile, opts: FitOptions = {}) {
   const { scenario, model: m, run } = fitRecording(sc, file, opts);
-  const counts = { steps: m.schedule.length, answered: m.dropped.length, answeredBy: [...new Set(m.dropped.map((x) => x.from))] };
+  const counts = { steps: m.schedule.length, answered: m.dropped.length, answeredBy: [...new Set(m.dropped.map((x) => x.from))], schedule: m.schedule };
   if (!run.property) return { trace: run.trace, world: run.world, ...counts };
   // The fit replayed past the violation; the verdict is the replay up to it.
   return { ...replaySchedule(scenario, m.schedule, m.inputs.length ? m.inputs : undefined), ...counts };

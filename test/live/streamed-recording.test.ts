@@ -88,3 +88,28 @@ describe('a streamed live recording', () => {
     });
   });
 });
+
+describe('recordTo refuses bad options with a message naming them', () => {
+  it('a bad cadence or a path it cannot write', async () => {
+    const { runLive } = await import('interleave/live');
+    const { counter } = await import('./counter-model.ts');
+    const sc = counter.build({ head: false, format: 'compact', start: 0 });
+    const store = async () => [];
+    expect(() => runLive(sc, { externals: { store }, recordTo: { path: join(base, 'x.log'), batchSteps: 0 } })).toThrow(/recordTo needs batchSteps >= 1/);
+    writeFileSync(join(base, 'afile'), 'x');
+    expect(() => runLive(sc, { externals: { store }, recordTo: { path: join(base, 'afile', 'x.log') } })).toThrow(/cannot write the recording to .*afile.*give recordTo.path a file in a directory this process can write/);
+    expect(() => runLive(sc, { externals: { store }, initial: { nobody: {} } })).toThrow(/options.initial names 'nobody', which is not an actor/);
+  });
+});
+
+describe('show on a streamed log', () => {
+  it('draws the model replay of a log, which has no events of its own', async () => {
+    const dir = join(base, 'show');
+    const r = await runChild([dir, '1', '5']);
+    expect(r.code, r.out).toBe(0);
+    const shown = await runMain('show', join(dir, 'round-1.log'));
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).toContain('store  ← w1     s3.get');
+    expect(shown.stdout).toContain('(w1: reading → writing)');
+  });
+});

@@ -39,7 +39,7 @@ import type { CheckResult, PropertyRef, TraceFile, Violation } from '../types.ts
 export interface FromTraceOptions {
   /** Deviations allowed from the recorded schedule (default 1). */
   readonly within?: number;
-  /** Stop after this many distinct states (default 200,000). */
+  /** Stop after this many distinct states (default 200,000, or 4 a recorded step for a recording longer than 50,000 steps). */
   readonly maxStates?: number;
   /** Stop after this much wall time, milliseconds (default: none). */
   readonly timeLimitMs?: number;
@@ -129,9 +129,14 @@ export interface TraceSeed {
 /** The default distinct-state budget of a search around a recording. */
 export const FROM_TRACE_MAX_STATES = 200_000;
 
-/** The session options a search around a recording runs under. */
-export function traceSessionOptions(opts: FromTraceOptions): { maxStates: number; timeLimitMs?: number; symmetry: true; determinism: false } {
-  return { maxStates: opts.maxStates ?? FROM_TRACE_MAX_STATES, ...(opts.timeLimitMs === undefined ? {} : { timeLimitMs: opts.timeLimitMs }), symmetry: true, determinism: false };
+/** The default distinct-state budget around a recording of `steps` steps: {@link FROM_TRACE_MAX_STATES}, or 4 states a recorded step for a long recording (within 0 alone takes one a step). */
+export function traceStateBudget(steps: number): number {
+  return Math.max(FROM_TRACE_MAX_STATES, 4 * steps);
+}
+
+/** The session options a search around a recording (of `steps` steps) runs under. */
+export function traceSessionOptions(opts: FromTraceOptions, steps = 0): { maxStates: number; timeLimitMs?: number; symmetry: true; determinism: false } {
+  return { maxStates: opts.maxStates ?? traceStateBudget(steps), ...(opts.timeLimitMs === undefined ? {} : { timeLimitMs: opts.timeLimitMs }), symmetry: true, determinism: false };
 }
 
 /** Explores the schedules within `within` deviations of a recorded one, reporting the first violated property. */
@@ -166,7 +171,7 @@ export interface FromTraceSearch {
 
 /** Starts a `fromTrace` search to run in slices, on a session of its own. */
 export function fromTraceSearch(sc: Scenario, file: Pick<TraceFile, 'options' | 'schedule' | 'inputs'>, opts: FromTraceOptions = {}): FromTraceSearch {
-  const s = new Session(modelScenario(sc, file), traceSessionOptions(opts), false);
+  const s = new Session(modelScenario(sc, file), traceSessionOptions(opts, file.schedule.length), false);
   const x = new TraceSearch(s, file, opts);
   return {
     run: (until) => (x.step(until) ? x.result() : undefined),
@@ -308,7 +313,7 @@ export class TraceSearch implements Explorer {
    */
   private checkFit(): void {
     if (this.opts.fit === 'follow') this.followFit();
-    else fitRecording(this.s.sc, this.file, { ignoreData: this.opts.ignoreData ?? false });
+    else fitRecording(this.s.sc, this.file, { ignoreData: this.opts.ignoreData ?? false, trace: false });
   }
 
   /**

@@ -46,7 +46,7 @@ function record(out: RecordedEvent[] | undefined, evs: readonly TraceEvent[], st
 export function runSchedule(
   sc: Scenario,
   schedule: readonly string[],
-  opts: { detail: boolean; lenient: boolean; inputs?: readonly ScheduleInput[]; through?: boolean },
+  opts: { detail: boolean; lenient: boolean; inputs?: readonly ScheduleInput[]; through?: boolean; collect?: (events: readonly TraceEvent[]) => void },
 ): ReplayOutcome {
   let first: PropertyRef | undefined;
   const trace: RecordedEvent[] | undefined = opts.detail ? [] : undefined;
@@ -76,6 +76,7 @@ export function runSchedule(
     w = r.world;
     taken.push(step.id);
     record(trace, r.events, taken.length);
+    opts.collect?.(r.events);
     const v = first ? undefined : stepViolation(sc, w, r.events);
     if (v && !opts.through) return { schedule: taken, world: w, trace: trace ?? [], property: v };
     first ??= v;

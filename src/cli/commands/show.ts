@@ -4,10 +4,10 @@
 import { statSync } from 'node:fs';
 import { writeAtomically } from '../../check/trace/trace-file.ts';
 import { FORMATS, RenderTooLargeError, formatText, render, reportContext, type Format, type ReportContext, type TraceFileData } from '../../report/index.ts';
-import type { Scenario, ScenarioFamily } from '../../actors/index.ts';
+import { toPlain, type Scenario, type ScenarioFamily } from '../../actors/index.ts';
 import { EXIT, UsageError } from '../errors.ts';
 import type { Io } from '../io.ts';
-import { firstDifference, rerunTrace, scenarioOfTrace } from '../trace-rerun.ts';
+import { firstDifference, rerunTrace, scenarioOfTrace, type Rerun } from '../trace-rerun.ts';
 import { readTrace, traceLimits } from '../read-trace.ts';
 
 const BY_EXT: Record<string, Format> = { '.html': 'html', '.htm': 'html', '.mmd': 'mermaid', '.mermaid': 'mermaid', '.json': 'json', '.txt': 'text' };
@@ -26,8 +26,10 @@ export async function runShow(io: Io, path: string, flags: ShowFlags): Promise<n
   const ext = flags.out ? /\.[^./\\]+$/.exec(flags.out)?.[0]?.toLowerCase() : undefined;
   const format = (flags.format ?? (ext ? BY_EXT[ext] : undefined) ?? 'text') as Format;
   if (!FORMATS.includes(format)) throw new UsageError(`unknown format '${flags.format}'; formats: ${FORMATS.join(', ')}`);
-  const file = readTrace(path, traceLimits(flags.traceLimit));
-  const found = flags.verify !== false ? await verify(io, file, path, flags.config) : await scenarioQuietly(file, path, flags.config);
+  const read = readTrace(path, traceLimits(flags.traceLimit));
+  const found = flags.verify !== false ? await verify(io, read, path, flags.config) : await scenarioQuietly(read, path, flags.config);
+  // A streamed live recording has no events: draw the model's replay of it.
+  const file: TraceFileData = found?.rerun && read.trace.length === 0 && read.options.mode === 'live' ? { ...read, schedule: [...found.rerun.schedule], originalLength: found.rerun.schedule.length, trace: found.rerun.trace.map((e) => toPlain(e)) as TraceFileData['trace'] } : read;
   // The scenario's legend, charts and parameter defaults explain the trace (text, Mermaid, HTML).
   const ctx: ReportContext = found && format !== 'json' ? reportContext(found.sc, found.family.params) : {};
   let text: string;
@@ -47,7 +49,7 @@ export async function runShow(io: Io, path: string, flags: ShowFlags): Promise<n
   return EXIT.ok;
 }
 
-type Found = { readonly sc: Scenario; readonly family: ScenarioFamily };
+type Found = { readonly sc: Scenario; readonly family: ScenarioFamily; readonly rerun?: Rerun };
 
 /** The trace's scenario when it can be built (for `--no-verify`: only to explain the drawing). */
 async function scenarioQuietly(file: TraceFileData, path: string, config?: string): Promise<Found | undefined> {
@@ -73,7 +75,7 @@ async function verify(io: Io, file: TraceFileData, path: string, config?: string
   const out = await rerunTrace(file, path, sc);
   // A live recording's trace holds what really happened (store I/O, real replies): its
   // schedule replaying is the check; its events are not the model's.
-  if (file.options.mode === 'live') return { sc, family: target.family };
+  if (file.options.mode === 'live') return { sc, family: target.family, rerun: out };
   const d = firstDifference(file.trace, out.trace);
   if (d) {
     throw new UsageError(
