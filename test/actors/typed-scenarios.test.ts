@@ -30,6 +30,7 @@ import {
 } from 'interleave';
 import { initialWorld } from 'interleave/kernel';
 import { objectStore, s3Put, type StoreState } from 'interleave/storage';
+import { pinger, ponger } from 'interleave/machines';
 
 // A seat store with one seat: it books the first client that asks and tells the others it is full.
 export const seatStore = setup({
@@ -305,5 +306,22 @@ describe('the scenario field eventually is now atEnd', () => {
     } finally {
       warn.mockRestore();
     }
+  });
+});
+
+describe('the bundled ping-pong machines are typed in a scenario', () => {
+  it('takes the pinger’s states and events', () => {
+    const sc = defineScenario({ name: 'pp', actors: { pinger: { logic: pinger, input: { rounds: 1 } }, ponger }, start: [{ to: 'pinger', msg: { type: 'start' } }] });
+    const q = queryOf(sc, initialWorld(sc).world);
+    expectTypeOf(q.context('pinger').sent).toEqualTypeOf<number>();
+    expect(q.matches('pinger', 'idle')).toBe(true);
+    // Never called: the compiler rejects both lines.
+    const typos = () => [
+      // @ts-expect-error `don`: the pinger's states are idle, waiting, done
+      q.matches('pinger', 'don'),
+      // @ts-expect-error `strat`: the pinger takes start and pong
+      defineScenario({ name: 'pp', actors: { pinger, ponger }, start: [{ to: 'pinger', msg: { type: 'strat' } }] }),
+    ];
+    expect(typeof typos).toBe('function');
   });
 });

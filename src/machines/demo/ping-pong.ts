@@ -1,5 +1,5 @@
 // The smallest interesting system: two actors passing a ball `rounds` times.
-import { assign, setup, type EventObject, type MachineContext, type StateMachine } from 'xstate';
+import { assign, setup, type EventObject, type MachineContext, type StateMachine, type StateValue } from 'xstate';
 import { defineScenario, send, type Scenario } from '../../actors/index.ts';
 
 /** The pinger's context: how many pings to send, and how many it has sent. */
@@ -43,13 +43,14 @@ export interface PongerContext {
 export type PongerEvent = BallEvent<'ping'>;
 
 /**
- * A demo machine typed by its context, events and input; the other parameters are left
- * open, so the type (and the API docs) do not spell out the whole config.
+ * A demo machine typed by its context, events, input and state values (what a scenario's
+ * `q.matches` takes for it); the other parameters are left open, so the type (and the API
+ * docs) do not spell out the whole config.
  */
-export type DemoMachine<C extends MachineContext, E extends EventObject, I = unknown> = StateMachine<C, E, any, any, any, any, any, any, any, I, any, any, any, any>;
+export type DemoMachine<C extends MachineContext, E extends EventObject, I = unknown, V extends StateValue = any> = StateMachine<C, E, any, any, any, any, any, V, any, I, any, any, any, any>;
 
 /** The type of {@link pinger}. */
-export type PingerMachine = DemoMachine<PingerContext, PingerEvent, PingerInput>;
+export type PingerMachine = DemoMachine<PingerContext, PingerEvent, PingerInput, 'idle' | 'waiting' | 'done'>;
 
 /** The type of {@link ponger}. */
 export type PongerMachine = DemoMachine<PongerContext, PongerEvent>;
