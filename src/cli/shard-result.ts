@@ -49,6 +49,11 @@ export interface ShardResultFile {
   distinctFingerprints: number;
   /** `reachable` properties no world of this shard satisfied. */
   unreached: string[];
+  /**
+   * The `reachable` goals a complete search must reach (not marked `optional`; none under
+   * symmetry, which visits one permutation of a world): `merge` fails when no shard reached one.
+   */
+  requiredGoals?: string[];
   violation: null | { property: PropertyRef; steps: number; trace: TraceFileData };
 }
 

@@ -143,6 +143,16 @@ describe('interleave check on a JavaScript model', () => {
     expect(r.stderr).toContain("model error in the initial world: invariant 'not both': matches('alice', \"bookd\"): 'bookd' is not a state");
     expect(r.stderr).toContain('the schedule that reaches it is saved');
   });
+  it('shards only list an unreached goal; merge of the complete shards fails on it', () => {
+    const dir = scratchDir();
+    for (const i of [1, 2]) {
+      const r = cli(['check', `${mod}#unreached`, '--strategy', 'dfs', '--shard', `${i}/2`, '--result', `s${i}.json`], { cwd: dir });
+      expect(r.code, r.stdout + r.stderr).toBe(0);
+    }
+    const merged = cli(['merge', 's1.json', 's2.json'], { cwd: dir });
+    expect(merged.code, merged.stdout + merged.stderr).toBe(1);
+    expect(merged.stdout).toContain('✗ never reached: three sold');
+  });
   it('exits 1 on an unreached goal, 0 when it is optional', () => {
     const dir = scratchDir();
     const r = cli(['check', `${mod}#unreached`], { cwd: dir });

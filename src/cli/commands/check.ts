@@ -2,7 +2,7 @@
 import { familySource } from '../../machines/family-table.ts';
 import { statSync } from 'node:fs';
 import { basename, join, relative, resolve } from 'node:path';
-import { ScenarioError, isModelError, type ModelError, type Divergence, type ParamValues, type Scenario, type ScenarioFamily } from '../../actors/index.ts';
+import { ScenarioError, isModelError, isOptional, type ModelError, type Divergence, type ParamValues, type Scenario, type ScenarioFamily } from '../../actors/index.ts';
 import { busyActors, deviationMarks, formatHtml, formatSteps, lassoEnd, legendLines, reportContext, traceView, validateTraceFile, type TraceFileData } from '../../report/index.ts';
 import { loadChecker, type CheckOptions, type CheckResult, type CheckerApi, type Violation } from '../check-api.ts';
 import { EXIT, UsageError } from '../errors.ts';
@@ -476,6 +476,7 @@ function resultFile(api: CheckerApi, sc: Scenario, t: Target, p: ParamValues, r:
     fingerprintDigest: r.exchange?.digest ?? sh?.digest ?? (fps ? api.fingerprintDigest(fps) : ''),
     distinctFingerprints: fps?.length ?? 0,
     unreached: r.unreached,
+    requiredGoals: r.options.symmetry ? [] : Object.entries(sc.reachable ?? {}).filter(([, g]) => !isOptional(g)).map(([n]) => n),
     violation: v ? { property: v.property, steps: v.schedule.length, trace: traceFileOf(api, sc, t, p, r, v, path) } : null,
   };
 }

@@ -141,6 +141,14 @@ export async function runMerge(io: Io, files: string[], flags: { json?: boolean;
   // A `reachable` property is unreached only if no shard reached it.
   const unreached = rs.map((r) => r.unreached).reduce((a, b) => a.filter((x) => b.includes(x)));
   const complete = cut.length === 0;
+  // A complete search must reach its required goals; all shards together are that search.
+  const missed = complete ? unreached.filter((g) => rs.every((r) => r.requiredGoals?.includes(g))) : [];
+  if (missed.length > 0) {
+    const message = `the complete search (all ${rs.length} shards) never reached ${missed.map((g) => `'${g}'`).join(', ')}: a model that never gets there may be testing nothing; mark a goal optional(p) if it may not happen`;
+    if (flags.json) printJson(io, { ok: false, complete, finding: { kind: 'unreached', goals: missed, message }, unreached, stats });
+    else io.out(`${io.style.red(`✗ never reached: ${missed.join(', ')}`)}\n${message}`);
+    return EXIT.violation;
+  }
   if (flags.json) {
     printJson(io, { ok: true, complete, ...(complete ? {} : { incomplete: cut.map((r) => ({ shard: `${r.shard.i}/${r.shard.n}`, cutBy: r.cutBy ?? (r.interrupted ? 'stopped' : 'unknown') })) }), unreached, stats });
     return EXIT.ok;
