@@ -2,7 +2,7 @@
 // reachability, and cooperative yielding (so progress$ emits and stop() works).
 import { enabled, initialWorld, isQuiescent, type Scenario, type Step, type World } from '../../actors/index.ts';
 import { WorldHasher, type Lanes } from '../fingerprint/fingerprint.ts';
-import { Reachability, endViolation, stepViolation } from '../properties.ts';
+import { Reachability, quiescentViolation, stepViolation } from '../properties.ts';
 import { VisitedSet } from './visited.ts';
 import { DeterminismCheck } from '../purity.ts';
 import { MemoryMeter } from './memory.ts';
@@ -105,11 +105,12 @@ export class Session {
   firstVisit(world: World, depth: number, state = true): { all: Step[]; end: PropertyRef | undefined } {
     if (depth > this.maxDepth) this.maxDepth = depth;
     const all = enabled(this.sc, world);
-    this.reach.see(world, isQuiescent(all));
+    const quiet = isQuiescent(all);
+    this.reach.see(world, quiet);
     const inspect = this.opts.inspect;
     if (state) inspect?.state?.(world);
-    if (inspect?.quiescent && isQuiescent(all)) inspect.quiescent(world);
-    return { all, end: endViolation(this.sc, world, all) };
+    if (inspect?.quiescent && quiet) inspect.quiescent(world);
+    return { all, end: quiet ? quiescentViolation(this.sc, world) : undefined };
   }
 
   /** Distinct states this search counts: its visited set, less other shards' claims it holds, plus what swarm workers visited. */
