@@ -1,7 +1,7 @@
 // The schedule to a model error: a plain breadth-first walk from the initial world to the
 // world where the error was raised (found by fingerprint), or to the first step that
 // raises a model error itself, so the user can replay and look at it.
-import { apply, enabled, initialWorld, isModelError, type ModelError, type RecordedEvent, type Scenario, type World } from '../../actors/index.ts';
+import { apply, enabled, initialWorld, isModelError, replay, type ModelError, type RecordedEvent, type Scenario, type World } from '../../actors/index.ts';
 import { WorldHasher } from '../fingerprint/fingerprint.ts';
 import { VisitedSet } from '../search/visited.ts';
 
@@ -72,29 +72,16 @@ export function placeOnSchedule(sc: Scenario, e: ModelError, maxStates = 1_000_0
 }
 
 /**
- * The trace events of a schedule, stepped by the kernel alone (no property is evaluated),
- * up to the first step that does not apply: the trace of a schedule that ends at a model error.
+ * The trace events of a schedule, stepped by the kernel alone (the runtime's `replay`: no
+ * property is evaluated), up to the step that raises: the trace of a schedule that ends at
+ * a model error.
  */
 export function replayEvents(sc: Scenario, schedule: readonly string[]): RecordedEvent[] {
   const out: RecordedEvent[] = [];
-  let world: World;
   try {
-    const init = initialWorld(sc, { detail: true });
-    world = init.world;
-    for (const e of init.events) out.push({ ...e, step: 0 });
+    replay(sc, schedule, { record: false, onEvent: (e) => void out.push(e) });
   } catch {
-    return out;
-  }
-  for (let i = 0; i < schedule.length; i++) {
-    const st = enabled(sc, world).find((x) => x.id === schedule[i]);
-    if (!st) break;
-    try {
-      const r = apply(sc, world, st, { detail: true });
-      world = r.world;
-      for (const e of r.events) out.push({ ...e, step: i + 1 });
-    } catch {
-      break;
-    }
+    // The step that raised the model error (or one the model no longer takes): the events before it stand.
   }
   return out;
 }
