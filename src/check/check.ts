@@ -84,7 +84,7 @@ async function run(sc: Scenario, opts: CheckOptions, progress: Subject<Progress>
     return await search(sc, opts, progress, hooks);
   } catch (e) {
     // A mistake in the model: say where, with the schedule that reaches it.
-    if (isModelError(e)) throw placeOnSchedule(sc, e, opts.maxStates ?? undefined);
+    if (isModelError(e)) throw placeOnSchedule(sc, e, opts.maxStates);
     throw e;
   }
 }
