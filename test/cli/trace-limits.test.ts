@@ -4,11 +4,12 @@
 // the limit (or the encoding) and how to raise it, instead of a heap abort or a
 // RangeError. Raising a limit lets the deep and wide file through, still within the cap.
 import { spawnSync } from 'node:child_process';
-import { rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BIN, scratchDir } from '../helpers/cli.ts';
 import { lostUpdateTrace } from '../helpers/report-traces.ts';
+import { DEFAULT_TRACE_LIMITS } from 'interleave';
 
 const dir = scratchDir();
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -62,4 +63,35 @@ describe('trace file limits on the command line (heap capped at 256 MB)', () => 
     const bad = capped(['show', path, '--trace-limit', 'depth=lots']);
     expect([bad.code, bad.stderr]).toEqual([2, expect.stringMatching(/--trace-limit: trace limit 'depth=lots': expected <name>=<n>/)]);
   });
+});
+
+/** `unit` repeated, then `<` to make exactly `bytes` bytes of UTF-8. */
+function fill(unit: string, bytes: number): string {
+  const n = Math.floor(bytes / Buffer.byteLength(unit));
+  return unit.repeat(n) + '<'.repeat(bytes - n * Buffer.byteLength(unit));
+}
+
+describe('show --format html at the string limit (heap capped at 256 MB)', () => {
+  // One string as long as the default limit allows (16 MiB as written), in property.message:
+  // `<` grows to six characters escaped (a 100 MB page); the mixed one is a two-byte string in
+  // V8 with surrogate pairs, among characters that are escaped.
+  for (const [name, unit] of [
+    ['lt', '<'],
+    ['mixed', '<ā€😀&>'],
+  ] as const) {
+    it(`a ${DEFAULT_TRACE_LIMITS.maxStringBytes}-byte message of ${JSON.stringify(unit)}: the page is written, and its trace reads back`, () => {
+      const message = fill(unit, DEFAULT_TRACE_LIMITS.maxStringBytes);
+      const f = lostUpdateTrace();
+      const path = join(dir, `${name}.json`);
+      writeFileSync(path, JSON.stringify({ ...f, property: { ...f.property, message } }));
+      const out = `${name}.html`;
+      const r = capped(['show', path, '--format', 'html', '--out', out]);
+      expect([r.code, r.signal], r.stderr.slice(0, 400)).toEqual([0, null]);
+      const page = readFileSync(join(dir, out), 'utf8');
+      rmSync(join(dir, out));
+      const island = /<script type="application\/json" id="trace-data">([^<]*)<\/script>/.exec(page);
+      expect(island).not.toBeNull();
+      expect((JSON.parse(island![1]!) as { property: { message: string } }).property.message === message).toBe(true);
+    }, 120_000);
+  }
 });
