@@ -57,8 +57,12 @@ function jsonValue(v: unknown, key: string): unknown {
   return v !== null && typeof v === 'object' && typeof (v as { toJSON?: unknown }).toJSON === 'function' ? (v as { toJSON: (k: string) => unknown }).toJSON(key) : v;
 }
 
-/** The pieces of the top-level value (`undefined` when JSON.stringify would give undefined). */
-function* rootPieces(v: unknown): Generator<string> {
+/**
+ * The pieces of `JSON.stringify(v)` (unescaped), so that a prefix of a huge value's JSON
+ * can be had without building the whole. Throws a TypeError where JSON.stringify throws or
+ * gives undefined.
+ */
+export function* jsonTextPieces(v: unknown): Generator<string> {
   const value = jsonValue(v, '');
   if (value === undefined || typeof value === 'function' || typeof value === 'symbol') throw new TypeError('the value has no JSON form');
   yield* jsonPieces(value, new Set());
@@ -96,7 +100,7 @@ function* containerPieces(value: object, open: Set<object>): Generator<string> {
  */
 export function* scriptSafeJsonPieces(v: unknown, maxLength: number = bufferConstants.MAX_STRING_LENGTH): Generator<string> {
   let length = 0;
-  for (const piece of rootPieces(v)) {
+  for (const piece of jsonTextPieces(v)) {
     const safe = escapeScript(piece);
     length += safe.length;
     if (length > maxLength) {
@@ -109,7 +113,7 @@ export function* scriptSafeJsonPieces(v: unknown, maxLength: number = bufferCons
 /** `scriptSafeJsonPieces` as one string; the length is counted before the string is built. */
 export function scriptSafeJson(v: unknown, maxLength: number = bufferConstants.MAX_STRING_LENGTH): string {
   let length = 0;
-  for (const piece of rootPieces(v)) {
+  for (const piece of jsonTextPieces(v)) {
     for (let i = 0; i < piece.length; i++) {
       const c = piece.charCodeAt(i);
       length += c === 0x3c || c === 0x3e || c === 0x26 || c === 0x2028 || c === 0x2029 ? 6 : 1;
