@@ -37,6 +37,8 @@ export async function runShow(io: Io, path: string, flags: ShowFlags): Promise<n
       // HTML goes to the file piece by piece: its escaped trace may not fit the heap as one string.
       writeOut(flags.out, format === 'html' ? formatHtmlPieces(file, ctx) : render(file, format, ctx));
       io.err(`wrote ${format} to ${flags.out}`);
+    } else if (format === 'html' && io.write) {
+      for (const piece of formatHtmlPieces(file, ctx)) io.write(piece);
     } else {
       io.out(format === 'text' ? formatText(file, io.style, ctx) : render(file, format, ctx));
     }
