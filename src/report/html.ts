@@ -1,8 +1,8 @@
 // The HTML viewer: one self-contained file (no network). The trace is embedded as
 // a JSON island with `<`, `>` and `&` escaped, and the page's script builds the
 // DOM with textContent, so payloads render as text. A CSP pins the one script by hash.
-// The page can also be had in pieces (formatHtmlPieces), which a command writes to
-// its file one by one: the escaped trace is never one string in the heap.
+// The page can also be had in pieces (formatHtmlPieces), which the commands write
+// one by one: the escaped trace is never one string in the heap.
 import { createHash } from 'node:crypto';
 import { constants as bufferConstants } from 'node:buffer';
 import { readFileSync } from 'node:fs';
