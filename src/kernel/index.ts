@@ -30,4 +30,4 @@ export { EXCHANGE_DEFAULTS, ExchangeError } from '../check/distributed/exchange.
 export { SHARE_VISITED_DEFAULTS } from '../check/distributed/claims.ts';
 
 // Report building blocks.
-export { mermaidText, reportContext } from '../report/index.ts';
+export { mermaidText, reportContext, formatHtmlPieces } from '../report/index.ts';

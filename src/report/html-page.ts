@@ -16,8 +16,13 @@ export interface HtmlPage {
 
 /** A whole HTML document. */
 export function htmlPage(p: HtmlPage): string {
+  return [...htmlPagePieces(p)].join('');
+}
+
+/** A whole HTML document in pieces, the body's as given (a page too large for one string is written piece by piece). */
+export function* htmlPagePieces(p: Omit<HtmlPage, 'body'> & { readonly body: string | Iterable<string> }): Generator<string> {
   const csp = ["default-src 'none'", "style-src 'unsafe-inline'", ...(p.csp ?? [])].join('; ');
-  return `<!doctype html>
+  yield `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -27,7 +32,10 @@ export function htmlPage(p: HtmlPage): string {
 <style>${p.css}</style>
 </head>
 <body>
-${p.body}
+`;
+  if (typeof p.body === 'string') yield p.body;
+  else yield* p.body;
+  yield `
 </body>
 </html>
 `;

@@ -1,12 +1,16 @@
 // The HTML viewer: one self-contained file (no network). The trace is embedded as
 // a JSON island with `<`, `>` and `&` escaped, and the page's script builds the
 // DOM with textContent, so payloads render as text. A CSP pins the one script by hash.
+// The page can also be had in pieces (formatHtmlPieces), which the commands write
+// one by one: the escaped trace is never one string in the heap.
 import { createHash } from 'node:crypto';
 import { constants as bufferConstants } from 'node:buffer';
 import { readFileSync } from 'node:fs';
 import { diffSchedules } from './diff.ts';
 import { escapeHtml } from './escape.ts';
-import { htmlPage } from './html-page.ts';
+import { htmlPagePieces } from './html-page.ts';
+import { RenderTooLargeError } from './render-too-large.ts';
+import { scriptSafeJson, scriptSafeJsonPieces } from './script-json.ts';
 import { actorRole, stepNotes, propertyNote } from '../actors/legend.ts';
 import type { ReportContext } from './context.ts';
 import { CHART_CSS } from './charts/svg.ts';
@@ -22,42 +26,7 @@ function viewerScript(): string {
   return script;
 }
 
-/** A trace too large to render in one string (the HTML page, or a JavaScript string at all). */
-export class RenderTooLargeError extends Error {
-  /** Always `'RenderTooLargeError'`. */
-  override name = 'RenderTooLargeError';
-}
-
-const SCRIPT_ESCAPES: Record<string, string> = { '<': '\\u003c', '>': '\\u003e', '&': '\\u0026', '\u2028': '\\u2028', '\u2029': '\\u2029' };
-const SCRIPT_UNSAFE = /[<>&\u2028\u2029]/g;
-
-/**
- * JSON that is safe inside a `<script>` element: no `</script>`, no `<!--`, no line
- * separators. Each escaped character grows to six, so the escaped length is counted
- * first: past `maxLength` (V8's longest string by default) a `RenderTooLargeError`
- * says so, where building the string would die with "Invalid string length".
- */
-export function scriptSafeJson(v: unknown, maxLength: number = MAX_STRING_LENGTH): string {
-  let json: string;
-  try {
-    json = JSON.stringify(v);
-  } catch (e) {
-    if (e instanceof RangeError) throw new RenderTooLargeError(`the trace is too large to embed in one HTML page (${e.message}); use --format text or json, or a smaller trace`);
-    throw e;
-  }
-  let unsafe = 0;
-  for (let i = 0; i < json.length; i++) {
-    const c = json.charCodeAt(i);
-    if (c === 0x3c || c === 0x3e || c === 0x26 || c === 0x2028 || c === 0x2029) unsafe++;
-  }
-  const length = json.length + 5 * unsafe;
-  if (length > maxLength) {
-    throw new RenderTooLargeError(`the trace is too large to embed in one HTML page: its escaped JSON would be ${length} characters, over the ${maxLength} a JavaScript string can hold; use --format text or json, or a smaller trace`);
-  }
-  return unsafe === 0 ? json : json.replace(SCRIPT_UNSAFE, (c) => SCRIPT_ESCAPES[c]!);
-}
-
-export { escapeHtml };
+export { escapeHtml, RenderTooLargeError, scriptSafeJson };
 
 const CSS = `
 :root { --fg:#1d2330; --muted:#6b7280; --line:#c9ced8; --cur:#fff3bf; --fail:#fde2e2; --red:#c62828; --green:#2e7d32; --accent:#1f5fbf; }
@@ -219,6 +188,25 @@ ${rec}
 
 /** A trace file as one self-contained HTML viewer page (no network): sequence chart, step slider, states, statecharts and the diff against a passing schedule. */
 export function formatHtml(f: TraceFileData, ctx: ReportContext = {}): string {
+  try {
+    return [...formatHtmlPieces(f, ctx)].join('');
+  } catch (e) {
+    if (e instanceof RangeError && /string length/i.test(e.message)) throw new RenderTooLargeError(`the trace is too large to render as one HTML string (${e.message}); use --format text or json, or a smaller trace`);
+    throw e;
+  }
+}
+
+function* joinPieces(before: string, middle: Iterable<string>, after: string): Generator<string> {
+  yield before;
+  yield* middle;
+  yield after;
+}
+
+/** Where the JSON island goes in the page's markup (split there: the island is written in pieces). */
+const ISLAND = '\u0000trace-data\u0000';
+
+/** `formatHtml`'s page in pieces, for writing to a file: the trace's JSON is never one string, so a trace with huge strings is written within a small heap. */
+export function* formatHtmlPieces(f: TraceFileData, ctx: ReportContext = {}): Generator<string> {
   const js = viewerScript();
   const hash = createHash('sha256').update(js, 'utf8').digest('base64');
   const { machinesHtml, ...data } = viewerData(f, ctx);
@@ -265,7 +253,9 @@ ${machinesHtml}
 <pre id="events"></pre>
 </aside>
 </main>
-<script type="application/json" id="trace-data">${scriptSafeJson(data, MAX_STRING_LENGTH - js.length - CSS.length - machinesHtml.length - 16 * 1024)}</script>
+<script type="application/json" id="trace-data">${ISLAND}</script>
 <script>${js}</script>`;
-  return htmlPage({ title: data.title, css: `${CSS}${CHART_CSS}`, body, csp: [`script-src 'sha256-${hash}'`, 'img-src data:'] });
+  const at = body.lastIndexOf(ISLAND); // the last: markup before it may quote trace text
+  const island = scriptSafeJsonPieces(data, MAX_STRING_LENGTH - js.length - CSS.length - machinesHtml.length - 16 * 1024);
+  yield* htmlPagePieces({ title: data.title, css: `${CSS}${CHART_CSS}`, body: joinPieces(body.slice(0, at), island, body.slice(at + ISLAND.length)), csp: [`script-src 'sha256-${hash}'`, 'img-src data:'] });
 }

@@ -7,7 +7,7 @@ export { reportContext, type ReportContext } from './context.ts';
 export { scenarioCharts, chartOf, chartMermaid, chartsMermaid, chartsHtml, chartsJson, statelyJson, type MachineChart, type ChartState, type ChartTransition, type StateKind, type ActorChart, type Json, type ScenarioCharts } from './charts/index.ts';
 export { formatText, formatSteps, deviationMarks, legendLines, shortName, safeText, lassoEnd } from './text.ts';
 export { formatMermaid, mermaidText } from './mermaid.ts';
-export { formatHtml, viewerData, scriptSafeJson, escapeHtml, RenderTooLargeError } from './html.ts';
+export { formatHtml, formatHtmlPieces, viewerData, scriptSafeJson, escapeHtml, RenderTooLargeError } from './html.ts';
 export { diffSchedules, type ScheduleDiff, type DiffRow } from './diff.ts';
 export { formatTable } from './table.ts';
 export { styleFor, plain, ansi, type Style } from './style.ts';

@@ -2,6 +2,7 @@
 // every actor after it. Text, Mermaid and the HTML viewer all render this model.
 import type { TraceEventData, TraceFileData } from './schema.ts';
 import { stateAfter, stateChange } from './state-change.ts';
+import { jsonTextPieces } from './script-json.ts';
 
 type Ev = TraceEventData & Record<string, any>;
 
@@ -57,9 +58,11 @@ function msgType(m: unknown): string {
 }
 
 function brief(v: unknown, max = 80): string {
-  let s: string;
+  let s = '';
   try {
-    s = typeof v === 'string' ? v : (JSON.stringify(v) ?? String(v));
+    // JSON piece by piece, up to `max`: a value with huge strings is never stringified whole.
+    if (typeof v === 'string') s = v;
+    else for (const piece of jsonTextPieces(v)) if ((s += piece).length > max) break;
   } catch {
     s = String(v);
   }

@@ -2,6 +2,7 @@
 // hand-edited, truncated or future file is refused with the field that is wrong.
 import { isLiveLog, liveLogTrace } from '../check/trace/live-log.ts';
 import { z } from 'zod';
+import { parseJsonBytes } from './parse-json-bytes.ts';
 import { DEFAULT_TRACE_LIMITS, raiseHint, traceBytesProblem, traceSizeProblem, type TraceLimits } from './trace-limits.ts';
 
 /** The trace file format version this package writes and reads. */
@@ -221,7 +222,7 @@ export function parseTraceBytes(bytes: Uint8Array, source = 'trace file', limits
       return { ok: false, error: e instanceof Error ? e.message : String(e) };
     }
   }
-  return parseChecked(new TextDecoder('utf-8', { fatal: true }).decode(bytes), source, limits);
+  return parseChecked(bytes, source, limits);
 }
 
 /** Parses and validates the text of a trace file, under the same limits as `parseTraceBytes` (on its UTF-8 form). Never throws. */
@@ -230,10 +231,10 @@ export function parseTraceText(text: string, source = 'trace file', limits: Trac
   return parseTraceBytes(Buffer.from(text, 'utf8'), source, limits);
 }
 
-function parseChecked(text: string, source: string, limits: TraceLimits): ReadResult {
+function parseChecked(bytes: Uint8Array, source: string, limits: TraceLimits): ReadResult {
   let data: unknown;
   try {
-    data = JSON.parse(text);
+    data = parseJsonBytes(bytes);
   } catch (e) {
     return { ok: false, error: `${source}: not JSON (${e instanceof Error ? e.message : String(e)}); expected an interleave trace file written by 'interleave check'` };
   }

@@ -4,7 +4,7 @@ import { isAbsolute, join, relative, resolve } from 'node:path';
 import type { Scenario } from '../actors/index.ts';
 import { formatViolation, toTraceFile, type CheckResult, type ScenarioSource } from '../check/index.ts';
 import { modulePathFrom, writeAtomically } from '../check/trace/trace-file.ts';
-import { formatHtml, reportContext, validateTraceFile } from '../report/index.ts';
+import { formatHtmlPieces, reportContext, validateTraceFile } from '../report/index.ts';
 
 export interface Written {
   /** The counterexample as numbered steps (formatViolation). */
@@ -50,7 +50,7 @@ export function writeCounterexample(sc: Scenario, r: CheckResult, out: string | 
   if (!ok.ok) return { text, error: ok.error };
   try {
     writeAtomically(jsonPath, `${JSON.stringify(ok.file, null, 2)}\n`);
-    writeAtomically(htmlPathOf(jsonPath), formatHtml(ok.file, reportContext(sc)));
+    writeAtomically(htmlPathOf(jsonPath), formatHtmlPieces(ok.file, reportContext(sc)));
   } catch (e) {
     return { text, error: `cannot write ${jsonPath}: ${e instanceof Error ? e.message : String(e)}; pass another { out } path` };
   }

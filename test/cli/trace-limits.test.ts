@@ -4,18 +4,19 @@
 // the limit (or the encoding) and how to raise it, instead of a heap abort or a
 // RangeError. Raising a limit lets the deep and wide file through, still within the cap.
 import { spawnSync } from 'node:child_process';
-import { rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BIN, scratchDir } from '../helpers/cli.ts';
 import { lostUpdateTrace } from '../helpers/report-traces.ts';
+import { DEFAULT_TRACE_LIMITS } from 'interleave';
 
 const dir = scratchDir();
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** The command with a 256 MB heap; a heap abort would show as a signal or exit 134, not 2. */
 function capped(args: readonly string[], env: NodeJS.ProcessEnv = {}) {
-  const r = spawnSync(process.execPath, ['--max-old-space-size=256', BIN, ...args], { cwd: dir, env: { ...process.env, NO_COLOR: '1', ...env }, encoding: 'utf8', timeout: 120_000 });
+  const r = spawnSync(process.execPath, ['--max-old-space-size=256', BIN, ...args], { cwd: dir, env: { ...process.env, NO_COLOR: '1', ...env }, encoding: 'utf8', timeout: 120_000, maxBuffer: 256 * 1024 * 1024 });
   return { code: r.status, signal: r.signal, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -62,4 +63,62 @@ describe('trace file limits on the command line (heap capped at 256 MB)', () => 
     const bad = capped(['show', path, '--trace-limit', 'depth=lots']);
     expect([bad.code, bad.stderr]).toEqual([2, expect.stringMatching(/--trace-limit: trace limit 'depth=lots': expected <name>=<n>/)]);
   });
+});
+
+/** `unit` repeated, then `<` to make exactly `bytes` bytes of UTF-8. */
+function fill(unit: string, bytes: number): string {
+  const n = Math.floor(bytes / Buffer.byteLength(unit));
+  return unit.repeat(n) + '<'.repeat(bytes - n * Buffer.byteLength(unit));
+}
+
+describe('show --format html at the string limit (heap capped at 256 MB)', () => {
+  // One string as long as the default limit allows (16 MiB as written), in property.message:
+  // `<` grows to six characters escaped (a 100 MB page); the mixed one is a two-byte string in
+  // V8 with surrogate pairs, among characters that are escaped.
+  for (const [name, unit] of [
+    ['lt', '<'],
+    ['mixed', '<ā€😀&>'],
+  ] as const) {
+    it(`a ${DEFAULT_TRACE_LIMITS.maxStringBytes}-byte message of ${JSON.stringify(unit)}: the page is written, and its trace reads back`, () => {
+      const message = fill(unit, DEFAULT_TRACE_LIMITS.maxStringBytes);
+      const f = lostUpdateTrace();
+      const path = join(dir, `${name}.json`);
+      writeFileSync(path, JSON.stringify({ ...f, property: { ...f.property, message } }));
+      const out = `${name}.html`;
+      const r = capped(['show', path, '--format', 'html', '--out', out]);
+      expect([r.code, r.signal], r.stderr.slice(0, 400)).toEqual([0, null]);
+      const page = readFileSync(join(dir, out), 'utf8');
+      rmSync(join(dir, out));
+      const island = /<script type="application\/json" id="trace-data">([^<]*)<\/script>/.exec(page);
+      expect(island).not.toBeNull();
+      expect((JSON.parse(island![1]!) as { property: { message: string } }).property.message === message).toBe(true);
+      if (name === 'mixed') {
+        // To stdout, the page is written in the same pieces.
+        const toStdout = capped(['show', path, '--format', 'html']);
+        expect([toStdout.code, toStdout.signal, toStdout.stdout === page]).toEqual([0, null, true]);
+      }
+    }, 120_000);
+  }
+
+  it(`a file at the ${DEFAULT_TRACE_LIMITS.maxBytes}-byte limit, four long strings each with a character beyond Latin-1 (two bytes a character in V8): shown as HTML, and replayed`, () => {
+    const f = lostUpdateTrace();
+    const shell = JSON.stringify({ ...f, property: { ...f.property, message: '@M@' }, trace: [...f.trace, { kind: 'log', step: 0, actor: 'client1', data: '@D@' }] });
+    // Four strings that fill the file to the byte: one message, three in the log event's data.
+    const room = DEFAULT_TRACE_LIMITS.maxBytes - Buffer.byteLength(shell) + '"@M@""@D@"'.length - '[,,]'.length - 8; // 8: the quotes
+    const sizes = [0, 1, 2, 3].map((i) => Math.floor(room / 4) + (i < room % 4 ? 1 : 0));
+    const strings = sizes.map((n) => `ā${'x'.repeat(n - 2)}`);
+    const text = shell.replace('"@M@"', JSON.stringify(strings[0])).replace('"@D@"', JSON.stringify(strings.slice(1)));
+    expect(Buffer.byteLength(text)).toBe(DEFAULT_TRACE_LIMITS.maxBytes);
+    const path = join(dir, 'wide.json');
+    writeFileSync(path, text);
+    const r = capped(['show', path, '--no-verify', '--format', 'html', '--out', 'wide.html']);
+    expect([r.code, r.signal], r.stderr.slice(0, 400)).toEqual([0, null]);
+    const page = readFileSync(join(dir, 'wide.html'), 'utf8');
+    rmSync(join(dir, 'wide.html'));
+    const island = /<script type="application\/json" id="trace-data">([^<]*)<\/script>/.exec(page);
+    expect((JSON.parse(island![1]!) as { property: { message: string } }).property.message === strings[0]).toBe(true);
+    // replay re-runs the schedule (the log event is not the model's, but the schedule still loses an update: exit 1).
+    const rp = capped(['replay', path]);
+    expect([rp.code, rp.signal], rp.stderr.slice(0, 400)).toEqual([1, null]);
+  }, 120_000);
 });

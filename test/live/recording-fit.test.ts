@@ -26,7 +26,7 @@ let runs = 0;
 async function record(opts: { start?: number; slowGet?: boolean; initial?: boolean } = {}): Promise<string> {
   const dir = join(base, `run-${++runs}`);
   const fs = new FsObjectStore(join(dir, 'objects'));
-  writeFileSync(join(fs.root, 'counter'), counterBody(opts.start ?? 0));
+  await fs.put('counter', counterBody(opts.start ?? 0)); // the store serves only files it wrote (it marks them)
   const sc = counter.build({ head: false, format: 'compact', start: 0 });
   const live = runLive(sc, {
     timeScale: 5,

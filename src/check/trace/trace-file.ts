@@ -1,6 +1,6 @@
 // The counterexample file: versioned JSON the CLI reads back (and validates with zod).
 import { randomBytes } from 'node:crypto';
-import { renameSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, openSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -84,18 +84,32 @@ export function saveTraceFile(path: string, file: TraceFile, source?: { readonly
   return JSON.parse(text) as TraceFile;
 }
 
+/** Writes the pieces one after another (a page too large for one string, or for the heap as one). */
+function writePieces(path: string, pieces: Iterable<string>): void {
+  const fd = openSync(path, 'w');
+  try {
+    for (const piece of pieces) {
+      const bytes = Buffer.from(piece, 'utf8');
+      for (let off = 0; off < bytes.length; ) off += writeSync(fd, bytes, off);
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /**
- * Writes `text` to `path` through a temporary file in the same directory and a rename,
+ * Writes `data` (a string, bytes, or string pieces) to `path` through a temporary file in the same directory and a rename,
  * creating the directory: a killed process leaves the old file or none, never half of one.
  * The temporary name is unique per process and call, so writers on several hosts sharing
  * a directory (exchange mode) never write into one temporary file.
  */
-export function writeAtomically(path: string, data: string | Uint8Array): void {
+export function writeAtomically(path: string, data: string | Uint8Array | Iterable<string>): void {
   const abs = resolve(path);
   makeDir(dirname(abs));
   const tmp = `${abs}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`;
   try {
-    writeFileSync(tmp, data);
+    if (typeof data === 'string' || data instanceof Uint8Array) writeFileSync(tmp, data);
+    else writePieces(tmp, data);
     renameSync(tmp, abs);
   } catch (e) {
     // A full disk or a directory in the way: leave no half-written temporary file behind.

@@ -3,7 +3,7 @@ import { familySource } from '../../machines/family-table.ts';
 import { statSync } from 'node:fs';
 import { basename, join, relative, resolve } from 'node:path';
 import { ScenarioError, isModelError, isOptional, type ModelError, type Divergence, type ParamValues, type Scenario, type ScenarioFamily } from '../../actors/index.ts';
-import { busyActors, deviationMarks, formatHtml, formatSteps, lassoEnd, legendLines, reportContext, traceView, validateTraceFile, type TraceFileData } from '../../report/index.ts';
+import { busyActors, deviationMarks, formatHtmlPieces, formatSteps, lassoEnd, legendLines, reportContext, traceView, validateTraceFile, type TraceFileData } from '../../report/index.ts';
 import { loadChecker, type CheckOptions, type CheckResult, type CheckerApi, type Violation } from '../check-api.ts';
 import { EXIT, UsageError } from '../errors.ts';
 import { printJson, type Io } from '../io.ts';
@@ -275,7 +275,7 @@ export async function runCheck(io: Io, name: string, flags: CheckFlags): Promise
     let writeError: string | undefined;
     try {
       writeAtomically(jsonPath, `${JSON.stringify(file, null, 2)}\n`);
-      writeAtomically(htmlPath, formatHtml(file, reportContext(sc, f.params)));
+      writeAtomically(htmlPath, formatHtmlPieces(file, reportContext(sc, f.params)));
     } catch (e) {
       // The violation is still the result; say why the files are missing.
       writeError = `cannot write the trace to ${jsonPath}: ${e instanceof Error ? e.message : String(e)}; choose another place with --out FILE`;

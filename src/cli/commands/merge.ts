@@ -4,7 +4,7 @@
 // is missing or given twice; else exit 1 with the shortest counterexample if a shard
 // found one; else exit 0, "complete" only when every shard is complete.
 import { dirname, join, resolve } from 'node:path';
-import { formatHtml, formatSteps, traceView } from '../../report/index.ts';
+import { formatHtmlPieces, formatSteps, traceView } from '../../report/index.ts';
 import { EXIT, UsageError } from '../errors.ts';
 import { printJson, type Io } from '../io.ts';
 import { shellWord } from '../options.ts';
@@ -112,7 +112,7 @@ export async function runMerge(io: Io, files: string[], flags: { json?: boolean;
     let writeError: string | undefined;
     try {
       writeAtomically(out, `${JSON.stringify(v.trace, null, 2)}\n`);
-      writeAtomically(out.replace(/\.json$/i, '') + '.html', formatHtml(v.trace));
+      writeAtomically(out.replace(/\.json$/i, '') + '.html', formatHtmlPieces(v.trace));
     } catch (e) {
       writeError = `cannot write the trace to ${out}: ${(e as Error).message}; choose another place with --out FILE`;
     }

@@ -3,7 +3,7 @@
 // refused rather than drawn.
 import { statSync } from 'node:fs';
 import { writeAtomically } from '../../check/trace/trace-file.ts';
-import { FORMATS, RenderTooLargeError, formatText, render, reportContext, type Format, type ReportContext, type TraceFileData } from '../../report/index.ts';
+import { FORMATS, RenderTooLargeError, formatHtmlPieces, formatText, render, reportContext, type Format, type ReportContext, type TraceFileData } from '../../report/index.ts';
 import { toPlain, type Scenario, type ScenarioFamily } from '../../actors/index.ts';
 import { EXIT, UsageError } from '../errors.ts';
 import type { Io } from '../io.ts';
@@ -32,19 +32,20 @@ export async function runShow(io: Io, path: string, flags: ShowFlags): Promise<n
   const file: TraceFileData = found?.rerun && read.trace.length === 0 && read.options.mode === 'live' ? { ...read, schedule: [...found.rerun.schedule], originalLength: found.rerun.schedule.length, trace: found.rerun.trace.map((e) => toPlain(e)) as TraceFileData['trace'] } : read;
   // The scenario's legend, charts and parameter defaults explain the trace (text, Mermaid, HTML).
   const ctx: ReportContext = found && format !== 'json' ? reportContext(found.sc, found.family.params) : {};
-  let text: string;
   try {
-    text = format === 'text' && !flags.out ? formatText(file, io.style, ctx) : render(file, format, ctx);
+    if (flags.out) {
+      // HTML goes to the file piece by piece: its escaped trace may not fit the heap as one string.
+      writeOut(flags.out, format === 'html' ? formatHtmlPieces(file, ctx) : render(file, format, ctx));
+      io.err(`wrote ${format} to ${flags.out}`);
+    } else if (format === 'html' && io.write) {
+      for (const piece of formatHtmlPieces(file, ctx)) io.write(piece);
+    } else {
+      io.out(format === 'text' ? formatText(file, io.style, ctx) : render(file, format, ctx));
+    }
   } catch (e) {
     if (e instanceof RenderTooLargeError) throw new UsageError(`${path}: ${e.message}`);
     if (e instanceof RangeError && /string length/i.test(e.message)) throw new UsageError(`${path}: the trace is too large to render as ${format} in one string (${e.message}); try another --format, or a smaller trace`);
     throw e;
-  }
-  if (flags.out) {
-    writeOut(flags.out, text);
-    io.err(`wrote ${format} to ${flags.out}`);
-  } else {
-    io.out(text);
   }
   return EXIT.ok;
 }
@@ -90,14 +91,14 @@ async function verify(io: Io, file: TraceFileData, path: string, config?: string
  * Writes the rendering through a temporary file and a rename (a killed process leaves the
  * old file or none, never half of one); a place that cannot hold it is bad input (exit 2), not a crash.
  */
-export function writeOut(out: string, text: string): void {
+export function writeOut(out: string, text: string | Iterable<string>): void {
   try {
     if (/[/\\]$/.test(out) || statSync(out, { throwIfNoEntry: false })?.isDirectory()) {
       throw new UsageError(`--out ${out} is a directory; give a file name, e.g. --out ${out.replace(/[/\\]$/, '')}/trace.html`);
     }
     writeAtomically(out, text);
   } catch (e) {
-    if (e instanceof UsageError) throw e;
+    if (e instanceof UsageError || e instanceof RenderTooLargeError || (e instanceof RangeError && /string length/i.test(e.message))) throw e;
     const code = (e as { code?: string }).code;
     const why =
       code === 'EACCES' || code === 'EPERM' || code === 'EROFS'

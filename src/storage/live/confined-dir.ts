@@ -6,9 +6,9 @@
 // (`/proc/self/fd/<dir>/<name>` with O_NOFOLLOW is Linux's openat(dir, name)), and
 // creates, renames, reads, lists and removes relative to those handles too. A
 // symlink anywhere in a key is refused, never followed; a file with more than one
-// hard link is refused (it may be another name of a file outside the root); and an
-// opened handle's real path is checked to be under the root before any byte is
-// written or returned. Without /proc (not Linux) the walk uses plain paths: each
+// hard link, or without the store's mark (OBJECT_MARK), is refused (it may be
+// another name of a file outside the root); and an opened handle's real path is
+// checked against the root before any byte is written or returned. Without /proc (not Linux) the walk uses plain paths: each
 // component is still opened without following symlinks, but a concurrent flip of a
 // parent directory is not excluded there (docs/storage.md says so).
 import { closeSync, constants as C, existsSync, lstatSync, mkdirSync, openSync, readdirSync, readlinkSync, rmdirSync, unlinkSync, type Dirent } from 'node:fs';
@@ -24,6 +24,18 @@ const DIR_FLAGS = C.O_RDONLY | (C.O_DIRECTORY ?? 0) | NOFOLLOW;
 /** Non-blocking so that opening a FIFO planted under a key cannot hang the store. */
 export const READ_FLAGS = C.O_RDONLY | NOFOLLOW | (C.O_NONBLOCK ?? 0);
 export const CREATE_FLAGS = C.O_WRONLY | C.O_CREAT | C.O_EXCL | NOFOLLOW;
+
+/**
+ * The store's mark on the files it writes: the sticky bit (S_ISVTX), which Linux
+ * ignores on regular files and lets only the file's owner (or a privileged process)
+ * set. A file another user made, or one of this user's files that the store did not
+ * write, lacks it, so a hard link to it planted under a key is told apart from an
+ * object by one fstat of the descriptor read, whatever names are swapped meanwhile.
+ * Only on Linux (`HANDLE_RELATIVE`): other systems may refuse the bit on files.
+ */
+export const OBJECT_MARK = HANDLE_RELATIVE ? 0o1000 : 0;
+/** The mode an object is created with (the umask applies to the permission bits, not to the mark). */
+export const OBJECT_MODE = 0o666 | OBJECT_MARK;
 
 /** An operation refused with an S3 error code (mapped to an error reply by the store). */
 export class Denied extends Error {
@@ -75,6 +87,16 @@ export class ConfinedRoot {
     if (!HANDLE_RELATIVE) return;
     const real = readlinkSync(`/proc/self/fd/${fh.fd}`).replace(/ \(deleted\)$/, '');
     if (!this.inside(real)) throw new Denied(ErrorCode.InvalidKey, `key '${key}' now lies outside the store root '${this.root}' (a directory on its path was moved); refused`);
+  }
+
+  /**
+   * Whether the open handle still has the key's own path, exactly: not a path
+   * ending in " (deleted)" (its name was unlinked or replaced), nor one elsewhere
+   * (its directory was moved). `true` without /proc, where this cannot be seen.
+   */
+  atKey(fd: number, key: string): boolean {
+    if (!HANDLE_RELATIVE) return true;
+    return readlinkSync(`/proc/self/fd/${fd}`) === `${this.root}${this.root.endsWith(sep) ? '' : sep}${key}`;
   }
 
   /**
@@ -140,6 +162,16 @@ export function symlinkDenied(key: string, name: string, root: string): Denied {
 
 export function hardLinkDenied(key: string, links: number): Denied {
   return new Denied(ErrorCode.InvalidKey, `object '${key}' has ${links} hard links; the store serves only files it wrote itself (one link), since another name may be a file outside the root`);
+}
+
+/** Why a regular file opened under a key is not one of this store's objects (owner or mark), or `undefined`. */
+export function foreignProblem(st: { uid: number; mode: number }, key: string): string | undefined {
+  const uid = process.geteuid?.();
+  if (uid !== undefined && st.uid !== uid) return `object '${key}' is owned by uid ${st.uid}, not by this store's uid ${uid}; the store serves only files it wrote itself, since another user's file may be a hard link to a file outside the root`;
+  if ((st.mode & OBJECT_MARK) !== OBJECT_MARK) {
+    return `object '${key}' lacks the mark (the sticky bit, the 't' or 'T' that 'ls -l' shows) that the store sets on every file it writes; refused, since it may be a hard link to a file outside the root (a file placed in the root by hand is served after 'chmod +t' on it)`;
+  }
+  return undefined;
 }
 
 export function closeAll(chain: readonly Dir[]): void {

@@ -6,8 +6,9 @@
 // - keys map to paths under the root and are confined to it, also against a
 //   process racing the store: the key rules of keys.ts reject `..`, absolute paths,
 //   empty segments and lone surrogates, and every operation walks the key from a
-//   handle on the root without following symlinks (confined-dir.ts); symlinks and
-//   files with several hard links are refused;
+//   handle on the root without following symlinks (confined-dir.ts); symlinks,
+//   files with several hard links and files the store did not write (no mark) are
+//   refused;
 // - a missing key answers the configured missing-key answer (403 or 404);
 // - one store per root at a time: opening a store sweeps temp files, including
 //   those of a put still running in another process;
@@ -21,7 +22,7 @@ import type { Message } from '../../actors/types.ts';
 import { TEMP_PREFIX, keyProblem, prefixProblem } from '../keys.ts';
 import { ErrorCode, errorReply, type ByteRange, type MissingKeyAnswer, type PutCondition, type S3Reply } from '../messages.ts';
 import { etagOf, putConditionShapeProblem, putPreconditionProblem } from '../common.ts';
-import { CREATE_FLAGS, ConfinedRoot, Denied, READ_FLAGS, at, closeAll, entries, errno, hardLinkDenied, openSub, prune, sweepSync, symlinkDenied, type Dir } from './confined-dir.ts';
+import { CREATE_FLAGS, ConfinedRoot, Denied, OBJECT_MARK, OBJECT_MODE, READ_FLAGS, at, closeAll, entries, errno, foreignProblem, hardLinkDenied, openSub, prune, sweepSync, symlinkDenied, type Dir } from './confined-dir.ts';
 
 /** Options of `FsObjectStore`. */
 export interface FsObjectStoreOptions {
@@ -48,6 +49,8 @@ export type FsReply<T extends S3Reply['type']> = (Extract<S3Reply, { type: T }> 
 type Reply<T extends S3Reply['type']> = FsReply<T>;
 
 let tempCounter = 0;
+/** Opens of a key whose file is swapped under the read, before the get or head is refused. */
+const SWAP_ATTEMPTS = 4;
 
 function view(b: Buffer): Uint8Array {
   return new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
@@ -177,9 +180,12 @@ export class FsObjectStore {
   /** Writes a new temp file in `dir` (never an existing file or a symlink: O_EXCL) and renames it over `name`, both relative to the handle. */
   private async write(key: string, dir: Dir, name: string, body: Uint8Array): Promise<void> {
     const tmp = `${TEMP_PREFIX}${process.pid}-${++tempCounter}`;
-    let fh: FileHandle | undefined = await open(at(dir, tmp), CREATE_FLAGS, 0o666);
+    let fh: FileHandle | undefined = await open(at(dir, tmp), CREATE_FLAGS, OBJECT_MODE);
     try {
       this.confined.verify(fh, key);
+      if ((fstatSync(fh.fd).mode & OBJECT_MARK) !== OBJECT_MARK) {
+        throw new Denied(ErrorCode.InternalError, `the filesystem under '${this.root}' does not keep the sticky bit on a new file, which marks the store's objects (get and head serve only marked files); put the root on a Linux filesystem such as ext4, xfs, btrfs or tmpfs`);
+      }
       await fh.writeFile(body);
       if (this.fsync) await fh.sync();
       await fh.close();
@@ -215,15 +221,20 @@ export class FsObjectStore {
   }
 
   /**
-   * Opens the object's file without following symlinks, refuses anything but a
-   * regular file with one link, runs `read`, and returns its result only if the file
-   * read is then still the one named by the key with no other name, both seen by one
-   * lstat of the key (an attacker may swap a hard link to an outside file in and out
-   * meanwhile). A file replaced or deleted meanwhile (no name left) is fine: it was the
-   * key's object when opened. A concurrent swap is retried a few times, then refused.
+   * Opens the object's file without following symlinks and returns what `read`
+   * makes of it only if the file is provably one this store wrote inside its root:
+   * - the descriptor's file, seen by fstat (its identity cannot change under an
+   *   attacker's renames), is a regular file owned by the store's user and carries
+   *   the store's mark, which a file outside the root that someone links in lacks;
+   * - it has one link, the key's name: before and after the read, the key's name is
+   *   the same (device, inode) as the descriptor and the descriptor's path is the
+   *   key's path, not one reading "(deleted)" (its name unlinked or replaced) nor one
+   *   elsewhere (a directory moved).
+   * A file swapped meanwhile is opened again a few times (a concurrent put replaces
+   * the key), then refused.
    */
   private async withObject<T>(key: string, dirs: readonly string[], name: string, read: (fh: FileHandle, size: number) => Promise<T>): Promise<{ value: T; size: number }> {
-    for (let attempt = 0; ; attempt++) {
+    for (let attempt = 1; ; attempt++) {
       const chain = this.confined.walk(key, dirs, false, () => this.conflict(key));
       try {
         const dir = chain[chain.length - 1]!;
@@ -238,20 +249,14 @@ export class FsObjectStore {
           const st = fstatSync(fh.fd);
           if (!st.isFile()) throw Object.assign(new Error('not a file'), { code: 'ENOENT' });
           if (st.nlink > 1) throw hardLinkDenied(key, st.nlink);
-          this.confined.verify(fh, key);
-          const value = await read(fh, st.size);
-          const after = fstatSync(fh.fd);
-          if (after.nlink === 0) return { value, size: st.size };
-          // The name and its link count from one lstat: at that instant the key names the file
-          // read and nothing else does. Counting links by fstat apart from the lookup leaves a
-          // gap: a hard link to an outside file swapped out before the count and back in before
-          // the lookup passed both (test/storage/live/fs-race-schedule.test.ts replays it).
-          const named = lstatOrUndefined(at(dir, name));
-          if (named !== undefined && named.nlink === 1 && named.ino === after.ino && named.dev === after.dev) {
-            this.confined.verify(fh, key); // its directory may have been moved out while the bytes were read
-            return { value, size: st.size };
+          const foreign = foreignProblem(st, key);
+          if (foreign !== undefined) throw new Denied(ErrorCode.InvalidKey, foreign);
+          if (this.named(dir, name, st, fh.fd, key)) {
+            const value = await read(fh, st.size);
+            const after = fstatSync(fh.fd);
+            if (after.nlink === 1 && this.named(dir, name, st, fh.fd, key)) return { value, size: st.size };
           }
-          if (attempt >= 2) throw new Denied(ErrorCode.InvalidKey, `object '${key}' was swapped for a file with another name while it was read (${attempt + 1} times); refused, since that name may lie outside the root`);
+          if (attempt >= SWAP_ATTEMPTS) throw new Denied(ErrorCode.InvalidKey, `object '${key}' was replaced, moved or given another name while it was read (${attempt} times); refused`);
         } finally {
           await fh.close();
         }
@@ -259,6 +264,12 @@ export class FsObjectStore {
         closeAll(chain);
       }
     }
+  }
+
+  /** Whether `name` in `dir` is, right now, the file `st` open as `fd`, at the key's own path. */
+  private named(dir: Dir, name: string, st: Stats, fd: number, key: string): boolean {
+    const now = lstatOrUndefined(at(dir, name));
+    return now !== undefined && now.ino === st.ino && now.dev === st.dev && this.confined.atKey(fd, key);
   }
 
   /** The object's size and ETag; a missing key answers `missingKey`. */

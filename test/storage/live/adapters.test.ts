@@ -2,12 +2,13 @@
 // against symlink escapes, SQLite WAL and persistence, and a live run where a
 // machine talks to the fs store through the same messages as in simulation.
 import { execFileSync } from 'node:child_process';
-import { existsSync, linkSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, linkSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { defineScenario, type Message } from 'interleave';
 import { runLive, FsDocumentStore, FsObjectStore, SqliteTaskStateStore } from 'interleave/live';
+import { HANDLE_RELATIVE } from '../../../src/storage/live/confined-dir.ts';
 import { ErrorCode, TEMP_PREFIX, docCommit, docCreate, docReadNext, docReadOpen, s3Get, s3List, s3Put, scriptClient, staleReaders, tsGet, tsSet, type TaskScope } from 'interleave/storage';
 
 const dirs: string[] = [];
@@ -95,6 +96,28 @@ describe('filesystem object store', () => {
     await s.put('planted', text('mine'));
     expect(str(await s.get('planted'))).toBe('mine');
     expect(readFileSync(join(outside, 'secret'), 'utf8')).toBe('top secret');
+  });
+
+  it.runIf(HANDLE_RELATIVE)('serves only files it wrote: a file placed by hand lacks the mark and is refused until marked; another user\'s file is refused', async () => {
+    const root = tempDir();
+    const s = new FsObjectStore(root);
+    await s.put('mine', text('mine'));
+    expect(statSync(join(root, 'mine')).mode & 0o1000).toBe(0o1000); // the store's mark: the sticky bit
+    writeFileSync(join(root, 'by-hand'), 'by hand');
+    for (const r of [await s.get('by-hand'), await s.get('by-hand', { start: 0, end: 1 }), await s.head('by-hand')]) {
+      expect([r.code, r.status, /lacks the mark .*chmod \+t/.test(String(r.message))]).toEqual([ErrorCode.InvalidKey, 400, true]);
+    }
+    chmodSync(join(root, 'by-hand'), 0o1644);
+    expect(str(await s.get('by-hand'))).toBe('by hand');
+    expect((await s.list('')).keys).toEqual(['by-hand', 'mine']);
+    if (process.geteuid?.() === 0) {
+      // Only a privileged process can give a file to another user; that user's file is refused even with the mark.
+      writeFileSync(join(root, 'theirs'), 'theirs');
+      chmodSync(join(root, 'theirs'), 0o1644);
+      chownSync(join(root, 'theirs'), 65534, 65534);
+      const r = await s.get('theirs');
+      expect([r.code, /owned by uid 65534, not by this store's uid 0/.test(String(r.message))]).toEqual([ErrorCode.InvalidKey, true]);
+    }
   });
 
   it('rejects keys with lone surrogates, which a file system would alias to U+FFFD and to each other', async () => {
