@@ -319,6 +319,12 @@ export interface CheckStats {
   runs?: number;
   /** The liveness pass (when the scenario declares liveness properties): graph size and memory. */
   liveness?: import('./liveness/state-graph.ts').LivenessStats;
+  /**
+   * Wall and CPU milliseconds per phase of the check (`search`, `determinism`,
+   * `firstViolation`, `shrink`, `nearbyPassing`; `check --json` adds the command line's
+   * `moduleLoad`, `scenarioBuild`, `traceWrite`, `htmlWrite`). CPU is the whole process's.
+   */
+  phases?: import('./phases.ts').Phases;
 }
 
 /**
