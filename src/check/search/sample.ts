@@ -1,4 +1,4 @@
-// Sampling strategies: seeded random walks and PCT. Run i draws everything from
+// Sampling strategies: seeded random walks, PCT and POS. Run i draws everything from
 // `deriveSeed(root, i)`, so any failing run replays alone (`runOne`).
 //
 // PCT (Burckhardt, Kothari, Musuvathi, Nagarakatte, ASPLOS 2010): every actor (a
@@ -8,6 +8,14 @@
 // actor about to run drops to priority d - i. A bug of depth d is found with
 // probability >= 1 / (n k^(d-1)) per run. k (the expected run length) is fixed
 // before the runs from pilot walks, so each run depends only on its own seed.
+//
+// POS (partial order sampling; Yuan, Yang and Gu, CAV 2018): every enabled event gets a
+// random priority when it becomes enabled and keeps it while it waits; the enabled
+// event with the highest priority runs, and the events that race with it (in an actor
+// system: those handled by the same actor) draw fresh priorities. An event that drew a
+// low priority stays back while the others run, so "B runs to completion between two
+// steps of A" costs one unlucky draw, not one coin toss per step as in a random walk, and
+// unlike PCT no change point has to land on the right step. No parameters.
 import { apply, deriveSeed, enabled, initialWorld, isQuiescent, rng, type Rng, type Scenario, type Step, type World } from '../../actors/index.ts';
 import { quiescentViolation, stepViolation } from '../properties.ts';
 import type { Explorer, Found, Session } from './session.ts';
@@ -101,6 +109,39 @@ export function pctPick(sc: Scenario, seed: number, cfg: PctConfig, faultRate: n
     });
 }
 
+export function posPick(sc: Scenario, seed: number, faultRate: number, world: () => World): Pick {
+  const r = rng(seed);
+  // Priorities of waiting events, by step id (one enabled step per id at a time).
+  const pri = new Map<string, number>();
+  let last: Step | undefined;
+  let lastThread = -1;
+  const normal = (ns: readonly Step[]): Step | undefined => {
+    const w = world();
+    let best: Step | undefined;
+    let top = -1;
+    for (const s of ns) {
+      let p = pri.get(s.id);
+      // New since the last pick, or racing with the step just taken (same actor): a fresh draw.
+      if (p === undefined || (last !== undefined && threadOf(sc, w, s) === lastThread)) {
+        p = r.next();
+        pri.set(s.id, p);
+      }
+      if (p > top) {
+        top = p;
+        best = s;
+      }
+    }
+    return best;
+  };
+  return (steps) => {
+    if (last) pri.delete(last.id);
+    const s = faultsOr(r, faultRate, steps, normal);
+    last = s;
+    if (s) lastThread = threadOf(sc, world(), s);
+    return s;
+  };
+}
+
 export interface RunOutcome {
   readonly found?: { property: PropertyRef; schedule: string[] };
   readonly length: number;
@@ -137,8 +178,8 @@ export function walk(sc: Scenario, pick: Pick, maxDepth: number, onWorld?: (w: W
 
 /** What one sampled run needs: its strategy, the session's root seed, the depth bound, the fault rate and PCT's parameters. */
 export interface SampleConfig {
-  /** Random walk or PCT. */
-  readonly strategy: 'random' | 'pct';
+  /** Random walk, PCT or POS. */
+  readonly strategy: 'random' | 'pct' | 'pos';
   /** The session's seed; run i's seed is derived from it. */
   readonly root: number;
   /** Longest run, in steps. */
@@ -152,10 +193,13 @@ export interface SampleConfig {
 /** Run `i` of a sampling session, alone: the same run a full session would make. */
 export function runOne(sc: Scenario, cfg: SampleConfig, runSeed: number, onWorld?: (w: World) => void): RunOutcome {
   let current: World | undefined;
+  const world = () => current!;
   const pick =
     cfg.strategy === 'random'
       ? randomPick(runSeed, cfg.faultRate)
-      : pctPick(sc, runSeed, cfg.pct ?? { depth: 3, k: 100 }, cfg.faultRate, () => current!);
+      : cfg.strategy === 'pos'
+        ? posPick(sc, runSeed, cfg.faultRate, world)
+        : pctPick(sc, runSeed, cfg.pct ?? { depth: 3, k: 100 }, cfg.faultRate, world);
   return walk(sc, pick, cfg.maxDepth, onWorld, (w) => (current = w));
 }
 

@@ -1,0 +1,13 @@
+import { deriveSeed } from '/work/wt-31b/src/actors/index.ts';
+import { estimateK, runOne, type SampleConfig } from '/work/wt-31b/src/check/index.ts';
+import { orderingBug } from '/work/wt-31b/test/fixtures/check/models.ts';
+const cpu = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1000; };
+const sc = orderingBug(14, 3);
+const k = estimateK(sc, 1000, 0);
+const strategy = process.env.ST ?? 'pct';
+const cfg = { strategy, root: 0, maxDepth: 1000, faultRate: 0, pct: { depth: 3, k } } as unknown as SampleConfig;
+for (let i = 0; i < 5000; i++) runOne(sc, cfg, deriveSeed(1, i));
+const t0 = cpu();
+const N = 40000;
+for (let i = 0; i < N; i++) runOne(sc, cfg, deriveSeed(2, i));
+console.log(strategy, ((cpu() - t0) * 1000 / N).toFixed(1), 'µs/run');
