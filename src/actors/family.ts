@@ -82,7 +82,7 @@ export interface SimulationReport {
 /** Check options a family suggests (the CLI uses them unless the user overrides). */
 export interface CheckDefaults {
   /** Search strategy (`check --strategy`). */
-  readonly strategy?: 'dfs' | 'bfs' | 'random' | 'pct' | 'swarm';
+  readonly strategy?: 'dfs' | 'bfs' | 'random' | 'pct' | 'pos' | 'swarm';
   /** Longest schedule explored (`--max-depth`). */
   readonly maxDepth?: number;
   /** Distinct-state budget (`--max-states`). */

@@ -13,7 +13,7 @@ import { collectParam, intArg, scenarioNames, secondsArg, secondsArgFor, shardAr
 import { VERSION } from './version.ts';
 import { PhaseClock, cpuNowMs } from '../check/phases.ts';
 
-const STRATEGIES = ['dfs', 'bfs', 'random', 'pct', 'swarm'] as const;
+const STRATEGIES = ['dfs', 'bfs', 'random', 'pct', 'pos', 'swarm'] as const;
 const SCENARIO_HELP = "a scenario: a name (see 'interleave list'), or your module ./path/to/module.(ts|js|mjs)[#export]";
 const CONFIG_HELP = 'the project config listing scenario modules (default: the nearest interleave.config.(js|mjs|ts) from here up to the project root)';
 
@@ -48,9 +48,9 @@ Examples:
     .argument('<scenario>', SCENARIO_HELP)
     .option('-p, --param <key=value>', 'a scenario parameter (repeatable); see `interleave list`', collectParam, [])
     .addOption(new Option('-s, --strategy <name>', 'search strategy').choices(STRATEGIES))
-    .option('--seed <n>', 'seed for random, pct and swarm (and tie-breaks)', intArg('--seed'))
-    .option('--runs <n>', 'random/pct/swarm: number of runs', intArg('--runs', 1))
-    .option('--depth <n>', 'pct: bug depth d (d-1 priority change points)', intArg('--depth', 1))
+    .option('--seed <n>', 'seed for random, pct, pos and swarm (and tie-breaks)', intArg('--seed'))
+    .option('--runs <n>', 'random/pct/pos/swarm: number of runs', intArg('--runs', 1))
+    .option('--depth <n>', 'pct: bug depth d (d-1 priority change points); pos has none', intArg('--depth', 1))
     .option('--max-states <n>', 'stop after this many states', intArg('--max-states', 1))
     .option('--max-depth <n>', 'do not explore past this many steps', intArg('--max-depth', 1))
     .option('--time-limit <seconds>', 'stop after this long', secondsArg)

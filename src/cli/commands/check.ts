@@ -461,6 +461,7 @@ function shardChecks(api: CheckerApi, sc: Scenario, opts: CheckOptions, flags: C
   const strategy = opts.strategy ?? 'bfs';
   const exhaustive = strategy === 'dfs' || strategy === 'bfs';
   const where = chosen && chosen.from !== '--shard' ? ` (shard ${chosen.index + 1}/${chosen.count} from ${chosen.from})` : '';
+  if (flags.depth !== undefined && strategy === 'pos') throw new UsageError('--depth is PCT\'s bug depth; pos has no parameters: drop --depth, or use --strategy pct');
   if (chosen && !exhaustive && strategy !== 'swarm') throw new UsageError(`--shard splits dfs, bfs and swarm checks, not ${strategy}${where}; use --strategy dfs|bfs|swarm`);
   if (chosen && exhaustive && flags.from !== undefined) throw new UsageError(`--shard does not combine with --from${where}: a search around a recording runs in one process`);
   if (chosen && exhaustive && opts.liveness !== false && api.hasLiveness(sc)) {
