@@ -9,7 +9,7 @@ import { SLICE_MS, yieldToLoop, type Explorer, type Session } from './search/ses
 import type { SwarmHandle } from './distributed/swarm.ts';
 import type { FromTraceOptions, TraceSeed } from './trace/from-trace.ts';
 import { MODES } from './modes.ts';
-import { PhaseClock } from './phases.ts';
+import { PhaseClock, roundPhases } from './phases.ts';
 import { planCheck } from './plan.ts';
 import { checkResult } from './result.ts';
 import type { CheckOptions, CheckResult, CheckRun, Progress, TraceFile } from './types.ts';
@@ -135,6 +135,6 @@ async function search(sc: Scenario, opts: CheckOptions, progress: Subject<Progre
 }
 
 function withPhases(r: CheckResult, clock: PhaseClock): CheckResult {
-  r.stats.phases = { ...clock.phases, ...r.stats.phases };
+  r.stats.phases = roundPhases({ ...clock.phases, ...r.stats.phases });
   return r;
 }
