@@ -31,5 +31,5 @@ process.exitCode = await main(process.argv.slice(2));
 function preloads(argv) {
   const [command, ...rest] = argv.filter((a) => !a.startsWith('-'));
   if (!['check', 'replay', 'show', 'simulate', 'merge'].includes(command ?? '')) return [];
-  return ['xstate', 'rxjs', 'zod', ...(rest.some((a) => a.includes('amber')) ? ['apache-arrow'] : [])];
+  return ['xstate', 'zod', ...(rest.some((a) => a.includes('amber')) ? ['apache-arrow'] : [])];
 }

@@ -1,7 +1,8 @@
 // `check` and `checkRun`: plan the check, pick its mode (modes.ts), and drive the mode's
 // explorer with the one search loop: slices of work between turns of the event loop, so
 // progress$ emits and stop() takes effect, under one session's budgets.
-import { Subject } from 'rxjs';
+// rxjs's own subpath (in its exports map): the package index loads every operator.
+import { Subject } from 'rxjs/internal/Subject';
 import { assertScenario, isModelError, type Scenario } from '../actors/index.ts';
 import { placeOnSchedule } from './trace/schedule-to.ts';
 import { leanHeap } from './search/heap.ts';
