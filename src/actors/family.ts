@@ -87,7 +87,7 @@ export interface CheckDefaults {
   readonly maxDepth?: number;
   /** Distinct-state budget (`--max-states`). */
   readonly maxStates?: number;
-  /** Runs for random, PCT and swarm (`--runs`). */
+  /** Runs for random, PCT, POS and swarm (`--runs`). */
   readonly runs?: number;
   /** PCT's bug depth d (`--depth`). */
   readonly depth?: number;

@@ -99,6 +99,8 @@ function checkOptions(t: Target, p: ParamValues, flags: CheckFlags): CheckOption
   if (!flags.por) o.por = false;
   if (flags.determinismCheck === false) o.determinism = false;
   if (flags.frontier !== undefined) o.frontier = flags.frontier;
+  // A family's suggested PCT depth does not apply when the user picks pos (which has none).
+  if (o.strategy === 'pos' && flags.depth === undefined) delete o.depth;
   // Swarm workers rebuild the scenario in their own threads, from the family's module or the user's.
   const source = t.origin ? { module: t.origin.path, export: t.origin.export, params: { ...p } } : familySource(f.name, { ...p });
   if (source) o.source = source;
