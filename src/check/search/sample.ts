@@ -19,6 +19,7 @@
 import { apply, deriveSeed, enabled, initialWorld, isQuiescent, rng, type Rng, type Scenario, type Step, type World } from '../../actors/index.ts';
 import { quiescentViolation, stepViolation } from '../properties.ts';
 import type { Explorer, Found, Session } from './session.ts';
+import type { Lanes } from '../fingerprint/fingerprint.ts';
 import type { PropertyRef } from '../types.ts';
 
 /** Picks the next step of one run, or undefined to end it. */
@@ -229,9 +230,15 @@ export class Sampler implements Explorer {
 
   step(until: number): boolean {
     const s = this.s;
+    // A run's worlds come one from the other: each is hashed from its parent's lanes,
+    // re-hashing only the actors the step touched (as dfs and bfs do).
+    let parent: World | undefined;
+    let lanes: Lanes | undefined;
     const onWorld = (w: World) => {
       s.states++;
-      if (s.visit(w)) s.reach.see(w);
+      if (s.visit(w, parent, lanes)) s.reach.see(w);
+      parent = w;
+      lanes = s.hasher.lastLanes;
     };
     for (;;) {
       if (this.i >= this.runs || this.i > this.bound) {
@@ -242,6 +249,7 @@ export class Sampler implements Explorer {
       if (s.outOfBudget(now)) return true;
       if (now > until) return false;
       const seed = deriveSeed(this.cfg.root, this.i);
+      parent = lanes = undefined;
       const out = runOne(s.sc, this.cfg, seed, onWorld);
       s.runs++;
       s.transitions += out.length;

@@ -6,11 +6,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { deriveSeed, estimateK, runOne, runSchedule } from 'interleave/kernel';
+import { WorldHasher, deriveSeed, estimateK, runOne, runSchedule } from 'interleave/kernel';
 import { check, type SampleConfig } from 'interleave';
 import { main } from '../../../src/cli/main.ts';
 import { plain } from '../../../src/report/style.ts';
-import { lostUpdate, orderingBug } from '../../fixtures/check/models.ts';
+import { lostUpdate, orderingBug, randomSystem } from '../../fixtures/check/models.ts';
 
 const MODELS = new URL('../../fixtures/check/models.ts', import.meta.url).pathname;
 const K = 14;
@@ -84,6 +84,20 @@ describe('pos', () => {
     expect(one.options.swarmStrategy).toBe('pos');
     expect(two.violation!.seed).toBe(one.violation!.seed);
     expect(two.violation!.schedule).toEqual(one.violation!.schedule);
+  });
+
+  it('a sampling check counts the distinct worlds its runs met, hashed from their parents as from scratch (random systems)', async () => {
+    for (let seed = 0; seed < 30; seed++) {
+      const sc = randomSystem(seed, seed % 2 === 0);
+      for (const strategy of ['pos', 'random'] as const) {
+        const r = await check(sc, { strategy, seed, runs: 40, shrink: false });
+        const h = new WorldHasher(sc, false);
+        const seen = new Set<string>();
+        const last = r.ok ? 40 : (r.stats.runs ?? 0);
+        for (let i = 0; i < last; i++) runOne(sc, { strategy, root: seed, maxDepth: 10_000, faultRate: 0.1 }, deriveSeed(seed, i), (w) => void seen.add(JSON.stringify(h.fp(w))));
+        expect(r.stats.distinctStates, `${strategy} on random system ${seed}`).toBe(seen.size);
+      }
+    }
   });
 
   it('refuses options it has no use for', async () => {
