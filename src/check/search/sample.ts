@@ -84,30 +84,41 @@ export function pctPick(sc: Scenario, seed: number, cfg: PctConfig, faultRate: n
     while (changeAt.has(at)) at = 1 + r.int(Math.max(cfg.k, cfg.depth));
     changeAt.set(at, cfg.depth - i);
   }
-  return (steps, depth) =>
-    faultsOr(r, faultRate, steps, (ns) => {
-      const w = world();
-      const best = (): number => {
-        let top = -1,
-          tp = -Infinity;
-        for (const s of ns) {
-          const t = threadOf(sc, w, s);
-          if (pri[t]! > tp) {
-            tp = pri[t]!;
-            top = t;
-          }
-        }
-        return top;
-      };
-      let t = best();
-      const low = changeAt.get(depth + 1);
-      if (low !== undefined) {
-        pri[t] = low;
-        t = best();
+  // The highest-priority actor among the steps (no closures per step: a run takes thousands).
+  const best = (ns: readonly Step[], w: World): number => {
+    let top = -1,
+      tp = -Infinity;
+    for (const s of ns) {
+      const t = threadOf(sc, w, s);
+      if (pri[t]! > tp) {
+        tp = pri[t]!;
+        top = t;
       }
-      const mine = ns.filter((s) => threadOf(sc, w, s) === t);
-      return mine.length === 1 ? mine[0] : r.pick(mine);
-    });
+    }
+    return top;
+  };
+  let stepNo = 0;
+  const normal = (ns: readonly Step[]): Step | undefined => {
+    const w = world();
+    let t = best(ns, w);
+    const low = changeAt.get(stepNo + 1);
+    if (low !== undefined) {
+      pri[t] = low;
+      t = best(ns, w);
+    }
+    let mine: Step | undefined;
+    let count = 0;
+    for (const s of ns) {
+      if (threadOf(sc, w, s) !== t) continue;
+      mine = s;
+      count++;
+    }
+    return count === 1 ? mine : r.pick(ns.filter((s) => threadOf(sc, w, s) === t));
+  };
+  return (steps, depth) => {
+    stepNo = depth;
+    return faultsOr(r, faultRate, steps, normal);
+  };
 }
 
 export function posPick(sc: Scenario, seed: number, faultRate: number, world: () => World): Pick {
