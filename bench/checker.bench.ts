@@ -11,6 +11,9 @@
 // 3. Runs to the first failure of random vs pct on an ordering bug of depth 1 and 2
 //    with K steps per actor, median over 20 seeds, runs per seed capped.
 //    Goal: pct needs >= 100x fewer runs than random at K = 14.
+// 3b. Runs to an ordering bug of depth 1, 2 and 3 at K = 14 (bench/sampler-rows.ts): pct, pos
+//    and fast-check's scheduler, with CPU per run. Goal: pos <= 200 median runs at depth 3,
+//    at no more CPU per run than fast-check.
 //
 // 1b. Liveness (bench/liveness-rows.ts): the same models with and without their liveness
 //    properties: distinct states/s and bytes/state of the stored graph and the SCC pass.
@@ -30,6 +33,7 @@
 //   npm run bench -- checker --por [--long]  (only table 6, and the first-violation table)
 //   npm run bench -- checker --first          (only the first-violation table: bench/first-violation-rows.ts)
 //   npm run bench -- checker --determinism   (only table 5)
+//   npm run bench -- checker --sampler       (only table 3b)
 //   npm run bench -- checker --quick         (smaller models, cap 1000)
 //   npm run bench -- checker --cap=20000     (raise the runs cap for random)
 import { transition } from 'xstate';
@@ -41,6 +45,7 @@ import { EVERY_EVENT_HEADER, EVERY_EVENT_NOTE, everyEventRows } from './every-ev
 import { LIVENESS_HEADER, LIVENESS_NOTE, livenessRows } from './liveness-rows.ts';
 import { POR_HEADER, POR_NOTE, porRows } from './por-rows.ts';
 import { FIRST_HEADER, FIRST_NOTE, firstViolationRows } from './first-violation-rows.ts';
+import { SAMPLER_HEADER, samplerNote, samplerRows } from './sampler-rows.ts';
 
 /**
  * Parameters of catalog families that hold (so the bench measures a full exploration,
@@ -329,12 +334,14 @@ export default async function (argv: string[]): Promise<void> {
   const reduction = async () => printTable('partial-order reduction: off and on, same run (dfs)', POR_HEADER, await porRows(quick, argv.includes('--long')), POR_NOTE);
   const first = async () => printTable('first violation with the reduction on and off, same run', FIRST_HEADER, await firstViolationRows(), FIRST_NOTE);
   if (argv.includes('--first')) return first();
+  const capArg = argv.find((a) => a.startsWith('--cap='));
+  const cap = capArg ? Number(capArg.slice(6)) : quick ? 1000 : 8000;
+  const samplers = async () => printTable('runs to an ordering bug of depth 1-3 at K = 14: pct, pos and fast-check\'s scheduler', SAMPLER_HEADER, await samplerRows(quick, cap), samplerNote(quick ? 10 : 20, cap, quick ? 50_000 : 200_000, quick ? 2_000 : 20_000));
+  if (argv.includes('--sampler')) return samplers();
   if (argv.includes('--por')) {
     await reduction();
     return first();
   }
-  const capArg = argv.find((a) => a.startsWith('--cap='));
-  const cap = capArg ? Number(capArg.slice(6)) : quick ? 1000 : 8000;
   await throughput(quick);
   await pairsScaling(quick);
   await reduction();
@@ -342,5 +349,6 @@ export default async function (argv: string[]): Promise<void> {
   printTable('liveness: the same models with and without the graph search and SCC pass (bfs)', LIVENESS_HEADER, await livenessRows(quick), LIVENESS_NOTE);
   printTable('one machine, every event: scenario inputs against @xstate/graph', EVERY_EVENT_HEADER, await everyEventRows(quick), EVERY_EVENT_NOTE);
   sampling(quick, cap);
+  await samplers();
   await determinismCost(quick);
 }

@@ -28,7 +28,7 @@ export type { Chooser, DriveOptions, RunEnd, Run, ScheduleInput, DeterminismRepo
 // Checking.
 export { check, checkRun, expectHolds, formatViolation, NondeterminismError, replaySchedule, replayTraceFile, fromTrace, replayLasso } from './check/index.ts';
 export type * from './check/types.ts';
-export type { FirstViolationInfo, PctNote, LivenessNote, LassoReplay, ExpectHoldsOptions, FromTraceOptions, FromTraceResult, TraceSeed, ShardInfo, ExchangeInfo, ExchangeOptions, ExchangeCounts, ShareVisitedInfo, ShareVisitedOptions, LivenessStats, SampleConfig, PctConfig } from './check/index.ts';
+export type { FirstViolationInfo, PctNote, LivenessNote, LassoReplay, ExpectHoldsOptions, FromTraceOptions, FromTraceResult, TraceSeed, ShardInfo, ExchangeInfo, ExchangeOptions, ExchangeCounts, ShareVisitedInfo, ShareVisitedOptions, LivenessStats, SampleConfig, PctConfig, Phases, PhaseName, PhaseTime } from './check/index.ts';
 
 // Trace files.
 export { toTraceFile, saveTraceFile } from './check/index.ts';

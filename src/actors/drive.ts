@@ -1,6 +1,8 @@
 // The one deterministic step loop. A chooser picks the next step among the enabled
 // ones; random walks, replay, PCT and simulation are choosers.
-import { Observable, type Subscriber } from 'rxjs';
+// rxjs's own subpath (in its exports map): the package index loads every operator (about 70 ms of CPU).
+import { Observable } from 'rxjs/internal/Observable';
+import type { Subscriber } from 'rxjs';
 import { apply, enabled, initialWorld, inputStep, isFailureEvent, isQuiescent, tickStep } from './kernel.ts';
 import { rng } from './prng.ts';
 import { ScenarioError, type Scenario } from './scenario.ts';

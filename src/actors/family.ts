@@ -82,12 +82,12 @@ export interface SimulationReport {
 /** Check options a family suggests (the CLI uses them unless the user overrides). */
 export interface CheckDefaults {
   /** Search strategy (`check --strategy`). */
-  readonly strategy?: 'dfs' | 'bfs' | 'random' | 'pct' | 'swarm';
+  readonly strategy?: 'dfs' | 'bfs' | 'random' | 'pct' | 'pos' | 'swarm';
   /** Longest schedule explored (`--max-depth`). */
   readonly maxDepth?: number;
   /** Distinct-state budget (`--max-states`). */
   readonly maxStates?: number;
-  /** Runs for random, PCT and swarm (`--runs`). */
+  /** Runs for random, PCT, POS and swarm (`--runs`). */
   readonly runs?: number;
   /** PCT's bug depth d (`--depth`). */
   readonly depth?: number;

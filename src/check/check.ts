@@ -1,7 +1,8 @@
 // `check` and `checkRun`: plan the check, pick its mode (modes.ts), and drive the mode's
 // explorer with the one search loop: slices of work between turns of the event loop, so
 // progress$ emits and stop() takes effect, under one session's budgets.
-import { Subject } from 'rxjs';
+// rxjs's own subpath (in its exports map): the package index loads every operator.
+import { Subject } from 'rxjs/internal/Subject';
 import { assertScenario, isModelError, type Scenario } from '../actors/index.ts';
 import { placeOnSchedule } from './trace/schedule-to.ts';
 import { leanHeap } from './search/heap.ts';
@@ -9,6 +10,7 @@ import { SLICE_MS, yieldToLoop, type Explorer, type Session } from './search/ses
 import type { SwarmHandle } from './distributed/swarm.ts';
 import type { FromTraceOptions, TraceSeed } from './trace/from-trace.ts';
 import { MODES } from './modes.ts';
+import { PhaseClock, roundPhases } from './phases.ts';
 import { planCheck } from './plan.ts';
 import { checkResult } from './result.ts';
 import type { CheckOptions, CheckResult, CheckRun, Progress, TraceFile } from './types.ts';
@@ -96,6 +98,8 @@ async function search(sc: Scenario, opts: CheckOptions, progress: Subject<Progre
   await yieldToLoop();
   const heap = mode.heap(plan, opts);
   if (heap !== false) hooks.onHeap(leanHeap(heap));
+  const clock = new PhaseClock();
+  const endSearch = clock.start();
   const s = mode.session(sc, plan, opts);
   hooks.onSession(s);
   const drive = async (e: Explorer): Promise<void> => {
@@ -117,11 +121,21 @@ async function search(sc: Scenario, opts: CheckOptions, progress: Subject<Progre
     opened.fail?.(e);
     throw e;
   }
+  endSearch('search');
+  const resteps = { ...(s.determinism?.time ?? { wallMs: 0, cpuMs: 0 }) };
+  const endAfter = clock.start();
   await opened.after?.();
+  endAfter(plan.notes.firstViolation ? 'firstViolation' : 'search');
+  clock.carve('search', 'determinism', resteps);
   s.exploreMs = s.ms();
   s.memory.sample();
-  if (opened.result) return opened.result();
-  const result = checkResult(sc, s, opts, plan);
+  if (opened.result) return withPhases(opened.result(), clock);
+  const result = checkResult(sc, s, opts, plan, clock);
   opened.finish?.(result);
-  return result;
+  return withPhases(result, clock);
+}
+
+function withPhases(r: CheckResult, clock: PhaseClock): CheckResult {
+  r.stats.phases = roundPhases({ ...clock.phases, ...r.stats.phases });
+  return r;
 }

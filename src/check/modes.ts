@@ -67,18 +67,18 @@ const exhaustiveHeap = (plan: Plan, opts: CheckOptions): number | undefined | fa
 
 const checkSession = (sc: Scenario, plan: Plan, opts: CheckOptions): Session => new Session(sc, { ...opts, symmetry: plan.symmetry }, plan.por.enabled, plan.liveness);
 
-function sampleConfig(ctx: ModeContext, strategy: 'random' | 'pct' | 'swarm'): SampleConfig {
+function sampleConfig(ctx: ModeContext, strategy: 'random' | 'pct' | 'pos' | 'swarm'): SampleConfig {
   const { sc, opts, notes } = ctx;
   const per = strategy === 'swarm' ? (opts.swarmStrategy ?? 'pct') : strategy;
   const maxDepth = opts.maxDepth ?? DEFAULT_SAMPLE_DEPTH;
   const faultRate = opts.faultRate ?? 0.1;
   const root = ctx.plan.seed;
-  if (per === 'random') return { strategy: 'random', root, maxDepth, faultRate };
+  if (strategy === 'swarm') notes.swarmStrategy = per;
+  if (per === 'random' || per === 'pos') return { strategy: per, root, maxDepth, faultRate };
   const depth = opts.depth ?? 3;
   if (!Number.isInteger(depth) || depth < 1) throw new Error(`pct depth must be a whole number >= 1, got ${String(opts.depth)}`);
   const k = estimateK(sc, maxDepth, faultRate);
   notes.pct = { depth, k };
-  if (strategy === 'swarm') notes.swarmStrategy = per;
   return { strategy: 'pct', root, maxDepth, faultRate, pct: { depth, k } };
 }
 
@@ -110,7 +110,7 @@ const aroundRecording: Mode = {
   },
 };
 
-/** swarm: pct or random runs over worker threads (distributed/swarm.ts). */
+/** swarm: pct, pos or random runs over worker threads (distributed/swarm.ts). */
 const swarm: Mode = {
   name: 'swarm',
   applies: (plan) => plan.strategy === 'swarm',
@@ -202,14 +202,14 @@ const search: Mode = {
   },
 };
 
-/** random and pct: seeded runs in this thread (search/sample.ts). */
+/** random, pct and pos: seeded runs in this thread (search/sample.ts). */
 const sample: Mode = {
   name: 'sample',
   applies: () => true,
   heap: () => false,
   session: checkSession,
   open(ctx) {
-    const strategy = ctx.plan.strategy as 'random' | 'pct';
+    const strategy = ctx.plan.strategy as 'random' | 'pct' | 'pos';
     const cfg = sampleConfig(ctx, strategy);
     const runs = ctx.opts.runs ?? DEFAULT_RUNS;
     ctx.notes.runs = runs;

@@ -7,7 +7,8 @@ import { hasLiveness } from './liveness/scc.ts';
 import { DEFAULT_SHARD_PREFIX, assertShard } from './distributed/shard.ts';
 import type { CheckNotes, CheckOptions, Strategy } from './types.ts';
 
-const STRATEGIES: readonly Strategy[] = ['dfs', 'bfs', 'random', 'pct', 'swarm'];
+const STRATEGIES: readonly Strategy[] = ['dfs', 'bfs', 'random', 'pct', 'pos', 'swarm'];
+const SWARM_STRATEGIES = ['random', 'pct', 'pos'] as const;
 
 /** A check's plan: what runs, and the notes it starts its result with. */
 export interface Plan {
@@ -38,6 +39,10 @@ export function planCheck(sc: Scenario, opts: CheckOptions): Plan {
   const strategy = opts.strategy ?? 'bfs';
   if (!STRATEGIES.includes(strategy)) throw new Error(`unknown strategy '${String(strategy)}'; use one of ${STRATEGIES.join(', ')}`);
   const exhaustive = strategy === 'dfs' || strategy === 'bfs';
+  if (opts.swarmStrategy !== undefined && !SWARM_STRATEGIES.includes(opts.swarmStrategy)) throw new Error(`unknown swarmStrategy '${String(opts.swarmStrategy)}'; use one of ${SWARM_STRATEGIES.join(', ')}`);
+  // PCT's bug depth means nothing to the other strategies: refuse it rather than ignore it.
+  const perRun = strategy === 'swarm' ? (opts.swarmStrategy ?? 'pct') : strategy;
+  if (opts.depth !== undefined && perRun === 'pos') throw new Error(`depth is PCT's bug depth; pos has no parameters: drop depth, or use strategy 'pct'`);
   const seed = (opts.seed ?? (exhaustive ? 0 : defaultSeed())) >>> 0;
   // Liveness keeps the whole state graph: no sleep sets, no symmetry (liveness/state-graph.ts).
   const liveness = exhaustive && opts.liveness !== false && hasLiveness(sc);

@@ -12,6 +12,7 @@
 // fingerprint of the resulting world (no symmetry) and the kinds of the step's events.
 import { ScenarioError, apply, formatStateValue, initialWorld, type Scenario, type Step, type TraceEvent, type World } from '../actors/index.ts';
 import { Hasher, WorldHasher } from './fingerprint/fingerprint.ts';
+import { cpuNowMs, type PhaseTime } from './phases.ts';
 import type { DeterminismOptions } from './types.ts';
 
 /** The default sampling of `CheckOptions.determinism`: the first 128 transitions, then every 512th, re-stepped twice. */
@@ -43,6 +44,8 @@ export class DeterminismCheck {
   private n = 0;
   /** Re-steps done (for the benchmark). */
   resteps = 0;
+  /** Time spent re-stepping (the check's `determinism` phase). */
+  readonly time: PhaseTime = { wallMs: 0, cpuMs: 0 };
 
   constructor(
     private readonly sc: Scenario,
@@ -60,8 +63,12 @@ export class DeterminismCheck {
   /** The initial world, built again: an impure initial context or entry action differs. */
   checkInitial(got: World): void {
     if (this.repeats === 0) return;
+    const w0 = performance.now(),
+      c0 = cpuNowMs();
     const a = this.hasher.fp(got);
     const again = this.hasher.fp(initialWorld(this.sc, { detail: false }).world);
+    this.time.wallMs += performance.now() - w0;
+    this.time.cpuMs += cpuNowMs() - c0;
     if (a.a !== again.a || a.b !== again.b) {
       throw new NondeterminismError(
         `nondeterminism: building the initial world twice gave different worlds: an initial context, input or entry action is impure (no Math.random(), clocks or I/O in machines; pass such values in as scenario input). \`determinism: false\` turns this check off.`,
@@ -77,6 +84,17 @@ export class DeterminismCheck {
     const n = ++this.n;
     if (n > this.first && (this.every === 0 || n % this.every !== 0)) return;
     if (this.repeats === 0) return;
+    const w0 = performance.now(),
+      c0 = cpuNowMs();
+    try {
+      this.restep(from, t, got, events);
+    } finally {
+      this.time.wallMs += performance.now() - w0;
+      this.time.cpuMs += cpuNowMs() - c0;
+    }
+  }
+
+  private restep(from: World, t: Step, got: World, events: readonly TraceEvent[]): void {
     const kinds = kindsOf(events);
     for (let k = 0; k < this.repeats; k++) {
       this.resteps++;

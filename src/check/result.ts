@@ -7,6 +7,7 @@ import { runSchedule } from './trace/replay.ts';
 import { nearestPassing, shrinkSchedule } from './trace/shrink.ts';
 import type { Session } from './search/session.ts';
 import type { Plan } from './plan.ts';
+import type { PhaseClock } from './phases.ts';
 import type { CheckOptions, CheckResult, Violation } from './types.ts';
 
 /**
@@ -19,7 +20,7 @@ export function collisionProbability(distinct: number, generated: number): numbe
 }
 
 /** The violation the session found, shrunk (a lasso: replayed) and replayed with detail. */
-function violationOf(sc: Scenario, s: Session, opts: CheckOptions): Violation | undefined {
+function violationOf(sc: Scenario, s: Session, opts: CheckOptions, clock: PhaseClock): Violation | undefined {
   const f = s.found;
   if (!f) return undefined;
   if (f.property.kind === 'liveness') {
@@ -32,6 +33,7 @@ function violationOf(sc: Scenario, s: Session, opts: CheckOptions): Violation | 
     return v;
   }
   let schedule = f.schedule;
+  const endShrink = clock.start();
   if (opts.shrink !== false && schedule.length > 0) schedule = shrinkSchedule(sc, f.property, schedule);
   // The final trace: replay with detail on.
   let out = runSchedule(sc, schedule, { detail: true, lenient: false });
@@ -39,9 +41,10 @@ function violationOf(sc: Scenario, s: Session, opts: CheckOptions): Violation | 
     schedule = f.schedule;
     out = runSchedule(sc, schedule, { detail: true, lenient: false });
   }
+  endShrink('shrink');
   const v: Violation = { property: out.property ?? f.property, schedule: out.schedule, originalLength: f.schedule.length, trace: out.trace, world: out.world };
   if (f.seed !== undefined) v.seed = f.seed;
-  const passing = nearestPassing(sc, out.schedule);
+  const passing = clock.time('nearbyPassing', () => nearestPassing(sc, out.schedule));
   if (passing) {
     v.passing = passing.schedule;
     v.passingNote = passing.note;
@@ -50,8 +53,8 @@ function violationOf(sc: Scenario, s: Session, opts: CheckOptions): Violation | 
 }
 
 /** The check's result from its session once the search has ended. */
-export function checkResult(sc: Scenario, s: Session, opts: CheckOptions, plan: Plan): CheckResult {
-  const violation = violationOf(sc, s, opts);
+export function checkResult(sc: Scenario, s: Session, opts: CheckOptions, plan: Plan, clock: PhaseClock): CheckResult {
+  const violation = violationOf(sc, s, opts, clock);
   // Exploration time only (shrinking and the final replay are not part of the rate).
   const ms = s.exploreMs ?? s.ms();
   const distinct = s.distinct;

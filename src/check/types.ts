@@ -2,8 +2,8 @@
 import type { Observable } from 'rxjs';
 import type { RecordedEvent, World } from '../actors/index.ts';
 
-/** How `check` explores: exhaustive `bfs`/`dfs`, or sampling `random`/`pct`/`swarm` (docs/checker.md). */
-export type Strategy = 'dfs' | 'bfs' | 'random' | 'pct' | 'swarm';
+/** How `check` explores: exhaustive `bfs`/`dfs`, or sampling `random`/`pct`/`pos`/`swarm` (docs/checker.md). */
+export type Strategy = 'dfs' | 'bfs' | 'random' | 'pct' | 'pos' | 'swarm';
 
 /**
  * Where a swarm worker gets the scenario from (scenarios are not transferable between
@@ -27,16 +27,18 @@ export type ScenarioSource = {
 export interface CheckOptions {
   /**
    * `bfs` (default: shortest counterexamples) and `dfs` explore every reachable state
-   * within the budgets and say whether they were `complete`; `random`, `pct` and
+   * within the budgets and say whether they were `complete`; `random`, `pct`, `pos` and
    * `swarm` sample `runs` seeded runs (PCT: probabilistic concurrency testing, good at
-   * bugs of small depth; swarm: PCT or random runs over worker threads).
+   * bugs of small depth; POS: partial order sampling, each event keeps a random priority
+   * while it waits, no parameters, better than PCT on bugs of depth 3 and more; swarm:
+   * PCT, POS or random runs over worker threads).
    */
   strategy?: Strategy;
-  /** Root seed of random, pct and swarm, and of tie-breaks; default: drawn from the clock and printed in the result. */
+  /** Root seed of random, pct, pos and swarm, and of tie-breaks; default: drawn from the clock and printed in the result. */
   seed?: number;
-  /** Random / pct / swarm: how many runs (default 1000; swarm 10,000). */
+  /** Random / pct / pos / swarm: how many runs (default 1000; swarm 10,000). */
   runs?: number;
-  /** PCT bug depth d (default 3): d - 1 priority change points. */
+  /** PCT bug depth d (default 3): d - 1 priority change points. Only for pct (and swarm running pct). */
   depth?: number;
   /**
    * bfs: how the frontier (states found, not yet expanded) is held. `compact` (default):
@@ -111,7 +113,7 @@ export interface CheckOptions {
    */
   shareVisited?: import('./distributed/claims.ts').ShareVisitedOptions;
   /** Swarm: the per-run strategy (default 'pct'). */
-  swarmStrategy?: 'random' | 'pct';
+  swarmStrategy?: 'random' | 'pct' | 'pos';
   /**
    * Partial-order reduction (stubborn sets and sleep sets), dfs and bfs, default true:
    * steps that commute are explored in one order only (docs/checker.md says what it
@@ -251,7 +253,7 @@ export interface Violation {
   trace: RecordedEvent[];
   /** The world where the property failed. */
   world: World;
-  /** The seed of the run that found it (random, pct, swarm): replays alone. */
+  /** The seed of the run that found it (random, pct, pos, swarm): replays alone. */
   seed?: number;
   /**
    * A nearby passing schedule, if found: one step moved (or, failing that, one fault
@@ -319,6 +321,12 @@ export interface CheckStats {
   runs?: number;
   /** The liveness pass (when the scenario declares liveness properties): graph size and memory. */
   liveness?: import('./liveness/state-graph.ts').LivenessStats;
+  /**
+   * Wall and CPU milliseconds per phase of the check (`search`, `determinism`,
+   * `firstViolation`, `shrink`, `nearbyPassing`; `check --json` adds the command line's
+   * `moduleLoad`, `scenarioBuild`, `traceWrite`, `htmlWrite`). CPU is the whole process's.
+   */
+  phases?: import('./phases.ts').Phases;
 }
 
 /**

@@ -11,8 +11,9 @@ import { EXIT, UsageError, didYouMean } from './errors.ts';
 import { processIo, type Io } from './io.ts';
 import { collectParam, intArg, scenarioNames, secondsArg, secondsArgFor, shardArg } from './options.ts';
 import { VERSION } from './version.ts';
+import { PhaseClock, cpuNowMs } from '../check/phases.ts';
 
-const STRATEGIES = ['dfs', 'bfs', 'random', 'pct', 'swarm'] as const;
+const STRATEGIES = ['dfs', 'bfs', 'random', 'pct', 'pos', 'swarm'] as const;
 const SCENARIO_HELP = "a scenario: a name (see 'interleave list'), or your module ./path/to/module.(ts|js|mjs)[#export]";
 const CONFIG_HELP = 'the project config listing scenario modules (default: the nearest interleave.config.(js|mjs|ts) from here up to the project root)';
 
@@ -47,9 +48,9 @@ Examples:
     .argument('<scenario>', SCENARIO_HELP)
     .option('-p, --param <key=value>', 'a scenario parameter (repeatable); see `interleave list`', collectParam, [])
     .addOption(new Option('-s, --strategy <name>', 'search strategy').choices(STRATEGIES))
-    .option('--seed <n>', 'seed for random, pct and swarm (and tie-breaks)', intArg('--seed'))
-    .option('--runs <n>', 'random/pct/swarm: number of runs', intArg('--runs', 1))
-    .option('--depth <n>', 'pct: bug depth d (d-1 priority change points)', intArg('--depth', 1))
+    .option('--seed <n>', 'seed for random, pct, pos and swarm (and tie-breaks)', intArg('--seed'))
+    .option('--runs <n>', 'random/pct/pos/swarm: number of runs', intArg('--runs', 1))
+    .option('--depth <n>', 'pct: bug depth d (d-1 priority change points); pos has none', intArg('--depth', 1))
     .option('--max-states <n>', 'stop after this many states', intArg('--max-states', 1))
     .option('--max-depth <n>', 'do not explore past this many steps', intArg('--max-depth', 1))
     .option('--time-limit <seconds>', 'stop after this long', secondsArg)
@@ -74,6 +75,8 @@ Examples:
     .option('-o, --out <file>', 'where to write the counterexample JSON (HTML next to it); default .interleave/<scenario>-seed<N>.json')
     .option('--config <file>', CONFIG_HELP)
     .option('--json', 'print one JSON document and nothing else')
+    .option('--charts', "draw each actor's statechart in the HTML viewer too (off by default: laying them out takes longer than the search; `interleave show <trace.json> --format html` draws them)")
+    .option('--verbose', 'also print where the time went: wall and CPU per phase (module load, scenario build, search, re-step sample, shrink, nearby passing, trace and viewer writing)')
     .addHelpText('after', `
 Exit codes: 0 every property holds (the output says whether exploration was complete
 or cut by a budget), 1 a violation (counterexample printed and saved), 2 bad input
@@ -88,7 +91,13 @@ Examples:
   $ npx interleave check lost-update --param design=compare-and-set --param clients=3
   $ npx interleave check ping-pong --strategy random --runs 500 --seed 7 --json
   $ npx interleave check ./test/scenarios.ts#election --param tieBreak=by-id`)
-    .action(async (name: string, o: CheckFlags) => setCode(await (await import('./commands/check.ts')).runCheck(io, name, o)));
+    .action(async (name: string, o: CheckFlags) => {
+      const clock = startClock();
+      const end = clock.start();
+      const command = await import('./commands/check.ts');
+      end('moduleLoad');
+      setCode(await command.runCheck(io, name, o, clock));
+    });
 
   p.command('merge')
     .description("combine the result files of a sharded check ('check --shard i/n --result FILE'): exit 1 with the shortest counterexample, 0 when every shard is present and complete, 2 naming missing, duplicate or mismatched shards")
@@ -167,7 +176,21 @@ async function explain(err: CommanderError, cmd: Command, root: Command): Promis
   }
 }
 
+/** The process's start-up (node, the loader, this file's imports), counted once: by the first command a process runs. */
+let startup: { wallMs: number; cpuMs: number } | undefined;
+let started = false;
+
+/** A phase clock for a command, holding the process's start-up when it is the first. */
+function startClock(): PhaseClock {
+  const clock = new PhaseClock();
+  if (startup) clock.add('moduleLoad', startup.wallMs, startup.cpuMs);
+  startup = undefined;
+  return clock;
+}
+
 export async function main(argv: string[], io: Io = processIo()): Promise<number> {
+  if (!started) startup = { wallMs: performance.now(), cpuMs: cpuNowMs() };
+  started = true;
   let code: number = EXIT.ok;
   const json = argv.includes('--json');
   // With --json, commander's own error text is collected and printed as the JSON error instead.
@@ -208,6 +231,8 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     if (json) io.out(JSON.stringify({ ok: false, error: { code: 'internal', message: e instanceof Error ? e.message : String(e) } }, null, 2));
     else io.err(`${io.errStyle.red('internal error')} (please report it): ${msg}`);
     return 3;
+  } finally {
+    startup = undefined;
   }
 }
 

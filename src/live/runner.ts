@@ -2,7 +2,8 @@
 // Messages are delivered in arrival order (fair across channels), timers fire on
 // real time (scaled), and external actors (live storage adapters) do real I/O whose
 // replies come back as `input` steps. The schedule it records replays in simulation.
-import { Subject } from 'rxjs';
+// rxjs's own subpath (in its exports map): the package index loads every operator.
+import { Subject } from 'rxjs/internal/Subject';
 import { apply, enabled, initialWorld, inputStep, isFailureEvent, tickStep } from '../actors/kernel.ts';
 import { ScenarioError, type Scenario } from '../actors/scenario.ts';
 import { deliverStep } from '../actors/steps.ts';

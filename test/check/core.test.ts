@@ -185,7 +185,7 @@ describe('budgets, progress and stop', () => {
 describe('bad options', () => {
   it('reject with a message naming the problem', async () => {
     const sc = lostUpdate();
-    await expect(check(sc, { strategy: 'astar' as never })).rejects.toThrow(/unknown strategy 'astar'; use one of dfs, bfs, random, pct, swarm/);
+    await expect(check(sc, { strategy: 'astar' as never })).rejects.toThrow(/unknown strategy 'astar'; use one of dfs, bfs, random, pct, pos, swarm/);
     await expect(check(sc, { strategy: 'pct', depth: 0 })).rejects.toThrow(/pct depth must be a whole number >= 1/);
     await expect(check(sc, { strategy: 'swarm', shard: { index: 2, count: 2 }, workers: 0 })).rejects.toThrow(/shard must be index\/count with 0 <= index < count/);
   });

@@ -71,7 +71,7 @@ describe('check: bad input exits 2 and names the valid choices', () => {
   it('bad --strategy names the strategies', () => {
     const r = run('check', 'ping-pong', '--strategy', 'astar');
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/Allowed choices are dfs, bfs, random, pct, swarm/);
+    expect(r.stderr).toMatch(/Allowed choices are dfs, bfs, random, pct, pos, swarm/);
   });
 
   it('--json errors are JSON too', () => {

@@ -44,7 +44,7 @@ describe('interleave (in-process)', () => {
 
   it('bad flag values name what is expected', async () => {
     const cases: [string[], RegExp][] = [
-      [['check', 'ping-pong', '--strategy', 'astar'], /Allowed choices are dfs, bfs, random, pct, swarm/],
+      [['check', 'ping-pong', '--strategy', 'astar'], /Allowed choices are dfs, bfs, random, pct, pos, swarm/],
       [['check', 'ping-pong', '--seed', 'x'], /--seed must be a whole number ≥ 0; got 'x'/],
       [['check', 'ping-pong', '--runs', '0'], /--runs must be a whole number ≥ 1; got '0'/],
       [['check', 'ping-pong', '--shard', '5/2'], /--shard takes i\/n with 1 ≤ i ≤ n/],

@@ -1,4 +1,4 @@
-// Sampling strategies: seeded random walks and PCT. Run i draws everything from
+// Sampling strategies: seeded random walks, PCT and POS. Run i draws everything from
 // `deriveSeed(root, i)`, so any failing run replays alone (`runOne`).
 //
 // PCT (Burckhardt, Kothari, Musuvathi, Nagarakatte, ASPLOS 2010): every actor (a
@@ -8,9 +8,18 @@
 // actor about to run drops to priority d - i. A bug of depth d is found with
 // probability >= 1 / (n k^(d-1)) per run. k (the expected run length) is fixed
 // before the runs from pilot walks, so each run depends only on its own seed.
+//
+// POS (partial order sampling; Yuan, Yang and Gu, CAV 2018): every enabled event gets a
+// random priority when it becomes enabled and keeps it while it waits; the enabled
+// event with the highest priority runs, and the events that race with it (in an actor
+// system: those handled by the same actor) draw fresh priorities. An event that drew a
+// low priority stays back while the others run, so "B runs to completion between two
+// steps of A" costs one unlucky draw, not one coin toss per step as in a random walk, and
+// unlike PCT no change point has to land on the right step. No parameters.
 import { apply, deriveSeed, enabled, initialWorld, isQuiescent, rng, type Rng, type Scenario, type Step, type World } from '../../actors/index.ts';
 import { quiescentViolation, stepViolation } from '../properties.ts';
 import type { Explorer, Found, Session } from './session.ts';
+import type { Lanes } from '../fingerprint/fingerprint.ts';
 import type { PropertyRef } from '../types.ts';
 
 /** Picks the next step of one run, or undefined to end it. */
@@ -75,30 +84,74 @@ export function pctPick(sc: Scenario, seed: number, cfg: PctConfig, faultRate: n
     while (changeAt.has(at)) at = 1 + r.int(Math.max(cfg.k, cfg.depth));
     changeAt.set(at, cfg.depth - i);
   }
-  return (steps, depth) =>
-    faultsOr(r, faultRate, steps, (ns) => {
-      const w = world();
-      const best = (): number => {
-        let top = -1,
-          tp = -Infinity;
-        for (const s of ns) {
-          const t = threadOf(sc, w, s);
-          if (pri[t]! > tp) {
-            tp = pri[t]!;
-            top = t;
-          }
-        }
-        return top;
-      };
-      let t = best();
-      const low = changeAt.get(depth + 1);
-      if (low !== undefined) {
-        pri[t] = low;
-        t = best();
+  // The highest-priority actor among the steps (no closures per step: a run takes thousands).
+  const best = (ns: readonly Step[], w: World): number => {
+    let top = -1,
+      tp = -Infinity;
+    for (const s of ns) {
+      const t = threadOf(sc, w, s);
+      if (pri[t]! > tp) {
+        tp = pri[t]!;
+        top = t;
       }
-      const mine = ns.filter((s) => threadOf(sc, w, s) === t);
-      return mine.length === 1 ? mine[0] : r.pick(mine);
-    });
+    }
+    return top;
+  };
+  let stepNo = 0;
+  const normal = (ns: readonly Step[]): Step | undefined => {
+    const w = world();
+    let t = best(ns, w);
+    const low = changeAt.get(stepNo + 1);
+    if (low !== undefined) {
+      pri[t] = low;
+      t = best(ns, w);
+    }
+    let mine: Step | undefined;
+    let count = 0;
+    for (const s of ns) {
+      if (threadOf(sc, w, s) !== t) continue;
+      mine = s;
+      count++;
+    }
+    return count === 1 ? mine : r.pick(ns.filter((s) => threadOf(sc, w, s) === t));
+  };
+  return (steps, depth) => {
+    stepNo = depth;
+    return faultsOr(r, faultRate, steps, normal);
+  };
+}
+
+export function posPick(sc: Scenario, seed: number, faultRate: number, world: () => World): Pick {
+  const r = rng(seed);
+  // Priorities of waiting events, by step id (one enabled step per id at a time).
+  const pri = new Map<string, number>();
+  let last: Step | undefined;
+  let lastThread = -1;
+  const normal = (ns: readonly Step[]): Step | undefined => {
+    const w = world();
+    let best: Step | undefined;
+    let top = -1;
+    for (const s of ns) {
+      let p = pri.get(s.id);
+      // New since the last pick, or racing with the step just taken (same actor): a fresh draw.
+      if (p === undefined || (last !== undefined && threadOf(sc, w, s) === lastThread)) {
+        p = r.next();
+        pri.set(s.id, p);
+      }
+      if (p > top) {
+        top = p;
+        best = s;
+      }
+    }
+    return best;
+  };
+  return (steps) => {
+    if (last) pri.delete(last.id);
+    const s = faultsOr(r, faultRate, steps, normal);
+    last = s;
+    if (s) lastThread = threadOf(sc, world(), s);
+    return s;
+  };
 }
 
 export interface RunOutcome {
@@ -137,8 +190,8 @@ export function walk(sc: Scenario, pick: Pick, maxDepth: number, onWorld?: (w: W
 
 /** What one sampled run needs: its strategy, the session's root seed, the depth bound, the fault rate and PCT's parameters. */
 export interface SampleConfig {
-  /** Random walk or PCT. */
-  readonly strategy: 'random' | 'pct';
+  /** Random walk, PCT or POS. */
+  readonly strategy: 'random' | 'pct' | 'pos';
   /** The session's seed; run i's seed is derived from it. */
   readonly root: number;
   /** Longest run, in steps. */
@@ -152,10 +205,13 @@ export interface SampleConfig {
 /** Run `i` of a sampling session, alone: the same run a full session would make. */
 export function runOne(sc: Scenario, cfg: SampleConfig, runSeed: number, onWorld?: (w: World) => void): RunOutcome {
   let current: World | undefined;
+  const world = () => current!;
   const pick =
     cfg.strategy === 'random'
       ? randomPick(runSeed, cfg.faultRate)
-      : pctPick(sc, runSeed, cfg.pct ?? { depth: 3, k: 100 }, cfg.faultRate, () => current!);
+      : cfg.strategy === 'pos'
+        ? posPick(sc, runSeed, cfg.faultRate, world)
+        : pctPick(sc, runSeed, cfg.pct ?? { depth: 3, k: 100 }, cfg.faultRate, world);
   return walk(sc, pick, cfg.maxDepth, onWorld, (w) => (current = w));
 }
 
@@ -185,9 +241,15 @@ export class Sampler implements Explorer {
 
   step(until: number): boolean {
     const s = this.s;
+    // A run's worlds come one from the other: each is hashed from its parent's lanes,
+    // re-hashing only the actors the step touched (as dfs and bfs do).
+    let parent: World | undefined;
+    let lanes: Lanes | undefined;
     const onWorld = (w: World) => {
       s.states++;
-      if (s.visit(w)) s.reach.see(w);
+      if (s.visit(w, parent, lanes)) s.reach.see(w);
+      parent = w;
+      lanes = s.hasher.lastLanes;
     };
     for (;;) {
       if (this.i >= this.runs || this.i > this.bound) {
@@ -198,6 +260,7 @@ export class Sampler implements Explorer {
       if (s.outOfBudget(now)) return true;
       if (now > until) return false;
       const seed = deriveSeed(this.cfg.root, this.i);
+      parent = lanes = undefined;
       const out = runOne(s.sc, this.cfg, seed, onWorld);
       s.runs++;
       s.transitions += out.length;

@@ -3,7 +3,7 @@ import { familySource } from '../../machines/family-table.ts';
 import { statSync } from 'node:fs';
 import { basename, join, relative, resolve } from 'node:path';
 import { ScenarioError, isModelError, isOptional, type ModelError, type Divergence, type ParamValues, type Scenario, type ScenarioFamily } from '../../actors/index.ts';
-import { busyActors, deviationMarks, formatHtmlPieces, formatSteps, lassoEnd, legendLines, reportContext, traceView, validateTraceFile, type TraceFileData } from '../../report/index.ts';
+import { busyActors, deviationMarks, formatHtmlPieces, formatSteps, lassoEnd, legendLines, reportContext, traceView, validateTraceFile, type ReportContext, type TraceFileData } from '../../report/index.ts';
 import { loadChecker, type CheckOptions, type CheckResult, type CheckerApi, type Violation } from '../check-api.ts';
 import { EXIT, UsageError } from '../errors.ts';
 import { printJson, type Io } from '../io.ts';
@@ -18,6 +18,8 @@ import { shareVisitedChecks, shareVisitedLines, shareVisitedShard } from '../sha
 import { modulePathFrom, writeAtomically } from '../../check/trace/trace-file.ts';
 import type { RecordingMisfit } from '../../check/trace/recorded.ts';
 import { DATA_WHY } from '../recording-misfit.ts';
+import { PhaseClock, roundPhases } from '../../check/phases.ts';
+import { phaseLines } from '../phase-table.ts';
 
 export interface CheckFlags {
   param: string[];
@@ -62,6 +64,10 @@ export interface CheckFlags {
   out?: string;
   config?: string;
   json?: boolean;
+  /** Print wall and CPU per phase after the verdict. */
+  verbose?: boolean;
+  /** Draw the statecharts in the viewer (their layout costs about as much as the search). */
+  charts?: boolean;
 }
 
 export function buildScenario(f: ScenarioFamily, p: ParamValues): Scenario {
@@ -93,6 +99,8 @@ function checkOptions(t: Target, p: ParamValues, flags: CheckFlags): CheckOption
   if (!flags.por) o.por = false;
   if (flags.determinismCheck === false) o.determinism = false;
   if (flags.frontier !== undefined) o.frontier = flags.frontier;
+  // A family's suggested PCT depth does not apply when the user picks pos (which has none).
+  if (o.strategy === 'pos' && flags.depth === undefined) delete o.depth;
   // Swarm workers rebuild the scenario in their own threads, from the family's module or the user's.
   const source = t.origin ? { module: t.origin.path, export: t.origin.export, params: { ...p } } : familySource(f.name, { ...p });
   if (source) o.source = source;
@@ -133,6 +141,12 @@ function recordedOf(r: CheckResult, v: Violation, seed: { schedule: readonly str
     steps: v.recorded,
     window: { start, ids: seed.schedule.slice(start - 1, end) },
   };
+}
+
+/** The viewer's context; the statecharts only when asked for (`show --format html` draws them too). */
+function viewerContext(sc: Scenario, f: ScenarioFamily, charts: boolean): ReportContext {
+  const { charts: all, ...rest } = reportContext(sc, f.params);
+  return charts && all ? { ...rest, charts: all } : rest;
 }
 
 /** A user's scenario name may hold any character; a file name should not. */
@@ -194,21 +208,27 @@ const CUT: Record<string, string> = {
   stopped: 'Ctrl-C',
 };
 
-export async function runCheck(io: Io, name: string, flags: CheckFlags): Promise<number> {
+export async function runCheck(io: Io, name: string, flags: CheckFlags, clock = new PhaseClock()): Promise<number> {
+  let end = clock.start();
   const t = await resolveTarget(name, flags.config);
+  end('moduleLoad');
   const f = t.family;
   // Starting from a recording: where it started (a resumed run's state) comes with it.
   const tf = flags.from !== undefined ? await import('../read-trace.ts') : undefined;
   const seedFile = flags.from !== undefined ? tf!.readTrace(flags.from, tf!.traceLimits(flags.traceLimit)) : undefined;
+  end = clock.start();
   const p = resolveParams(f, flags.param, seedFile?.scenario);
   const sc = buildScenario(f, p);
+  end('scenarioBuild');
   const chosen = resolveShard(flags.shard, flags.shardCount);
   const envExchange = process.env.INTERLEAVE_EXCHANGE;
   if (flags.exchange === undefined && envExchange) flags = { ...flags, exchange: envExchange };
   const envShared = process.env.INTERLEAVE_SHARE_VISITED;
   if (flags.shareVisited === undefined && envShared) flags = { ...flags, shareVisited: envShared };
   const opts = checkOptions(t, p, { ...flags, ...(chosen ? { shard: { index: chosen.index, count: chosen.count } } : {}) });
+  end = clock.start();
   const api0 = await loadChecker();
+  end('moduleLoad');
   const fps = shardChecks(api0, sc, opts, flags, chosen);
   // How to name this scenario again on a command line.
   const arg = t.origin ? refText(t.origin) : f.name;
@@ -262,6 +282,7 @@ export async function runCheck(io: Io, name: string, flags: CheckFlags): Promise
   const scenario = { name: f.name, params: { ...p }, ...(t.origin ? { module: arg } : {}) };
   if (flags.fingerprints !== undefined && fps.value) writeAtomically(flags.fingerprints, fingerprintLines(fps.value));
   if (flags.result !== undefined) writeAtomically(flags.result, `${JSON.stringify(resultFile(api, sc, t, p, r, scenario, fps.value, interrupted, flags.result), null, 2)}\n`);
+  r.stats.phases = { ...clock.phases, ...r.stats.phases };
   const note = r.options.swarmNote;
   if (typeof note === 'string' && !flags.json) io.err(s.yellow(`note: ${note}`));
   const o = io.style;
@@ -270,17 +291,25 @@ export async function runCheck(io: Io, name: string, flags: CheckFlags): Promise
     const v = r.violation;
     // Shards of one check write their counterexamples side by side.
     const jsonPath = outPath(flags.out, t, r.seed, chosen && `-shard${chosen.index + 1}of${chosen.count}`);
+    const phases = (r.stats.phases ??= {});
+    const timed = new PhaseClock();
+    end = timed.start();
     const file = traceFileOf(api, sc, t, p, r, v, jsonPath, seedFile);
     const htmlPath = htmlPathFor(jsonPath);
     let writeError: string | undefined;
     try {
       writeAtomically(jsonPath, `${JSON.stringify(file, null, 2)}\n`);
-      writeAtomically(htmlPath, formatHtmlPieces(file, reportContext(sc, f.params)));
+      end('traceWrite');
+      end = timed.start();
+      writeAtomically(htmlPath, formatHtmlPieces(file, viewerContext(sc, f, flags.charts === true)));
+      end('htmlWrite');
     } catch (e) {
       // The violation is still the result; say why the files are missing.
       writeError = `cannot write the trace to ${jsonPath}: ${e instanceof Error ? e.message : String(e)}; choose another place with --out FILE`;
       if (!flags.json) io.err(s.yellow(`warning: ${writeError}`));
     }
+    Object.assign(phases, timed.phases);
+    r.stats.phases = roundPhases(phases);
     const shown = (x: string) => (resolve(x).startsWith(process.cwd()) ? relative(process.cwd(), resolve(x)) || x : resolve(x));
     const replayCmd = `npx interleave replay ${shellWord(shown(jsonPath))}`;
     const lasso = v.cycleStart !== undefined ? { cycleStart: v.cycleStart } : {};
@@ -341,8 +370,10 @@ export async function runCheck(io: Io, name: string, flags: CheckFlags): Promise
     }
     for (const line of [...exchangeLines(r, o), ...shareVisitedLines(r, o)]) io.out(line);
     if (hint) io.out(`\n${o.cyan(hint)}`);
+    if (flags.verbose) io.out(phaseLines(r.stats.phases, o).join('\n'));
     return EXIT.violation;
   }
+  r.stats.phases = roundPhases(r.stats.phases);
 
   if (r.finding) {
     const fd = r.finding;
@@ -391,6 +422,7 @@ export async function runCheck(io: Io, name: string, flags: CheckFlags): Promise
   if (typeof r.options.endNote === 'string') io.out(o.yellow(`note: ${r.options.endNote}`));
   for (const line of [...exchangeLines(r, o), ...shareVisitedLines(r, o)]) io.out(line);
   if (hint) io.out(`\n${o.cyan(hint)}`);
+  if (flags.verbose) io.out(phaseLines(r.stats.phases, o).join('\n'));
   if (incomplete) {
     io.out(o.red(`INCOMPLETE: --require-complete: the exploration was ${verdict}; exit 1`));
     return EXIT.incomplete;
@@ -431,6 +463,7 @@ function shardChecks(api: CheckerApi, sc: Scenario, opts: CheckOptions, flags: C
   const strategy = opts.strategy ?? 'bfs';
   const exhaustive = strategy === 'dfs' || strategy === 'bfs';
   const where = chosen && chosen.from !== '--shard' ? ` (shard ${chosen.index + 1}/${chosen.count} from ${chosen.from})` : '';
+  if (flags.depth !== undefined && strategy === 'pos') throw new UsageError('--depth is PCT\'s bug depth; pos has no parameters: drop --depth, or use --strategy pct');
   if (chosen && !exhaustive && strategy !== 'swarm') throw new UsageError(`--shard splits dfs, bfs and swarm checks, not ${strategy}${where}; use --strategy dfs|bfs|swarm`);
   if (chosen && exhaustive && flags.from !== undefined) throw new UsageError(`--shard does not combine with --from${where}: a search around a recording runs in one process`);
   if (chosen && exhaustive && opts.liveness !== false && api.hasLiveness(sc)) {
