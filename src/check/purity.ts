@@ -12,6 +12,7 @@
 // fingerprint of the resulting world (no symmetry) and the kinds of the step's events.
 import { ScenarioError, apply, formatStateValue, initialWorld, type Scenario, type Step, type TraceEvent, type World } from '../actors/index.ts';
 import { Hasher, WorldHasher } from './fingerprint/fingerprint.ts';
+import { withShiftedSources } from './shifted-sources.ts';
 import type { DeterminismOptions } from './types.ts';
 
 /** The default sampling of `CheckOptions.determinism`: the first 128 transitions, then every 512th, re-stepped twice. */
@@ -46,7 +47,7 @@ export class DeterminismCheck {
 
   constructor(
     private readonly sc: Scenario,
-    opts: DeterminismOptions,
+    private readonly opts: DeterminismOptions,
   ) {
     this.first = opts.first ?? DETERMINISM_DEFAULTS.first;
     this.every = opts.every ?? DETERMINISM_DEFAULTS.every;
@@ -57,12 +58,25 @@ export class DeterminismCheck {
     this.hasher = new WorldHasher(sc, false);
   }
 
+  /**
+   * The same sample with a counter of its own, for user code run outside the search
+   * (the reduction's learning walks, shrinking, replays): its first transitions are
+   * re-stepped whatever the search has done.
+   */
+  fork(): DeterminismCheck {
+    return new DeterminismCheck(this.sc, this.opts);
+  }
+
   /** The initial world, built again: an impure initial context or entry action differs. */
   checkInitial(got: World): void {
     if (this.repeats === 0) return;
     const a = this.hasher.fp(got);
-    const again = this.hasher.fp(initialWorld(this.sc, { detail: false }).world);
-    if (a.a !== again.a || a.b !== again.b) {
+    let differs = false;
+    for (let k = 0; k < this.repeats && !differs; k++) {
+      const again = this.hasher.fp(withShiftedSources(k, () => initialWorld(this.sc, { detail: false }).world));
+      differs = a.a !== again.a || a.b !== again.b;
+    }
+    if (differs) {
       throw new NondeterminismError(
         `nondeterminism: building the initial world twice gave different worlds: an initial context, input or entry action is impure (no Math.random(), clocks or I/O in machines; pass such values in as scenario input). \`determinism: false\` turns this check off.`,
         '?',
@@ -70,6 +84,13 @@ export class DeterminismCheck {
         'start',
       );
     }
+  }
+
+  /** `apply` followed by {@link check}: how user code run outside the search is stepped. */
+  apply(from: World, t: Step, opts: { detail?: boolean } = {}): ReturnType<typeof apply> {
+    const r = apply(this.sc, from, t, { detail: opts.detail ?? false });
+    this.check(from, t, r.world, r.events);
+    return r;
   }
 
   /** Called after each transition of the search: re-steps it when sampled; throws on a difference. */
@@ -82,7 +103,8 @@ export class DeterminismCheck {
       this.resteps++;
       let again;
       try {
-        again = apply(this.sc, from, t, { detail: false });
+        // The clock and the random source differ on purpose in each re-step.
+        again = withShiftedSources(k, () => apply(this.sc, from, t, { detail: false }));
       } catch (e) {
         throw this.error(from, t, `the first time it stepped, a second time it threw: ${e instanceof Error ? e.message : String(e)}`);
       }

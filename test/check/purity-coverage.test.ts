@@ -1,0 +1,79 @@
+// User code the checker runs outside its sampled search (the reduction's learning walks,
+// shrinking, replays) is covered by the nondeterminism check too, and the clock and the
+// random source differ on purpose between a step and its re-step, so dependence on them
+// shows every time rather than when a millisecond happens to pass.
+import { assign, setup } from 'xstate';
+import { describe, expect, it } from 'vitest';
+import { NondeterminismError, check, defineScenario, reads, type Scenario } from 'interleave';
+
+/** A guard over a module-level counter: true for its first two calls, false after. */
+function countedGuardModel(): Scenario {
+  let seen = 0;
+  const m = setup({ types: {} as { context: { ok: number } } }).createMachine({
+    id: 'm',
+    context: { ok: 0 },
+    initial: 'on',
+    states: {
+      on: {
+        tags: ['idle'],
+        on: { Try: [{ guard: () => ++seen <= 2, actions: assign({ ok: ({ context }) => context.ok + 1 }) }, {}] },
+      },
+    },
+  });
+  const idle = { kind: 'reducer' as const, init: () => 0, receive: (s: number) => ({ state: s, unhandled: true }) };
+  return defineScenario({
+    name: 'counted-guard',
+    actors: { m, a: idle, b: idle, c: idle },
+    start: [
+      { from: 'a', to: 'm', msg: { type: 'Try' } },
+      { from: 'b', to: 'm', msg: { type: 'Try' } },
+      { from: 'c', to: 'm', msg: { type: 'Try' } },
+    ],
+    reachable: { 'ok = 2': reads(['m'], (q) => q.context('m').ok === 2) },
+  });
+}
+
+/** An action that stamps the clock into the context. */
+function clockModel(read: () => number): Scenario {
+  const m = setup({ types: {} as { context: { at: number } } }).createMachine({
+    id: 'm',
+    context: { at: 0 },
+    initial: 'idle',
+    states: { idle: { on: { stamp: { target: 'done', actions: assign({ at: () => read() }) } } }, done: { tags: ['end'] } },
+  });
+  return defineScenario({ name: 'clock', actors: { m }, start: [{ to: 'm', msg: { type: 'stamp' } }] });
+}
+
+describe('purity coverage', () => {
+  for (const strategy of ['bfs', 'dfs'] as const) {
+    for (const por of [true, false]) {
+      it(`flags a guard over a module-level counter: ${strategy}, por ${por}`, async () => {
+        await expect(check(countedGuardModel(), { strategy, por })).rejects.toThrow(NondeterminismError);
+      });
+    }
+  }
+
+  const sources: [string, () => number][] = [
+    ['Date.now()', () => Date.now()],
+    ['new Date()', () => new Date().getTime()],
+    ['performance.now()', () => Math.floor(performance.now() / 1000)],
+    ['Math.random()', () => Math.floor(Math.random() * 2)],
+    ['crypto.randomUUID()', () => (crypto.randomUUID().charCodeAt(0) % 2)],
+  ];
+  for (const [name, read] of sources) {
+    it(`flags an action reading ${name}, every time`, async () => {
+      for (let run = 0; run < 10; run++) {
+        await expect(check(clockModel(read), { strategy: 'bfs' })).rejects.toThrow(NondeterminismError);
+      }
+    });
+  }
+
+  it('leaves the clock and the random source as they were', async () => {
+    const now = Date.now;
+    const random = Math.random;
+    await expect(check(clockModel(() => Date.now()), { strategy: 'bfs' })).rejects.toThrow(NondeterminismError);
+    expect(Date.now).toBe(now);
+    expect(Math.random).toBe(random);
+    expect(Math.abs(Date.now() - new Date().getTime())).toBeLessThan(60_000);
+  });
+});
