@@ -10,7 +10,7 @@
 // Sample: the first `first` transitions (small models are covered whole), then every
 // `every`-th; each sampled pair is re-stepped `repeats` times. Comparison: the
 // fingerprint of the resulting world (no symmetry) and the kinds of the step's events.
-import { ScenarioError, apply, formatStateValue, initialWorld, type Scenario, type Step, type TraceEvent, type World } from '../actors/index.ts';
+import { ScenarioError, apply, enabled, formatStateValue, initialWorld, type Scenario, type Step, type TraceEvent, type World } from '../actors/index.ts';
 import { Hasher, WorldHasher } from './fingerprint/fingerprint.ts';
 import { withShiftedSources } from './shifted-sources.ts';
 import type { DeterminismOptions } from './types.ts';
@@ -67,9 +67,12 @@ export class DeterminismCheck {
     return new DeterminismCheck(this.sc, this.opts);
   }
 
-  /** The initial world, built again: an impure initial context or entry action differs. */
+  private initialChecked = false;
+
+  /** The initial world, built again (on the first call only): an impure initial context or entry action differs. */
   checkInitial(got: World): void {
-    if (this.repeats === 0) return;
+    if (this.repeats === 0 || this.initialChecked) return;
+    this.initialChecked = true;
     const a = this.hasher.fp(got);
     let differs = false;
     for (let k = 0; k < this.repeats && !differs; k++) {
@@ -99,6 +102,12 @@ export class DeterminismCheck {
     if (n > this.first && (this.every === 0 || n % this.every !== 0)) return;
     if (this.repeats === 0) return;
     const kinds = kindsOf(events);
+    const offered = idsOf(enabled(this.sc, from));
+    for (let k = 0; k < this.repeats; k++) {
+      // Input guards (`when`) and reducers' fault outcomes run in `enabled`.
+      const again = idsOf(withShiftedSources(k, () => enabled(this.sc, from)));
+      if (again !== offered) throw this.error(from, t, `the world offered different steps the two times (an input's \`when\` or a reducer's \`faultOutcomes\` is impure): ${offered} vs ${again}`);
+    }
     for (let k = 0; k < this.repeats; k++) {
       this.resteps++;
       let again;
@@ -153,6 +162,10 @@ export class DeterminismCheck {
       event,
     );
   }
+}
+
+function idsOf(steps: readonly Step[]): string {
+  return steps.map((s) => s.id).join(' ');
 }
 
 function kindsOf(events: readonly TraceEvent[]): string {

@@ -13,6 +13,12 @@ function clockShift(k: number): number {
   return (k + 1) * 31_556_952_001 + 2 * k + 1;
 }
 
+/** The parts of Web Crypto a re-step replaces. */
+interface RandomSource {
+  randomUUID?: () => string;
+  getRandomValues?: (a: ArrayBufferView | null) => ArrayBufferView | null;
+}
+
 /** Draws before a re-step's random values spread over [0, 1). */
 const BANDED_DRAWS = 1024;
 
@@ -28,7 +34,7 @@ export function withShiftedSources<T>(k: number, f: () => T): T {
   const perf = globalThis.performance;
   const realPerfNow = perf.now;
   const realRandom = Math.random;
-  const cr = globalThis.crypto as Crypto | undefined;
+  const cr = (globalThis as { crypto?: RandomSource }).crypto;
   const realUuid = cr?.randomUUID;
   const realFill = cr?.getRandomValues;
   const own = (o: object, k: string): boolean => Object.prototype.hasOwnProperty.call(o, k);
@@ -56,7 +62,7 @@ export function withShiftedSources<T>(k: number, f: () => T): T {
       return shiftedNow();
     }
     // A Date made before the re-step (kept in a context) is still a Date.
-    static [Symbol.hasInstance](x: unknown): boolean {
+    static override [Symbol.hasInstance](x: unknown): boolean {
       return x instanceof RealDate;
     }
   }
@@ -64,16 +70,16 @@ export function withShiftedSources<T>(k: number, f: () => T): T {
   perf.now = () => realPerfNow.call(perf) + shift;
   Math.random = random;
   if (cr && realUuid) {
-    cr.randomUUID = () => {
+    cr.randomUUID = (): string => {
       const h = Array.from({ length: 32 }, () => (byte() & 15).toString(16));
       h[12] = '4';
       h[16] = (8 | (byte() & 3)).toString(16);
       const s = h.join('');
-      return `${s.slice(0, 8)}-${s.slice(8, 12)}-${s.slice(12, 16)}-${s.slice(16, 20)}-${s.slice(20)}` as `${string}-${string}-${string}-${string}-${string}`;
+      return `${s.slice(0, 8)}-${s.slice(8, 12)}-${s.slice(12, 16)}-${s.slice(16, 20)}-${s.slice(20)}`;
     };
   }
   if (cr && realFill) {
-    cr.getRandomValues = <A extends ArrayBufferView | null>(a: A): A => {
+    cr.getRandomValues = (a: ArrayBufferView | null): ArrayBufferView | null => {
       if (a) {
         const b = new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
         for (let i = 0; i < b.length; i++) b[i] = byte();

@@ -4,7 +4,10 @@
 // shows every time rather than when a millisecond happens to pass.
 import { assign, setup } from 'xstate';
 import { describe, expect, it } from 'vitest';
-import { NondeterminismError, check, defineScenario, reads, type Scenario } from 'interleave';
+import { NondeterminismError, check, defineScenario, fromTrace, reads, type Scenario, type TraceFile } from 'interleave';
+import { DeterminismCheck } from '../../src/check/purity.ts';
+import { runSchedule } from '../../src/check/trace/replay.ts';
+import { nearestPassing, shrinkSchedule } from '../../src/check/trace/shrink.ts';
 
 /** A guard over a module-level counter: true for its first two calls, false after. */
 function countedGuardModel(): Scenario {
@@ -75,5 +78,25 @@ describe('purity coverage', () => {
     expect(Date.now).toBe(now);
     expect(Math.random).toBe(random);
     expect(Math.abs(Date.now() - new Date().getTime())).toBeLessThan(60_000);
+  });
+});
+
+describe('purity coverage after the search', () => {
+  const stamp = ['deliver:env->m:stamp'];
+
+  it('shrinking, the final replay and the nearby-passing search step through the sample', () => {
+    const sc = clockModel(() => Date.now());
+    const purity = new DeterminismCheck(sc, {});
+    expect(() => runSchedule(sc, stamp, { detail: true, lenient: false, purity })).toThrow(NondeterminismError);
+    expect(() => shrinkSchedule(sc, { kind: 'invariant', name: 'x' }, stamp, { purity: new DeterminismCheck(sc, {}) })).toThrow(NondeterminismError);
+    expect(() => nearestPassing(sc, [...stamp, ...stamp], undefined, new DeterminismCheck(sc, {}))).toThrow(NondeterminismError);
+    // Without the sample the same replays pass: the sample is what sees it.
+    expect(runSchedule(sc, stamp, { detail: true, lenient: false }).schedule).toEqual(stamp);
+  });
+
+  it('a search around a recording (`fromTrace`) is sampled too', () => {
+    const sc = clockModel(() => Date.now());
+    expect(() => fromTrace(sc, { options: {} as TraceFile['options'], schedule: stamp }, { within: 1 })).toThrow(NondeterminismError);
+    expect(fromTrace(sc, { options: {} as TraceFile['options'], schedule: stamp }, { within: 1, determinism: false }).ok).toBe(true);
   });
 });
