@@ -88,7 +88,7 @@ describe('purity coverage after the search', () => {
     const sc = clockModel(() => Date.now());
     const purity = new DeterminismCheck(sc, {});
     expect(() => runSchedule(sc, stamp, { detail: true, lenient: false, purity })).toThrow(NondeterminismError);
-    expect(() => shrinkSchedule(sc, { kind: 'invariant', name: 'x' }, stamp, { purity: new DeterminismCheck(sc, {}) })).toThrow(NondeterminismError);
+    expect(() => shrinkSchedule(sc, { kind: 'invariant', name: 'x', message: 'x' }, stamp, { purity: new DeterminismCheck(sc, {}) })).toThrow(NondeterminismError);
     expect(() => nearestPassing(sc, [...stamp, ...stamp], undefined, new DeterminismCheck(sc, {}))).toThrow(NondeterminismError);
     // Without the sample the same replays pass: the sample is what sees it.
     expect(runSchedule(sc, stamp, { detail: true, lenient: false }).schedule).toEqual(stamp);
