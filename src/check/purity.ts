@@ -7,9 +7,14 @@
 // rebuilding paths and madsim running twice, the checker re-steps a deterministic
 // sample of (world, step) pairs without the memo and compares the results.
 //
-// Sample: the first `first` transitions (small models are covered whole), then every
-// `every`-th; each sampled pair is re-stepped `repeats` times. Comparison: the
-// fingerprint of the resulting world (no symmetry) and the kinds of the step's events.
+// Sample: the first `first` transitions, then every `every`-th; each sampled pair is
+// re-stepped `repeats` times with the clocks and the random source shifted
+// (shifted-sources.ts). Comparison: the fingerprint of the resulting world (no
+// symmetry), the kinds of the step's events, and the steps the world offers. User code
+// run outside the search (learning walks, shrinking, replays) steps through a `fork`.
+// Not seen: state outside the snapshots that is the same in both runs, such as a
+// module-level Map one actor writes once and another reads (docs/checker.md; the lint
+// rule in src/eslint).
 import { ScenarioError, apply, enabled, formatStateValue, initialWorld, type Scenario, type Step, type TraceEvent, type World } from '../actors/index.ts';
 import { Hasher, WorldHasher } from './fingerprint/fingerprint.ts';
 import { withShiftedSources } from './shifted-sources.ts';
@@ -35,6 +40,12 @@ export class NondeterminismError extends ScenarioError {
   }
 }
 
+/**
+ * The re-step sample that catches impure machines (`CheckOptions.determinism`): call
+ * {@link DeterminismCheck.check} after each transition of a search (or step with
+ * {@link DeterminismCheck.apply}); sampled transitions are stepped again with the
+ * clocks and the random source shifted, and a difference throws a `NondeterminismError`.
+ */
 export class DeterminismCheck {
   private readonly first: number;
   private readonly every: number;
@@ -45,6 +56,7 @@ export class DeterminismCheck {
   /** Re-steps done (for the benchmark). */
   resteps = 0;
 
+  /** A sample over `sc`'s steps, as `opts` says (defaults: {@link DETERMINISM_DEFAULTS}). */
   constructor(
     private readonly sc: Scenario,
     private readonly opts: DeterminismOptions,
