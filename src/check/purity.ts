@@ -116,19 +116,20 @@ export class DeterminismCheck {
     const kinds = kindsOf(events);
     const offered = idsOf(enabled(this.sc, from));
     for (let k = 0; k < this.repeats; k++) {
-      // Input guards (`when`) and reducers' fault outcomes run in `enabled`.
-      const again = idsOf(withShiftedSources(k, () => enabled(this.sc, from)));
-      if (again !== offered) throw this.error(from, t, `the world offered different steps the two times (an input's \`when\` or a reducer's \`faultOutcomes\` is impure): ${offered} vs ${again}`);
-    }
-    for (let k = 0; k < this.repeats; k++) {
       this.resteps++;
       let again;
+      let steps = '';
       try {
-        // The clock and the random source differ on purpose in each re-step.
-        again = withShiftedSources(k, () => apply(this.sc, from, t, { detail: false }));
+        // The clock and the random source differ on purpose in each re-step. Input guards
+        // (`when`) and reducers' fault outcomes run in `enabled`.
+        again = withShiftedSources(k, () => {
+          steps = idsOf(enabled(this.sc, from));
+          return apply(this.sc, from, t, { detail: false });
+        });
       } catch (e) {
         throw this.error(from, t, `the first time it stepped, a second time it threw: ${e instanceof Error ? e.message : String(e)}`);
       }
+      if (steps !== offered) throw this.error(from, t, `the world offered different steps the two times (an input's \`when\` or a reducer's \`faultOutcomes\` is impure): ${offered} vs ${steps}`);
       const diff = this.differ(got, again.world);
       if (diff !== undefined) throw this.error(from, t, `the two runs reached different worlds (${diff})`);
       if (kindsOf(again.events) !== kinds) throw this.error(from, t, `the two runs did different things (${kinds || 'nothing'} vs ${kindsOf(again.events) || 'nothing'})`);

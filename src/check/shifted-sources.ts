@@ -22,83 +22,102 @@ interface RandomSource {
 /** Draws before a re-step's random values spread over [0, 1). */
 const BANDED_DRAWS = 1024;
 
+/** The re-step in progress: what the replacements read (one set of them, made once). */
+const cur = { shift: 0, high: false, draws: 0, r: rng(1) };
+
 /**
  * Runs `f` with `Date.now`, `new Date()`, `performance.now`, `Math.random`,
  * `crypto.randomUUID` and `crypto.getRandomValues` replaced by re-step `k`'s
  * versions, and puts the originals back before returning (or throwing).
  */
 export function withShiftedSources<T>(k: number, f: () => T): T {
+  const fakes = (made ??= makeFakes());
   const g = globalThis as { Date: DateConstructor };
-  const RealDate = g.Date;
+  cur.shift = clockShift(k);
+  cur.high = k % 2 === 1;
+  cur.draws = 0;
+  cur.r = rng((0x9e3779b9 * (k + 1)) >>> 0);
+  const { real } = fakes;
+  g.Date = fakes.Date;
+  Math.random = fakes.random;
+  if (fakes.perfHome) fakes.perfHome.now = fakes.perfNow;
+  if (fakes.uuidHome) fakes.uuidHome.randomUUID = fakes.randomUUID;
+  if (fakes.fillHome) fakes.fillHome.getRandomValues = fakes.getRandomValues;
+  try {
+    return f();
+  } finally {
+    g.Date = real.Date;
+    Math.random = real.random;
+    if (fakes.perfHome) fakes.perfHome.now = real.perfNow;
+    if (fakes.uuidHome) fakes.uuidHome.randomUUID = real.randomUUID;
+    if (fakes.fillHome) fakes.fillHome.getRandomValues = real.getRandomValues;
+  }
+}
+
+let made: ReturnType<typeof makeFakes> | undefined;
+
+/**
+ * The replacements and the originals, taken once (the first re-step). The methods are
+ * patched where they live (the prototypes): adding and deleting own properties would
+ * change the objects' shapes, which slows every later call.
+ */
+function makeFakes() {
+  const RealDate = (globalThis as { Date: DateConstructor }).Date;
   const realNow = RealDate.now;
   const perf = globalThis.performance;
   const realPerfNow = perf.now;
-  const realRandom = Math.random;
   const cr = (globalThis as { crypto?: RandomSource }).crypto;
-  const realUuid = cr?.randomUUID;
-  const realFill = cr?.getRandomValues;
-  const own = (o: object, k: string): boolean => Object.prototype.hasOwnProperty.call(o, k);
-  // perf.now and the crypto methods live on prototypes: put back by deleting the own copy.
-  const perfOwn = own(perf, 'now');
-  const uuidOwn = cr !== undefined && own(cr, 'randomUUID');
-  const fillOwn = cr !== undefined && own(cr, 'getRandomValues');
-  const shift = clockShift(k);
-  const high = k % 2 === 1;
-  const r = rng((0x9e3779b9 * (k + 1)) >>> 0);
-  let draws = 0;
+  const real = { Date: RealDate, random: Math.random, perfNow: realPerfNow, randomUUID: cr?.randomUUID, getRandomValues: cr?.getRandomValues };
   const random = (): number => {
-    const u = r.next();
-    if (++draws > BANDED_DRAWS) return u;
-    return high ? 0.99 + u * 0.01 : u * 0.01;
+    const u = cur.r.next();
+    if (++cur.draws > BANDED_DRAWS) return u;
+    return cur.high ? 0.99 + u * 0.01 : u * 0.01;
   };
   const byte = (): number => Math.floor(random() * 256);
-  const shiftedNow = (): number => realNow.call(RealDate) + shift;
+  const now = (): number => realNow.call(RealDate) + cur.shift;
   class ShiftedDate extends RealDate {
     constructor(...args: unknown[]) {
-      if (args.length === 0) super(shiftedNow());
+      if (args.length === 0) super(now());
       else super(...(args as [string | number | Date]));
     }
     static override now(): number {
-      return shiftedNow();
+      return now();
     }
     // A Date made before the re-step (kept in a context) is still a Date.
     static override [Symbol.hasInstance](x: unknown): boolean {
       return x instanceof RealDate;
     }
   }
-  g.Date = ShiftedDate as DateConstructor;
-  perf.now = () => realPerfNow.call(perf) + shift;
-  Math.random = random;
-  if (cr && realUuid) {
-    cr.randomUUID = (): string => {
+  return {
+    real,
+    Date: ShiftedDate as DateConstructor,
+    random,
+    perfHome: ownerOf(perf, 'now'),
+    perfNow: (): number => realPerfNow.call(perf) + cur.shift,
+    uuidHome: cr && real.randomUUID ? ownerOf(cr, 'randomUUID') : undefined,
+    randomUUID: (): string => {
       const h = Array.from({ length: 32 }, () => (byte() & 15).toString(16));
       h[12] = '4';
       h[16] = (8 | (byte() & 3)).toString(16);
       const s = h.join('');
       return `${s.slice(0, 8)}-${s.slice(8, 12)}-${s.slice(12, 16)}-${s.slice(16, 20)}-${s.slice(20)}`;
-    };
-  }
-  if (cr && realFill) {
-    cr.getRandomValues = (a: ArrayBufferView | null): ArrayBufferView | null => {
+    },
+    fillHome: cr && real.getRandomValues ? ownerOf(cr, 'getRandomValues') : undefined,
+    getRandomValues: (a: ArrayBufferView | null): ArrayBufferView | null => {
       if (a) {
         const b = new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
         for (let i = 0; i < b.length; i++) b[i] = byte();
       }
       return a;
-    };
-  }
-  try {
-    return f();
-  } finally {
-    g.Date = RealDate;
-    Math.random = realRandom;
-    restore(perf, 'now', realPerfNow, perfOwn);
-    if (cr && realUuid) restore(cr, 'randomUUID', realUuid, uuidOwn);
-    if (cr && realFill) restore(cr, 'getRandomValues', realFill, fillOwn);
-  }
+    },
+  };
 }
 
-function restore(o: object, key: string, value: unknown, wasOwn: boolean): void {
-  if (wasOwn) (o as Record<string, unknown>)[key] = value;
-  else delete (o as Record<string, unknown>)[key];
+/** The object on `o`'s prototype chain that holds `key` (writable), or undefined. */
+function ownerOf<K extends string>(o: object, key: K): Record<K, unknown> | undefined {
+  for (let p: object | null = o; p; p = Object.getPrototypeOf(p) as object | null) {
+    const d = Object.getOwnPropertyDescriptor(p, key);
+    if (d) return d.writable ? (p as Record<K, unknown>) : undefined;
+  }
+  return undefined;
 }
