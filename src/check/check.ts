@@ -11,6 +11,7 @@ import type { FromTraceOptions, TraceSeed } from './trace/from-trace.ts';
 import { MODES } from './modes.ts';
 import { planCheck } from './plan.ts';
 import { checkResult } from './result.ts';
+import { checkFreshModules } from './fresh-modules.ts';
 import type { CheckOptions, CheckResult, CheckRun, Progress, TraceFile } from './types.ts';
 
 /** Starts a check; `result` resolves when it ends, `progress$` emits about every 50 ms. */
@@ -118,6 +119,8 @@ async function search(sc: Scenario, opts: CheckOptions, progress: Subject<Progre
     throw e;
   }
   await opened.after?.();
+  // State shared outside the snapshots: short schedules in fresh copies of the scenario's module.
+  if (plan.exhaustive && opts.determinism !== false && opts.source !== undefined && opts.from === undefined && !s.stopped) await checkFreshModules(sc, opts.source);
   s.exploreMs = s.ms();
   s.memory.sample();
   if (opened.result) return opened.result();

@@ -12,9 +12,9 @@
 // (shifted-sources.ts). Comparison: the fingerprint of the resulting world (no
 // symmetry), the kinds of the step's events, and the steps the world offers. User code
 // run outside the search (learning walks, shrinking, replays) steps through a `fork`.
-// Not seen: state outside the snapshots that is the same in both runs, such as a
-// module-level Map one actor writes once and another reads (docs/checker.md; the lint
-// rule in src/eslint).
+// Not seen here: state outside the snapshots that is the same in both runs, such as a
+// module-level Map one actor writes once and another reads (fresh-modules.ts replays
+// short schedules in fresh copies of the module; the lint rule in src/eslint).
 import { ScenarioError, apply, enabled, formatStateValue, initialWorld, type Scenario, type Step, type TraceEvent, type World } from '../actors/index.ts';
 import { Hasher, WorldHasher } from './fingerprint/fingerprint.ts';
 import { withShiftedSources } from './shifted-sources.ts';

@@ -1,9 +1,10 @@
 // The lint half of the purity check: module-level state that machine code writes.
 // The checker re-steps sampled transitions from the same world and compares, which
-// sees a clock, randomness or a counter that changes between two runs; it cannot see
-// state shared between actors outside their snapshots that is written once (a module-
-// level Map one actor's action fills and another's guard reads): every re-step agrees
-// with the first, yet the search explores worlds that depend on which steps ran before.
+// sees a clock, randomness or a counter that changes between two runs; state shared
+// between actors outside their snapshots and written once (a module-level Map one
+// actor's action fills and another's guard reads) agrees on every re-step, and the
+// fresh-copy replays see it only for the scenario's own module, short schedules, and a
+// check that knows the module.
 // A function that writes a module-level binding, or mutates the object one holds, is
 // the mark of such state; this rule reports each such write.
 

@@ -2,6 +2,7 @@
 // shrinking, replays) is covered by the nondeterminism check too, and the clock and the
 // random source differ on purpose between a step and its re-step, so dependence on them
 // shows every time rather than when a millisecond happens to pass.
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { assign, setup } from 'xstate';
 import { describe, expect, it } from 'vitest';
 import { NondeterminismError, check, defineScenario, fromTrace, reads, type Scenario, type TraceFile } from 'interleave';
@@ -98,5 +99,35 @@ describe('purity coverage after the search', () => {
     const sc = clockModel(() => Date.now());
     expect(() => fromTrace(sc, { options: {} as TraceFile['options'], schedule: stamp }, { within: 1 })).toThrow(NondeterminismError);
     expect(fromTrace(sc, { options: {} as TraceFile['options'], schedule: stamp }, { within: 1, determinism: false }).ok).toBe(true);
+  });
+});
+
+describe('state shared between actors outside their snapshots', () => {
+  const module = fileURLToPath(new URL('../fixtures/check/shared-map.ts', import.meta.url));
+
+  for (const strategy of ['bfs', 'dfs'] as const) {
+    for (const por of [true, false]) {
+      it(`is flagged by replays in fresh copies of the scenario's module: ${strategy}, por ${por}`, async () => {
+        const { sharedMap } = (await import(`${pathToFileURL(module).href}?case=${strategy}-${por}`)) as typeof import('../fixtures/check/shared-map.ts');
+        const err = await check(sharedMap, { strategy, por, source: { module, export: 'sharedMap' } }).then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+        expect(err).toBeInstanceOf(NondeterminismError);
+        expect((err as Error).message).toMatch(/fresh copy of module .*shared-map\.ts.*interleave\/no-module-state/s);
+      });
+    }
+  }
+
+  it('without a source the run-time check cannot see it (stated in docs/checker.md): complete, `missed` unreached', async () => {
+    const { sharedMap } = (await import(`${pathToFileURL(module).href}?case=nosource`)) as typeof import('../fixtures/check/shared-map.ts');
+    const r = await check(sharedMap, { strategy: 'bfs' });
+    expect([r.complete, r.unreached]).toEqual([true, ['missed']]);
+  });
+
+  it('a pure scenario from a module passes the fresh-copy replays', async () => {
+    const { pureTwin } = await import('../fixtures/check/shared-map.ts');
+    const r = await check(pureTwin, { strategy: 'bfs', source: { module, export: 'pureTwin' } });
+    expect([r.ok, r.complete]).toEqual([true, true]);
   });
 });
