@@ -25,6 +25,7 @@ module.exports = {
     layer('live', 'live', ['actors', 'check', 'storage', 'live']),
     layer('vitest', 'vitest', ['actors', 'check', 'report', 'vitest']),
     layer('kernel', 'kernel', ['actors', 'check', 'report', 'kernel']),
+    layer('eslint', 'eslint', ['eslint']),
     {
       name: 'root-entry',
       comment: 'the root entry point is the user API: actors, check and report',

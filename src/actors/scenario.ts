@@ -386,7 +386,7 @@ export interface ScenarioDef<A extends ActorMap = any> {
    * only records an `unhandled` trace event.
    */
   readonly unhandled?: 'error' | 'trace';
-  /** `any` (default): a due timer may fire before messages in flight arrive. `quiescent`: only when none are. */
+  /** `any` (default): a due timer may fire before messages in flight arrive. `quiescent`: only when none are in flight (offered environment inputs do not hold it back). */
   readonly timers?: 'any' | 'quiescent';
   /** Checked after every step (and on the initial world), by name. */
   readonly invariants?: Readonly<Record<string, Predicate<A>>>;

@@ -56,8 +56,11 @@ export function enabled(sc: Scenario, w: World): Step[] {
       }
     }
   }
+  // Under 'quiescent' a timer waits for messages in flight only: the environment's
+  // offers do not hold it back (an input-only world is quiescent, see isQuiescent).
+  const inFlight = steps.length;
   if (sc.inputList.length > 0) offerInputs(sc, w, steps);
-  if (w.timers.length > 0 && (sc.timers !== 'quiescent' || steps.length === 0)) {
+  if (w.timers.length > 0 && (sc.timers !== 'quiescent' || inFlight === 0)) {
     const due = w.timers[0]!.due;
     for (let k = 0; k < w.timers.length && w.timers[k]!.due === due; k++) {
       const t = w.timers[k]!;

@@ -13,6 +13,7 @@ import { MODES } from './modes.ts';
 import { PhaseClock, roundPhases } from './phases.ts';
 import { planCheck } from './plan.ts';
 import { checkResult } from './result.ts';
+import { checkFreshModules } from './fresh-modules.ts';
 import type { CheckOptions, CheckResult, CheckRun, Progress, TraceFile } from './types.ts';
 
 /** Starts a check; `result` resolves when it ends, `progress$` emits about every 50 ms. */
@@ -127,6 +128,12 @@ async function search(sc: Scenario, opts: CheckOptions, progress: Subject<Progre
   await opened.after?.();
   endAfter(plan.notes.firstViolation ? 'firstViolation' : 'search');
   clock.carve('search', 'determinism', resteps);
+  // State shared outside the snapshots: short schedules in fresh copies of the scenario's module.
+  if (plan.exhaustive && opts.determinism !== false && opts.source !== undefined && opts.from === undefined && !s.stopped) {
+    const endFresh = clock.start();
+    await checkFreshModules(sc, opts.source);
+    endFresh('determinism');
+  }
   s.exploreMs = s.ms();
   s.memory.sample();
   if (opened.result) return withPhases(opened.result(), clock);

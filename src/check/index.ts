@@ -29,7 +29,7 @@ export type { ExchangeCounts } from './distributed/exchange-search.ts';
 export { SHARE_VISITED_DEFAULTS, type ShareVisitedInfo, type ShareVisitedOptions } from './distributed/claims.ts';
 export type { LivenessStats } from './liveness/state-graph.ts';
 export type { Phases, PhaseName, PhaseTime } from './phases.ts';
-export { NondeterminismError, DETERMINISM_DEFAULTS } from './purity.ts';
+export { NondeterminismError, DETERMINISM_DEFAULTS, DeterminismCheck } from './purity.ts';
 export { replayTraceFile, scenarioForTrace, externalsOf, modelSchedule, modelledExternals, type ModelSchedule } from './trace/recorded.ts';
 export { fromTrace, fromTraceSearch, FROM_TRACE_MAX_STATES, type FromTraceOptions, type FromTraceResult, type FromTraceSearch, type TraceSeed } from './trace/from-trace.ts';
 export { check, checkRun, fromTraceRun } from './check.ts';

@@ -46,13 +46,15 @@ function registerTsx(forPath: string, specifier: string): Promise<void> {
  * The module's namespace. `path` is absolute or relative to the current directory.
  * `tsxApi` names tsx's loader API (tests pass a missing package to see the message).
  */
-export async function importModule(path: string, opts: { tsxApi?: string } = {}): Promise<Record<string, unknown>> {
+export async function importModule(path: string, opts: { tsxApi?: string; fresh?: string } = {}): Promise<Record<string, unknown>> {
   const abs = resolve(path);
   if (!existsSync(abs)) throw new ModuleLoadError(`no such module: ${path}`);
   if (statSync(abs).isDirectory()) throw new ModuleLoadError(`${path} is a directory; give the scenario module's file (.js, .mjs or .ts)`);
   if (isTypeScriptPath(abs)) await registerTsx(path, opts.tsxApi ?? 'tsx/esm/api');
   try {
-    return (await import(pathToFileURL(abs).href)) as Record<string, unknown>;
+    // `fresh`: another URL for the same file, so it is evaluated again (the modules it imports are not).
+    const href = pathToFileURL(abs).href + (opts.fresh === undefined ? '' : `?interleave-fresh=${encodeURIComponent(opts.fresh)}`);
+    return (await import(href)) as Record<string, unknown>;
   } catch (e) {
     const code = (e as { code?: string }).code;
     const msg = e instanceof Error ? e.message : String(e);

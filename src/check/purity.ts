@@ -7,12 +7,18 @@
 // rebuilding paths and madsim running twice, the checker re-steps a deterministic
 // sample of (world, step) pairs without the memo and compares the results.
 //
-// Sample: the first `first` transitions (small models are covered whole), then every
-// `every`-th; each sampled pair is re-stepped `repeats` times. Comparison: the
-// fingerprint of the resulting world (no symmetry) and the kinds of the step's events.
-import { ScenarioError, apply, formatStateValue, initialWorld, type Scenario, type Step, type TraceEvent, type World } from '../actors/index.ts';
+// Sample: the first `first` transitions, then every `every`-th; each sampled pair is
+// re-stepped `repeats` times with the clocks and the random source shifted
+// (shifted-sources.ts). Comparison: the fingerprint of the resulting world (no
+// symmetry), the kinds of the step's events, and the steps the world offers. User code
+// run outside the search (learning walks, shrinking, replays) steps through a `fork`.
+// Not seen here: state outside the snapshots that is the same in both runs, such as a
+// module-level Map one actor writes once and another reads (fresh-modules.ts replays
+// short schedules in fresh copies of the module; the lint rule in src/eslint).
+import { ScenarioError, apply, enabled, formatStateValue, initialWorld, type Scenario, type Step, type TraceEvent, type World } from '../actors/index.ts';
 import { Hasher, WorldHasher } from './fingerprint/fingerprint.ts';
 import { cpuNowMs, type PhaseTime } from './phases.ts';
+import { withShiftedSources } from './shifted-sources.ts';
 import type { DeterminismOptions } from './types.ts';
 
 /** The default sampling of `CheckOptions.determinism`: the first 128 transitions, then every 512th, re-stepped twice. */
@@ -35,6 +41,12 @@ export class NondeterminismError extends ScenarioError {
   }
 }
 
+/**
+ * The re-step sample that catches impure machines (`CheckOptions.determinism`): call
+ * {@link DeterminismCheck.check} after each transition of a search (or step with
+ * {@link DeterminismCheck.apply}); sampled transitions are stepped again with the
+ * clocks and the random source shifted, and a difference throws a `NondeterminismError`.
+ */
 export class DeterminismCheck {
   private readonly first: number;
   private readonly every: number;
@@ -47,9 +59,10 @@ export class DeterminismCheck {
   /** Time spent re-stepping (the check's `determinism` phase). */
   readonly time: PhaseTime = { wallMs: 0, cpuMs: 0 };
 
+  /** A sample over `sc`'s steps, as `opts` says (defaults: {@link DETERMINISM_DEFAULTS}). */
   constructor(
     private readonly sc: Scenario,
-    opts: DeterminismOptions,
+    private readonly opts: DeterminismOptions,
   ) {
     this.first = opts.first ?? DETERMINISM_DEFAULTS.first;
     this.every = opts.every ?? DETERMINISM_DEFAULTS.every;
@@ -60,16 +73,32 @@ export class DeterminismCheck {
     this.hasher = new WorldHasher(sc, false);
   }
 
-  /** The initial world, built again: an impure initial context or entry action differs. */
+  /**
+   * The same sample with a counter of its own, for user code run outside the search
+   * (the reduction's learning walks, shrinking, replays): its first transitions are
+   * re-stepped whatever the search has done.
+   */
+  fork(): DeterminismCheck {
+    return new DeterminismCheck(this.sc, this.opts);
+  }
+
+  private initialChecked = false;
+
+  /** The initial world, built again (on the first call only): an impure initial context or entry action differs. */
   checkInitial(got: World): void {
-    if (this.repeats === 0) return;
+    if (this.repeats === 0 || this.initialChecked) return;
+    this.initialChecked = true;
     const w0 = performance.now(),
       c0 = cpuNowMs();
     const a = this.hasher.fp(got);
-    const again = this.hasher.fp(initialWorld(this.sc, { detail: false }).world);
+    let differs = false;
+    for (let k = 0; k < this.repeats && !differs; k++) {
+      const again = this.hasher.fp(withShiftedSources(k, () => initialWorld(this.sc, { detail: false }).world));
+      differs = a.a !== again.a || a.b !== again.b;
+    }
     this.time.wallMs += performance.now() - w0;
     this.time.cpuMs += cpuNowMs() - c0;
-    if (a.a !== again.a || a.b !== again.b) {
+    if (differs) {
       throw new NondeterminismError(
         `nondeterminism: building the initial world twice gave different worlds: an initial context, input or entry action is impure (no Math.random(), clocks or I/O in machines; pass such values in as scenario input). \`determinism: false\` turns this check off.`,
         '?',
@@ -77,6 +106,13 @@ export class DeterminismCheck {
         'start',
       );
     }
+  }
+
+  /** `apply` followed by {@link check}: how user code run outside the search is stepped. */
+  apply(from: World, t: Step, opts: { detail?: boolean } = {}): ReturnType<typeof apply> {
+    const r = apply(this.sc, from, t, { detail: opts.detail ?? false });
+    this.check(from, t, r.world, r.events);
+    return r;
   }
 
   /** Called after each transition of the search: re-steps it when sampled; throws on a difference. */
@@ -96,14 +132,22 @@ export class DeterminismCheck {
 
   private restep(from: World, t: Step, got: World, events: readonly TraceEvent[]): void {
     const kinds = kindsOf(events);
+    const offered = idsOf(enabled(this.sc, from));
     for (let k = 0; k < this.repeats; k++) {
       this.resteps++;
       let again;
+      let steps = '';
       try {
-        again = apply(this.sc, from, t, { detail: false });
+        // The clock and the random source differ on purpose in each re-step. Input guards
+        // (`when`) and reducers' fault outcomes run in `enabled`.
+        again = withShiftedSources(k, () => {
+          steps = idsOf(enabled(this.sc, from));
+          return apply(this.sc, from, t, { detail: false });
+        });
       } catch (e) {
         throw this.error(from, t, `the first time it stepped, a second time it threw: ${e instanceof Error ? e.message : String(e)}`);
       }
+      if (steps !== offered) throw this.error(from, t, `the world offered different steps the two times (an input's \`when\` or a reducer's \`faultOutcomes\` is impure): ${offered} vs ${steps}`);
       const diff = this.differ(got, again.world);
       if (diff !== undefined) throw this.error(from, t, `the two runs reached different worlds (${diff})`);
       if (kindsOf(again.events) !== kinds) throw this.error(from, t, `the two runs did different things (${kinds || 'nothing'} vs ${kindsOf(again.events) || 'nothing'})`);
@@ -149,6 +193,10 @@ export class DeterminismCheck {
       event,
     );
   }
+}
+
+function idsOf(steps: readonly Step[]): string {
+  return steps.map((s) => s.id).join(' ');
 }
 
 function kindsOf(events: readonly TraceEvent[]): string {

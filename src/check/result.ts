@@ -23,10 +23,12 @@ export function collisionProbability(distinct: number, generated: number): numbe
 function violationOf(sc: Scenario, s: Session, opts: CheckOptions, clock: PhaseClock): Violation | undefined {
   const f = s.found;
   if (!f) return undefined;
+  // Shrinking and the replays run user code after the search: their steps are sampled too.
+  const purity = s.determinism?.fork();
   if (f.property.kind === 'liveness') {
     // A lasso: no shrinking (the prefix is a shortest one, the cycle is built inside one component).
     // With an inspector that went on past safety violations, the lasso may pass through one.
-    const out = replayLasso(sc, f.schedule, f.cycleStart, f.property.name, opts.inspect?.violation !== undefined);
+    const out = replayLasso(sc, f.schedule, f.cycleStart, f.property.name, opts.inspect?.violation !== undefined, purity);
     if (!out.property || out.property.kind !== 'liveness') throw new Error(`internal: the liveness counterexample for '${f.property.name}' does not replay (${out.note ?? out.property?.message ?? '?'})`);
     const v: Violation = { property: f.property, schedule: out.schedule, originalLength: f.schedule.length, trace: out.trace, world: out.world };
     if (f.cycleStart !== undefined) v.cycleStart = f.cycleStart;
@@ -34,9 +36,9 @@ function violationOf(sc: Scenario, s: Session, opts: CheckOptions, clock: PhaseC
   }
   let schedule = f.schedule;
   const endShrink = clock.start();
-  if (opts.shrink !== false && schedule.length > 0) schedule = shrinkSchedule(sc, f.property, schedule);
+  if (opts.shrink !== false && schedule.length > 0) schedule = shrinkSchedule(sc, f.property, schedule, { purity });
   // The final trace: replay with detail on.
-  let out = runSchedule(sc, schedule, { detail: true, lenient: false });
+  let out = runSchedule(sc, schedule, { detail: true, lenient: false, purity });
   if (!out.property || !sameProperty(out.property, f.property)) {
     schedule = f.schedule;
     out = runSchedule(sc, schedule, { detail: true, lenient: false });
@@ -44,7 +46,7 @@ function violationOf(sc: Scenario, s: Session, opts: CheckOptions, clock: PhaseC
   endShrink('shrink');
   const v: Violation = { property: out.property ?? f.property, schedule: out.schedule, originalLength: f.schedule.length, trace: out.trace, world: out.world };
   if (f.seed !== undefined) v.seed = f.seed;
-  const passing = clock.time('nearbyPassing', () => nearestPassing(sc, out.schedule));
+  const passing = clock.time('nearbyPassing', () => nearestPassing(sc, out.schedule, undefined, purity));
   if (passing) {
     v.passing = passing.schedule;
     v.passingNote = passing.note;

@@ -135,6 +135,8 @@ export interface CheckOptions {
    * (plus `args` for a function export, `params` for a family). Default: the built-in
    * family named like the scenario. When neither fits, the swarm runs every run in the
    * calling thread, says so in `result.options.swarmNote` and warns on stderr.
+   * dfs / bfs: with a source, short schedules are also replayed in fresh copies of the
+   * module, to catch state shared between actors outside their snapshots (docs/checker.md).
    *
    * @example
    * ```ts

@@ -65,7 +65,7 @@ Examples:
     .option('--result <file>', "dfs/bfs: write the result as JSON (atomically) for 'interleave merge'")
     .option('--fingerprints <file>', 'dfs/bfs: write the visited fingerprints, sorted, one hex line each')
     .option('--no-por', 'turn partial-order reduction off')
-    .option('--no-determinism-check', 'dfs/bfs: do not re-step a sample of transitions to catch impure machines')
+    .option('--no-determinism-check', 'dfs/bfs and --from: do not re-step a sample of transitions to catch impure machines')
     .addOption(new Option('--frontier <kind>', 'bfs: compact (default; an entry is its parent and step, worlds re-derived) or worlds (a world per entry)').choices(['compact', 'worlds']))
     .option('--from <trace.json>', 'explore around a recorded run (a live recording or any saved trace) instead of from scratch')
     .option('--within <k>', 'with --from: deviations (reorderings, faults) allowed from the recorded schedule (default 1)', intArg('--within', 0))

@@ -23,7 +23,7 @@ export { runSchedule } from '../check/trace/replay.ts';
 export { fromTraceRun, fromTraceSearch, FROM_TRACE_MAX_STATES, type FromTraceSearch } from '../check/index.ts';
 export { TOOL_VERSION } from '../check/trace/trace-file.ts';
 export { hasLiveness } from '../check/liveness/scc.ts';
-export { DETERMINISM_DEFAULTS } from '../check/purity.ts';
+export { DETERMINISM_DEFAULTS, DeterminismCheck } from '../check/purity.ts';
 export { resolveSource } from '../check/distributed/swarm.ts';
 export { DEFAULT_SHARD_PREFIX, fingerprintDigest } from '../check/distributed/shard.ts';
 export { EXCHANGE_DEFAULTS, ExchangeError } from '../check/distributed/exchange.ts';

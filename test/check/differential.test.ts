@@ -19,6 +19,7 @@
 //   strategy, determinism; the union of shards, reduced or not): the same
 //   fingerprints; under symmetry, the plain worlds' canonical fingerprints;
 // - with POR: the same quiescent worlds and a subset of the fingerprints;
+// - no quiescent world (where a run may end) has a timer pending;
 // - every combination: the same violated properties (kind:name) and unreached
 //   `reachable` properties; liveness verdicts as the naive reference
 //   (test/helpers/liveness-reference.ts) decides them;
@@ -39,7 +40,8 @@
 // `randomActors(seed, { extended: true })`.
 import { writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { rng, type Scenario } from 'interleave';
+import { check, rng, type Scenario, type World } from 'interleave';
+import { enabled, isOffered } from 'interleave/kernel';
 import { PLAIN, budgeted, counterexampleProblem, cyclicSystem, describeCombo, drawCombo, observe, verdict, type Combo, type Observed } from '../fixtures/check/differential-fuzzer.ts';
 import { randomActors } from '../fixtures/check/random-actors.ts';
 import { randomMachineSystem } from '../fixtures/check/random-machines.ts';
@@ -74,6 +76,7 @@ async function observeAll(sc: Scenario, c: Combo): Promise<Observed & { complete
     r: parts[0]!.r,
     fps,
     quiescent: { raw: new Set(parts.flatMap((p) => [...p.quiescent.raw])), canon: new Set(parts.flatMap((p) => [...p.quiescent.canon])) },
+    timerAtEnd: parts.reduce((n, p) => n + p.timerAtEnd, 0),
     violated: new Set(parts.flatMap((p) => [...p.violated, ...(p.r.violation ? [`${p.r.violation.property.kind}:${p.r.violation.property.name}`] : [])])),
     complete: parts.every((p) => p.r.complete || p.r.violation?.property.kind === 'liveness'),
     cut: parts.some((p) => p.r.cutBy !== undefined),
@@ -109,6 +112,7 @@ async function compare(sc: Scenario, plain: Plain, c: Combo, live: boolean): Pro
     const q = c.symmetry && !liveOn ? 'canon' : 'raw';
     const pq = plain.o.quiescent[q];
     if (cut ? !subset(o.quiescent[q], pq) : !same(o.quiescent[q], pq)) bad.push(`quiescent worlds differ (${o.quiescent[q].size} vs ${pq.size}, ${q})`);
+    if (o.timerAtEnd > 0) bad.push(`${o.timerAtEnd} quiescent worlds with a timer pending`);
     if (!liveOn) {
       const want = c.symmetry ? plain.o.fresh!.canon : plain.o.fps!;
       if (!o.fps) bad.push('no fingerprints');
@@ -207,3 +211,70 @@ describe('differential fuzzing: every option combination against the plain searc
     }
   }, 600_000);
 });
+
+// Timers under both policies while environment inputs are offered (`timersWithInputs`):
+// every system has the ticker and inputs. Each is compared with the plain search as
+// above (POR, strategies, liveness against the reference), and no world where a run may
+// end has a timer pending (docs/checker.md: quiescence means no message in flight and no
+// timer pending; under 'quiescent' a timer waits for messages, not for the environment).
+// Systems over MAX_STATES are skipped; TI_SYSTEMS=n sets how many are compared per policy
+// (default 8, from seed FUZZ_FROM on).
+const TI_SYSTEMS = Number(process.env.TI_SYSTEMS ?? 8);
+
+describe('differential fuzzing: timers under both policies with inputs', () => {
+  it(`${TI_SYSTEMS} systems per policy from seed ${FROM}`, async () => {
+    const problems: string[] = [];
+    const covered: Record<string, number> = {};
+    const count = (k: string) => (covered[k] = (covered[k] ?? 0) + 1);
+    for (const policy of ['any', 'quiescent'] as const) {
+      for (let seed = FROM; (covered[policy] ?? 0) < TI_SYSTEMS && seed < FROM + 10 * TI_SYSTEMS; seed++) {
+        const { sc, info } = randomActors(seed, { extended: true, timersWithInputs: policy });
+        const live = info.liveness === true;
+        // A cheap size probe first, which also counts the case a 'quiescent' timer used
+        // to wait on: an input and a timer both enabled.
+        let both = 0;
+        const probe = await check(sc, { strategy: 'bfs', por: false, symmetry: false, determinism: false, shrink: false, maxStates: MAX_STATES, inspect: { state: (w) => void (both += enabledBoth(sc, w) ? 1 : 0), violation: () => true } });
+        if (!probe.complete) {
+          count(`${policy} skipped`);
+          continue;
+        }
+        const o = await observe(sc, { ...PLAIN, maxStates: MAX_STATES }, { fresh: true });
+        const at = `seed ${seed} timers ${policy} ${JSON.stringify(info)}`;
+        if (!o.r.complete) problems.push(`${at}: plain search not complete where the probe was`);
+        if (o.timerAtEnd > 0) problems.push(`${at}: plain search met ${o.timerAtEnd} quiescent worlds with a timer pending`);
+        if (both > 0) count(`${policy} input+timer`);
+        const plain: Plain = { o, safety: o.violated, live: new Set(live ? Object.keys(sc.liveness!).filter((n) => referenceLiveness(sc, n)) : []) };
+        count(policy);
+        if (plain.safety.size + plain.live.size > 0) count(`${policy} violating`);
+        const r = rng(seed * 17 + (policy === 'any' ? 1 : 2));
+        const fixed: Combo[] = [
+          { ...PLAIN, strategy: 'bfs', por: true, memo: true, liveness: live },
+          { ...PLAIN, strategy: 'dfs', por: true, memo: true, liveness: live },
+          { ...PLAIN, strategy: 'bfs', por: false, frontier: 'compact', liveness: live },
+        ];
+        const drawn = [0, 1].map(() => drawCombo(r, { symmetric: info.symmetric, live, states: o.r.stats.distinctStates, depth: o.r.stats.maxDepth }));
+        for (const c of [...fixed, ...drawn]) {
+          if (c.por) count('por');
+          if (c.liveness && live) count('liveness checked');
+          try {
+            for (const b of await compare(sc, plain, c, live)) problems.push(`${at} [${describeCombo(c)}]: ${b}`);
+          } catch (e) {
+            problems.push(`${at} [${describeCombo(c)}]: threw ${(e as Error).stack?.split('\n').slice(0, 4).join(' | ')}`);
+          }
+        }
+      }
+    }
+    console.log(`differential, timers with inputs: ${TI_SYSTEMS} systems per policy; covered ${JSON.stringify(covered)}`);
+    expect(problems).toEqual([]);
+    expect([covered.any, covered.quiescent]).toEqual([TI_SYSTEMS, TI_SYSTEMS]);
+    if (TI_SYSTEMS >= 8) {
+      for (const k of ['any input+timer', 'quiescent input+timer', 'por', 'liveness checked']) expect(covered[k] ?? 0, k).toBeGreaterThanOrEqual(2);
+    }
+  }, 600_000);
+});
+
+/** True when the world offers an environment input and a timer step together. */
+function enabledBoth(sc: Scenario, w: World): boolean {
+  const steps = enabled(sc, w);
+  return steps.some(isOffered) && steps.some((s) => s.kind === 'timer');
+}

@@ -2,6 +2,7 @@
 // the coordinator's (same initial fingerprint), runs its slice of run indices and
 // reports progress, the failing run (if any) and what it reached. See distributed/swarm.ts.
 import { parentPort, workerData } from 'node:worker_threads';
+import { initialWorld } from '../../actors/index.ts';
 import { Sampler } from '../search/sample.ts';
 import { SLICE_MS, Session, yieldToLoop } from '../search/session.ts';
 import { initialFingerprint, resolveSource, type FromWorker, type ToWorker, type WorkerInit } from './swarm.ts';
@@ -14,8 +15,10 @@ async function main(): Promise<void> {
   const sc = await resolveSource(init.source);
   if (sc.name !== init.scenarioName) throw new Error(`source built scenario '${sc.name}', expected '${init.scenarioName}'`);
   const fp = initialFingerprint(sc, init.opts.symmetry);
-  if (fp !== init.initialFp) throw new Error(`the rebuilt scenario '${sc.name}' starts from a different world than the coordinator's (check its parameters)`);
+  if (fp !== init.initialFp) throw new Error(`the rebuilt scenario '${sc.name}' starts from a different world than the coordinator's (check its parameters; an initial context or entry action that reads a clock, randomness or module state differs too)`);
   const s = new Session(sc, init.opts, false);
+  // This thread imported the user's modules afresh: its initial world is re-built too, clocks shifted.
+  s.determinism?.checkInitial(initialWorld(sc, { detail: false }).world);
   const sampler = new Sampler(s, init.cfg, init.runs, init.first, init.stride);
   port.on('message', (m: ToWorker) => {
     if (m.type === 'stop') s.stopped = true;

@@ -49,10 +49,13 @@ export interface WorkerInit {
   opts: { maxStates?: number; timeLimitMs?: number; symmetry: boolean };
 }
 
-/** Builds a scenario from a source (used by workers; exported for the CLI and tests). */
-export async function resolveSource(src: ScenarioSource): Promise<Scenario> {
+/**
+ * Builds a scenario from a source (used by workers; exported for the CLI and tests).
+ * `fresh`: a new copy of the module itself, evaluated again (its own module-level state).
+ */
+export async function resolveSource(src: ScenarioSource, fresh?: string): Promise<Scenario> {
   const { importModule, isFamily } = await import('../load-module.ts');
-  const mod = await importModule(src.module.startsWith('file:') ? fileURLToPath(src.module) : src.module);
+  const mod = await importModule(src.module.startsWith('file:') ? fileURLToPath(src.module) : src.module, fresh === undefined ? {} : { fresh });
   const x = mod[src.export];
   if (x === undefined) throw new Error(`module '${src.module}' has no export '${src.export}'`);
   if (isFamily(x)) {

@@ -10,6 +10,7 @@ import { WorldHasher, fpHex } from '../fingerprint/fingerprint.ts';
 import { livenessMessage, livenessSpecs, owedOf } from './scc.ts';
 import { stepViolation } from '../properties.ts';
 import type { PropertyRef } from '../types.ts';
+import type { DeterminismCheck } from '../purity.ts';
 
 /** What replaying a liveness lasso found (`replayLasso`). */
 export interface LassoReplay {
@@ -48,11 +49,12 @@ function record(out: RecordedEvent[], evs: readonly TraceEvent[], step: number):
  * search went on past safety violations because `inspect.violation` asked it to, so its
  * lasso may pass through one).
  */
-export function replayLasso(sc: Scenario, schedule: readonly string[], cycleStart: number | undefined, name: string, pastSafety = false): LassoReplay {
+export function replayLasso(sc: Scenario, schedule: readonly string[], cycleStart: number | undefined, name: string, pastSafety = false, purity?: DeterminismCheck): LassoReplay {
   const trace: RecordedEvent[] = [];
   const taken: string[] = [];
   const init = initialWorld(sc, { detail: true });
   let w = init.world;
+  purity?.checkInitial(w);
   record(trace, init.events, 0);
   const v0 = stepViolation(sc, w, init.events);
   if (v0 && !pastSafety) return { schedule: taken, trace, world: w, property: v0 };
@@ -99,7 +101,7 @@ export function replayLasso(sc: Scenario, schedule: readonly string[], cycleStar
       classes.orInto(takenMask, 0, classes.of(step, w));
       if (owed !== 1) owedAll = false;
     }
-    const r = apply(sc, w, step, { detail: true });
+    const r = purity ? purity.apply(w, step, { detail: true }) : apply(sc, w, step, { detail: true });
     w = r.world;
     taken.push(step.id);
     record(trace, r.events, taken.length);

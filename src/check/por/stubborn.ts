@@ -49,6 +49,7 @@ import { enabled, rng, type Predicate, type Scenario, type Step, type TraceEvent
 import type { PorContext } from './sleep-sets.ts';
 import { MonitorVisibility } from './monitors.ts';
 import { ViewVisibility, type Reads } from './views.ts';
+import { NondeterminismError, type DeterminismCheck } from '../purity.ts';
 
 export { reads, readsEach, readsView } from '../../actors/reads.ts';
 
@@ -90,6 +91,8 @@ export class Stubborn {
     symmetry: boolean,
     /** Why the caller wants the state reduction off (sleep sets still run). */
     off?: string,
+    /** The nondeterminism sample the learning walks' steps go through (they run user code before the search). */
+    private readonly purity?: DeterminismCheck,
   ) {
     const n = (this.n = sc.ids.length);
     const K = (this.K = n + 4);
@@ -216,14 +219,16 @@ export class Stubborn {
     let budget = WALK_STEPS;
     for (let walk = 0; walk < WALKS && budget > 0; walk++) {
       let w = initialWorld(this.sc, { detail: false }).world;
+      if (walk === 0) this.purity?.checkInitial(w);
       for (let d = 0; d < WALK_DEPTH && budget > 0; d++, budget--) {
         const steps = enabled(this.sc, w);
         if (steps.length === 0) break;
         const t = r.pick(steps);
         let res;
         try {
-          res = apply(this.sc, w, t, { detail: false });
-        } catch {
+          res = this.purity ? this.purity.apply(w, t) : apply(this.sc, w, t, { detail: false });
+        } catch (e) {
+          if (e instanceof NondeterminismError) throw e;
           break; // the search reports model errors itself
         }
         this.learn(t, res.events, w, res.world);

@@ -120,7 +120,7 @@ export abstract class Search implements Explorer {
     this.checkRevisits = s.hasher.symmetric || s.opts.inspect?.violation !== undefined;
     this.sleepSets = por.enabled && !s.hasher.symmetric;
     // A shard's learned may-send relation could miss steps only other shards reach (docs/sharding.md).
-    this.stubborn = por.enabled ? new Stubborn(s.sc, por, s.hasher.symmetric, s.shard ? 'a sharded search keeps the state reduction off (its learned relation would only cover its own slice)' : undefined) : undefined;
+    this.stubborn = por.enabled ? new Stubborn(s.sc, por, s.hasher.symmetric, s.shard ? 'a sharded search keeps the state reduction off (its learned relation would only cover its own slice)' : undefined, s.determinism?.fork()) : undefined;
   }
 
   /** What `result.options` says about the reduction that ran. */

@@ -33,7 +33,8 @@ import { quiescentViolation, stepViolation } from '../properties.ts';
 import { replaySchedule, type ScheduleInput } from './replay.ts';
 import { shrinkSchedule } from './shrink.ts';
 import { Session, type Explorer } from '../search/session.ts';
-import type { CheckResult, PropertyRef, TraceFile, Violation } from '../types.ts';
+import type { CheckResult, DeterminismOptions, PropertyRef, TraceFile, Violation } from '../types.ts';
+import { NondeterminismError } from '../purity.ts';
 
 /** Options of `fromTrace`: how far from the recording to search, and the budgets. */
 export interface FromTraceOptions {
@@ -49,6 +50,8 @@ export interface FromTraceOptions {
   readonly shrink?: boolean;
   /** Before exploring, compare only the recorded steps and reply types with the model's, not the data in the replies (default false). */
   readonly ignoreData?: boolean;
+  /** The nondeterminism re-step sample over the search's steps, as `CheckOptions.determinism` (default on). */
+  readonly determinism?: boolean | DeterminismOptions;
   /**
    * How the recording must fit the scenario before anything is explored. `exact` (default): it
    * replays on the model step for step, as `interleave replay` does, the data in recorded replies
@@ -135,8 +138,8 @@ export function traceStateBudget(steps: number): number {
 }
 
 /** The session options a search around a recording (of `steps` steps) runs under. */
-export function traceSessionOptions(opts: FromTraceOptions, steps = 0): { maxStates: number; timeLimitMs?: number; symmetry: true; determinism: false } {
-  return { maxStates: opts.maxStates ?? traceStateBudget(steps), ...(opts.timeLimitMs === undefined ? {} : { timeLimitMs: opts.timeLimitMs }), symmetry: true, determinism: false };
+export function traceSessionOptions(opts: FromTraceOptions, steps = 0): { maxStates: number; timeLimitMs?: number; symmetry: true; determinism: boolean | DeterminismOptions } {
+  return { maxStates: opts.maxStates ?? traceStateBudget(steps), ...(opts.timeLimitMs === undefined ? {} : { timeLimitMs: opts.timeLimitMs }), symmetry: true, determinism: opts.determinism ?? true };
 }
 
 /** Explores the schedules within `within` deviations of a recorded one, reporting the first violated property. */
@@ -232,9 +235,16 @@ export class TraceSearch implements Explorer {
       this.zob[i] = x >>> 0;
     }
     const init = initialWorld(sc, { detail: false });
+    s.determinism?.checkInitial(init.world);
     this.init = { world: init.world, violation: stepViolation(sc, init.world, init.events) };
     this.stack = this.init.violation ? [] : [{ world: init.world, cursor: 0, ahead: [], left: this.within, depth: 0, parent: undefined, step: undefined, deviated: false }];
     if (this.init.violation) this.outcome = this.done(this.init.violation, undefined);
+  }
+
+  /** A step of the search, through the nondeterminism sample. */
+  private apply(w: World, t: Step): { world: World; events: readonly TraceEvent[] } {
+    const d = this.s.determinism;
+    return d ? d.apply(w, t) : apply(this.s.sc, w, t, { detail: false });
   }
 
   /** The depth bound in effect: `maxDepth`, or the recording's length as explored + 1,000. */
@@ -335,7 +345,7 @@ export class TraceSearch implements Explorer {
       const step = follow?.step ?? steps.find((s) => !isFault(s) && s.kind !== 'restart');
       if (!step) break;
       const pos = follow ? this.take(f, follow.pos) : { cursor: f.cursor, ahead: f.ahead };
-      f = { ...f, ...pos, world: apply(sc, f.world, step, { detail: false }).world, depth: f.depth + 1 };
+      f = { ...f, ...pos, world: this.apply(f.world, step).world, depth: f.depth + 1 };
     }
     if (f.cursor < this.seed.length && f.depth < this.maxDepth) {
       const s = this.seed[f.cursor]!;
@@ -404,7 +414,7 @@ export class TraceSearch implements Explorer {
       // Push deviations first so the followed path is explored first (depth-first).
       for (let c = children.length - 1; c >= 0; c--) {
         const ch = children[c]!;
-        const r = apply(sc, f.world, ch.step, { detail: false });
+        const r = this.apply(f.world, ch.step);
         s.states++;
         s.transitions++;
         const pos = ch.pos >= 0 ? this.take(f, ch.pos) : { cursor: f.cursor, ahead: f.ahead };
@@ -441,8 +451,9 @@ export class TraceSearch implements Explorer {
     let shrunk = schedule;
     if ((this.opts.shrink ?? true) && ins.length === 0 && this.within > 0) {
       try {
-        shrunk = shrinkSchedule(sc, p, schedule);
-      } catch {
+        shrunk = shrinkSchedule(sc, p, schedule, { purity: s.determinism?.fork() });
+      } catch (e) {
+        if (e instanceof NondeterminismError) throw e;
         shrunk = schedule;
       }
     }

@@ -17,6 +17,7 @@ import {
   type World,
 } from '../../actors/index.ts';
 import { quiescentViolation, stepViolation } from '../properties.ts';
+import type { DeterminismCheck } from '../purity.ts';
 import type { PropertyRef, Violation } from '../types.ts';
 
 /** Messages from outside recorded with a schedule (live runs): `input:` steps need their payload. */
@@ -46,13 +47,14 @@ function record(out: RecordedEvent[] | undefined, evs: readonly TraceEvent[], st
 export function runSchedule(
   sc: Scenario,
   schedule: readonly string[],
-  opts: { detail: boolean; lenient: boolean; inputs?: readonly ScheduleInput[]; through?: boolean; collect?: (events: readonly TraceEvent[]) => void },
+  opts: { detail: boolean; lenient: boolean; inputs?: readonly ScheduleInput[]; through?: boolean; collect?: (events: readonly TraceEvent[]) => void; purity?: DeterminismCheck | undefined },
 ): ReplayOutcome {
   let first: PropertyRef | undefined;
   const trace: RecordedEvent[] | undefined = opts.detail ? [] : undefined;
   const taken: string[] = [];
   const init = initialWorld(sc, { detail: opts.detail });
   let w = init.world;
+  opts.purity?.checkInitial(w);
   record(trace, init.events, 0);
   const v0 = stepViolation(sc, w, init.events);
   if (v0 && !opts.through) return { schedule: taken, world: w, trace: trace ?? [], property: v0 };
@@ -72,7 +74,7 @@ export function runSchedule(
         throw new Divergence(i, want, steps.map((s) => s.id));
       }
     }
-    const r = apply(sc, w, step, { detail: opts.detail });
+    const r = opts.purity ? opts.purity.apply(w, step, { detail: opts.detail }) : apply(sc, w, step, { detail: opts.detail });
     w = r.world;
     taken.push(step.id);
     record(trace, r.events, taken.length);

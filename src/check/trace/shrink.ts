@@ -9,6 +9,7 @@
 import { apply, enabled, isFault, type Scenario } from '../../actors/index.ts';
 import { endViolation, sameProperty, stepViolation } from '../properties.ts';
 import { runSchedule } from './replay.ts';
+import { NondeterminismError, type DeterminismCheck } from '../purity.ts';
 import type { PropertyRef } from '../types.ts';
 
 // Both searches are bounded by work (candidate replays and replayed steps), never by
@@ -19,6 +20,8 @@ export interface ShrinkOptions {
   readonly maxReplays?: number;
   /** Stop after replaying this many steps in all (default 1,000,000). */
   readonly maxSteps?: number;
+  /** The nondeterminism sample the replays' steps go through (shrinking runs user code after the search). */
+  readonly purity?: DeterminismCheck | undefined;
 }
 
 /** The actor a step id is about: the receiver of a delivery or drop, the owner of a timer, the crashed actor. */
@@ -53,8 +56,9 @@ export function shrinkSchedule(sc: Scenario, property: PropertyRef, schedule: re
     steps += cand.length;
     let out;
     try {
-      out = runSchedule(sc, cand, { detail: false, lenient: true });
-    } catch {
+      out = runSchedule(sc, cand, { detail: false, lenient: true, purity: opts.purity });
+    } catch (e) {
+      if (e instanceof NondeterminismError) throw e;
       return undefined;
     }
     return out.property && sameProperty(out.property, property) ? out.schedule : undefined;
@@ -128,13 +132,14 @@ export const NEAREST_PASSING_TRIES = 200;
  * and the note says which move (or that the fallback "same run without the fault"
  * was used).
  */
-export function nearestPassing(sc: Scenario, schedule: readonly string[], maxTries = NEAREST_PASSING_TRIES): NearPassing | undefined {
+export function nearestPassing(sc: Scenario, schedule: readonly string[], maxTries = NEAREST_PASSING_TRIES, purity?: DeterminismCheck): NearPassing | undefined {
   let tries = 0;
   const passes = (cand: string[]): string[] | undefined => {
     tries++;
     try {
-      return runsClean(sc, cand);
-    } catch {
+      return runsClean(sc, cand, purity);
+    } catch (e) {
+      if (e instanceof NondeterminismError) throw e;
       // a candidate that cannot run is simply not a passing schedule
       return undefined;
     }
@@ -175,8 +180,8 @@ export function nearestPassing(sc: Scenario, schedule: readonly string[], maxTri
  * steps, preferring the candidate's own. The whole schedule if nothing fails on the
  * way or at the end.
  */
-function runsClean(sc: Scenario, cand: readonly string[]): string[] | undefined {
-  const r = runSchedule(sc, cand, { detail: false, lenient: true });
+function runsClean(sc: Scenario, cand: readonly string[], purity: DeterminismCheck | undefined): string[] | undefined {
+  const r = runSchedule(sc, cand, { detail: false, lenient: true, purity });
   if (r.property || cand.length - r.schedule.length > 2) return undefined;
   const taken = [...r.schedule];
   const rest = cand.filter((id) => !taken.includes(id));
@@ -188,7 +193,7 @@ function runsClean(sc: Scenario, cand: readonly string[]): string[] | undefined 
     const normal = steps.filter((x) => !isFault(x) && x.kind !== 'restart');
     if (normal.length === 0) return taken;
     const step = normal.find((x) => rest.includes(x.id)) ?? normal[0]!;
-    const res = apply(sc, w, step, { detail: false });
+    const res = purity ? purity.apply(w, step) : apply(sc, w, step, { detail: false });
     w = res.world;
     taken.push(step.id);
     if (stepViolation(sc, w, res.events)) return undefined;
