@@ -74,6 +74,7 @@ Examples:
     .option('-o, --out <file>', 'where to write the counterexample JSON (HTML next to it); default .interleave/<scenario>-seed<N>.json')
     .option('--config <file>', CONFIG_HELP)
     .option('--json', 'print one JSON document and nothing else')
+    .option('-v, --verbose', "also print the search's internals: the fingerprint collision bound, and which search (reduced or full) met which violation first")
     .addHelpText('after', `
 Exit codes: 0 every property holds (the output says whether exploration was complete
 or cut by a budget), 1 a violation (counterexample printed and saved), 2 bad input

@@ -51,6 +51,8 @@ describe('step kinds', () => {
   it('prints a line for each kind', () => {
     expect(lines[0]).toMatch(/^ +1 {2}sender +⏲ timer +xstate\.after\.100\.sender\.waiting/);
     expect(lines[0]).toContain('(sender: waiting → sent)');
+    // The timer's id, once (its message is named like it).
+    expect(lines[0]!.split('xstate.after.100.sender.waiting')).toHaveLength(2);
     expect(lines[1]).toMatch(/^ +2 {2}receiver +✗ drop ← sender +ping$/);
     expect(lines.some((l) => /· ping from sender to receiver dropped \(fault: message lost\)/.test(l))).toBe(true);
     expect(lines.find((l) => /^ +3 /.test(l))).toMatch(/receiver +← sender +ping +\(receiver: idle → got\)/);
@@ -76,5 +78,10 @@ describe('step kinds', () => {
 
   it('renders a trace without a property as such', () => {
     expect(formatText(f)).toMatch(/^no property violated in this trace/);
+  });
+
+  it('says "1 step" for one step', () => {
+    expect(formatText(runOf(['timer:sender:xstate.after.100.sender.waiting']))).toMatch(/, 1 step\n/);
+    expect(formatText(f)).toMatch(/, 6 steps\n/);
   });
 });

@@ -4,7 +4,7 @@
 // is missing or given twice; else exit 1 with the shortest counterexample if a shard
 // found one; else exit 0, "complete" only when every shard is complete.
 import { dirname, join, resolve } from 'node:path';
-import { formatHtml, formatSteps, traceView } from '../../report/index.ts';
+import { formatHtml, formatSteps, stepsText, traceView } from '../../report/index.ts';
 import { EXIT, UsageError } from '../errors.ts';
 import { printJson, type Io } from '../io.ts';
 import { shellWord } from '../options.ts';
@@ -117,13 +117,13 @@ export async function runMerge(io: Io, files: string[], flags: { json?: boolean;
       writeError = `cannot write the trace to ${out}: ${(e as Error).message}; choose another place with --out FILE`;
     }
     const replay = `npx interleave replay ${shellWord(out)}`;
-    const steps = formatSteps(traceView(v.trace.schedule, v.trace.trace), flags.json ? undefined : o, { failStep: v.trace.schedule.length });
+    const steps = formatSteps(traceView(v.trace.schedule, v.trace.trace), flags.json ? undefined : o, { failStep: v.trace.schedule.length, context: !flags.json });
     if (flags.json) {
       printJson(io, { ok: false, complete: false, shard: `${r.shard.i}/${r.shard.n}`, file, violation: { property: v.property, schedule: v.trace.schedule, steps: steps.map((l) => l.trim()) }, foundBy: bad.map((x) => `${x.r.shard.i}/${x.r.shard.n}`), ...(writeError ? { writeError } : { trace: out, replay }), problems: found, stats });
       return EXIT.violation;
     }
     io.out(o.red(o.bold(`✗ ${v.property.kind} '${v.property.name}' violated`)) + o.red(`: ${v.property.message}`));
-    io.out(`\nshortest counterexample of ${bad.length} shard${bad.length > 1 ? 's' : ''} reporting one (shard ${r.shard.i}/${r.shard.n}, ${file}), ${v.trace.schedule.length} steps:`);
+    io.out(`\nshortest counterexample of ${bad.length} shard${bad.length > 1 ? 's' : ''} reporting one (shard ${r.shard.i}/${r.shard.n}, ${file}), ${stepsText(v.trace.schedule.length)}:`);
     io.out(steps.join('\n'));
     io.out('');
     if (writeError) io.err(o.yellow(`warning: ${writeError}`));
