@@ -90,12 +90,13 @@ button.link { border:0; background:none; color:var(--accent); cursor:pointer; pa
 #diff table { font-size:12px; }
 #diff tr.fold td { background:#f5f6f8; text-align:center; }
 .hint { text-transform:none; letter-spacing:0; font-weight:400; }
-figure.machine { margin:6px 0; border:1px solid #e3e6ec; border-radius:4px; padding:2px 4px; background:#fff; overflow:auto; }
+figure.machine { margin:6px 0; border:1px solid #e3e6ec; border-radius:4px; padding:0 4px 2px; background:#fff; overflow:auto; max-height:340px; }
 figure.machine.current { border-color:#e0a800; box-shadow:0 0 0 1px #e0a800; }
-figure.machine figcaption { font-family:ui-monospace, Menlo, Consolas, monospace; font-weight:700; font-size:12px; cursor:zoom-in; }
+figure.machine figcaption { font-family:ui-monospace, Menlo, Consolas, monospace; font-weight:700; font-size:12px; cursor:zoom-out; position:sticky; left:0; top:0; z-index:1; background:#fff; padding:2px 0; }
+figure.machine.fit figcaption { cursor:zoom-in; }
 figure.machine figcaption .role { font-family:system-ui, sans-serif; font-weight:400; color:var(--muted); }
-figure.machine svg.statechart { max-width:100%; height:auto; }
-figure.machine.zoom svg.statechart { max-width:none; }
+figure.machine svg.statechart { max-width:none; }
+figure.machine.fit svg.statechart { max-width:100%; height:auto; }
 #controls { flex:0 0 auto; z-index:2; display:flex; gap:10px; align-items:center; padding:8px 18px; background:#fff; border-bottom:1px solid var(--line); }
 #slider { flex:1; }
 button { font:inherit; padding:2px 10px; }
@@ -278,7 +279,7 @@ export function formatHtml(f: TraceFileData, ctx: ReportContext = {}): string {
 <table><thead><tr><th>#</th><th>counterexample</th><th>#</th><th>passing</th></tr></thead><tbody id="diff-rows"></tbody></table>
 </details>
 ${recordedHtml(f)}<section id="machines-section">
-<h2>Statecharts <span class="hint">(this step's actor first; click a name to zoom)</span></h2>
+<h2>Statecharts <span class="hint">(this step's actor first, its current state in view; scroll to pan, click a name to fit the whole chart)</span></h2>
 <div id="machines">
 ${machinesHtml}
 </div>

@@ -172,7 +172,8 @@ var drawSequence = (function () {
         pending.push([ol, [[LEFT, y + 4]], s.n]);
       }
       s.moves.forEach(function (m) {
-        if (!(m.actor in xOf)) return;
+        // A machine with no states of its own has the state text {}: nothing to say.
+        if (!(m.actor in xOf) || m.to === '{}') return;
         var mv = svg('text', { class: 'move' }, clip('→ ' + m.after, Math.max(8, Math.floor(LANE / 6.6))));
         mv.appendChild(svg('title', null, m.actor + ': ' + m.change + (m.change === m.from + ' → ' + m.to ? '' : '\nnow ' + m.to)));
         g.appendChild(mv);

@@ -133,7 +133,7 @@
     var fig = machinesBox.querySelector('figure[data-actor="' + (window.CSS && window.CSS.escape ? window.CSS.escape(m.actor) : m.actor) + '"]');
     if (!fig) return;
     figures[m.actor] = { fig: fig, m: m, states: fig.querySelectorAll('[data-state]'), edges: fig.querySelectorAll('g.tr') };
-    fig.querySelector('figcaption').addEventListener('click', function () { fig.classList.toggle('zoom'); });
+    fig.querySelector('figcaption').addEventListener('click', function () { fig.classList.toggle('fit'); });
     if (data.roles[m.actor]) fig.querySelector('figcaption').appendChild(el('span', { class: 'role' }, ' ' + data.roles[m.actor]));
   });
   function showMachines() {
@@ -160,7 +160,18 @@
         if (p) p.setAttribute('marker-end', 'url(#' + p.getAttribute('data-marker') + (on ? '-ht' : '-h') + ')');
       });
       f.fig.classList.toggle('current', first.indexOf(a) >= 0);
+      inView(f.fig);
     }
+  }
+  // Scrolls a chart drawn at full size so its innermost current state is in the middle.
+  function inView(fig) {
+    if (fig.hidden || fig.classList.contains('fit')) return;
+    var act = fig.querySelectorAll('g.st.active > rect');
+    var r = act.length ? act[act.length - 1] : null;
+    if (!r) return;
+    var b = r.getBBox();
+    fig.scrollLeft = Math.max(0, b.x + b.width / 2 - fig.clientWidth / 2);
+    fig.scrollTop = Math.max(0, b.y + b.height / 2 - fig.clientHeight / 2);
   }
 
   // Controls.
