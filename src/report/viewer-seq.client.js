@@ -159,9 +159,14 @@ var drawSequence = (function () {
         pending.push([label, spots, s.n]);
       } else if (s.kind === 'timer') {
         g.appendChild(svg('circle', { cx: X(s.actor), cy: y, r: 6, class: 'timer' }));
-        var tl = svg('text', { class: 'label' }, clip('⏲ ' + s.what, 28));
+        // xstate's delayed transitions are named xstate.after.<ms>.<state path>: say `after <ms>ms`.
+        var after = /^xstate\.after\.(\d+)\./.exec(s.what);
+        var tshown = clip('⏲ ' + (after ? 'after ' + after[1] + 'ms' : s.what), 28);
+        var tl = svg('text', { class: 'label' }, tshown);
+        tl.appendChild(svg('title', null, 'timer ' + s.what));
         g.appendChild(tl);
-        pending.push([tl, [[X(s.actor) + 10, y + 4], [X(s.actor) + 10, y - 8]], s.n]);
+        var tw = 6.6 * tshown.length;
+        pending.push([tl, [[X(s.actor) + 10, y + 4], [X(s.actor) + 10, y - 8], [X(s.actor) - 10 - tw, y + 4], [X(s.actor) - 10 - tw, y - 8], [X(s.actor) + 10, y + 16], [X(s.actor) - 10 - tw, y + 16]], s.n]);
       } else if (s.kind === 'fault') {
         var fl = svg('text', { class: 'label fault', 'text-anchor': 'middle' }, clip('✗ ' + s.what, 24));
         g.appendChild(fl);

@@ -3,7 +3,9 @@
 // default amber-loop report at 1400x1000 as a new user sees it: statecharts with the
 // current state, no label over another, idle actors folded, the diff's first divergence
 // in view, the legend. Screenshots go to test-output/viewer/ (git-ignored) for people
-// to look at; they are not compared.
+// to look at; they are not compared. With INTERLEAVE_DOC_SHOTS=1 the three the docs show
+// (amber-loop at its failing step, the guide's payment race, show --machines amber-loop)
+// are written to docs/img/ as well.
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,6 +14,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatHtml } from 'interleave';
 import { lostUpdateTrace } from '../helpers/report-traces.ts';
+import { readBlocks } from '../helpers/doc-blocks.ts';
 import { runMain } from '../helpers/cli.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -203,12 +206,17 @@ async function cutWithoutTitle(p: Page): Promise<string[]> {
   );
 }
 
+/** Writes the default amber-loop report as `interleave check amber-loop` does; returns its URL. */
+async function amberReport(): Promise<string> {
+  const dir = mkdtempSync(join(tmpdir(), 'interleave-amber-viewer-'));
+  const r = await runMain('check', 'amber-loop', '--out', `${dir}/`);
+  expect(r.code).toBe(1);
+  return pathToFileURL(join(dir, readdirSync(dir).find((f) => f.endsWith('.html'))!)).href;
+}
+
 describe('the default amber-loop report at 1400x1000', () => {
   beforeAll(async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'interleave-amber-viewer-'));
-    const r = await runMain('check', 'amber-loop', '--out', `${dir}/`);
-    expect(r.code).toBe(1);
-    const html = readdirSync(dir).find((f) => f.endsWith('.html'))!;
+    amberUrl = await amberReport();
     amber = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
     amber.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
     amber.on('console', (m) => {
@@ -217,7 +225,6 @@ describe('the default amber-loop report at 1400x1000', () => {
     amber.on('request', (q) => {
       if (!q.url().startsWith('file:')) problems.push(`network: ${q.url()}`);
     });
-    amberUrl = pathToFileURL(join(dir, html)).href;
     await amber.goto(amberUrl);
     mkdirSync(SHOTS, { recursive: true });
     await amber.screenshot({ path: join(SHOTS, 'amber-loop-start.png') });
@@ -342,6 +349,49 @@ describe('the default amber-loop report at 1400x1000', () => {
 
 const text2 = (sel: string) => amber.locator(sel).first().textContent();
 let amberUrl = '';
+
+const DOC_SHOTS = join(process.cwd(), 'docs', 'img');
+/** A screenshot for review; also into docs/img/ when INTERLEAVE_DOC_SHOTS=1 (the docs link those). */
+async function docShot(p: Page, name: string): Promise<void> {
+  mkdirSync(SHOTS, { recursive: true });
+  await p.screenshot({ path: join(SHOTS, name) });
+  if (process.env.INTERLEAVE_DOC_SHOTS === '1') {
+    mkdirSync(DOC_SHOTS, { recursive: true });
+    await p.screenshot({ path: join(DOC_SHOTS, name) });
+  }
+}
+
+describe('the pictures the docs show', () => {
+  it("amber-loop at its failing step, the guide's payment race, and show --machines amber-loop", async () => {
+    const p = await browser.newPage({ viewport: { width: 1280, height: 820 } });
+    p.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+    await p.goto(amberUrl || (amberUrl = await amberReport()));
+    expect(await p.locator('#step-label').textContent()).toBe('step 18 / 18');
+    await docShot(p, 'viewer-amber-loop.png');
+
+    // The guide's first scenario, saved as a user would save it (inside the repository, so
+    // that its `import … from 'interleave'` resolves to this package).
+    const dir = join(process.cwd(), 'test-output', 'guide-payment');
+    mkdirSync(dir, { recursive: true });
+    const block = readBlocks(process.cwd(), 'docs/guide.md').find((b) => b.file === 'payment.ts')!;
+    writeFileSync(join(dir, 'payment.ts'), `${block.code}\n`);
+    const r = await runMain('check', `${join(dir, 'payment.ts')}#payment`, '--out', `${dir}/`);
+    expect(r.code).toBe(1);
+    const html = readdirSync(dir).find((f) => /^payment.*-seed\d+\.html$/.test(f))!;
+    await p.goto(pathToFileURL(join(dir, html)).href);
+    expect(await p.locator('#step-title').getAttribute('class')).toBe('fail');
+    // The bank is a machine with a context only: no '→ {}' in the chart, its context change in view.
+    expect(await p.locator('#chart text.move').allTextContents()).not.toContain('→ {}');
+    expect(await p.locator('#changed table[data-actor="bank"]').textContent()).toContain('balance90→80');
+    await docShot(p, 'viewer-payment-race.png');
+
+    const charts = join(dir, 'charts.html');
+    expect((await runMain('show', '--machines', 'amber-loop', '--out', charts)).code).toBe(0);
+    await p.goto(pathToFileURL(charts).href);
+    await docShot(p, 'charts-amber-loop.png');
+    await p.close();
+  }, 120_000);
+});
 
 describe('the amber-loop report at 1024x700', () => {
   let small: Page;

@@ -40,7 +40,7 @@ export function reducerLines(context: unknown, max = 12): string[] {
   return lines.length > max ? [...lines.slice(0, max - 1), `… ${lines.length - max + 1} more`] : lines;
 }
 
-/** One HTML page with every chart as inline SVG, each fitted to the page width (a checkbox shows it at full size, to pan). */
+/** One HTML page with every chart as inline SVG, each fitted to the page width but drawn at three quarters of its size at least (wider charts scroll); a checkbox shows it at full size. */
 export function chartsHtml(name: string, sc: ScenarioCharts, legend?: Legend): string {
   const body: string[] = [];
   sc.charts.forEach((c, i) => {
@@ -48,7 +48,7 @@ export function chartsHtml(name: string, sc: ScenarioCharts, legend?: Legend): s
     const layout = layoutOf(c.chart, c.actors.join(', '));
     const roles = roleLines(c, legend);
     body.push(
-      `<section><h2>${escapeHtml(title)}</h2>${roles.length > 1 ? `<ul>${roles.map((r) => `<li>${escapeHtml(r)}</li>`).join('')}</ul>` : ''}<input type="checkbox" class="zoom" id="zoom-c${i}"><label for="zoom-c${i}">full size (scroll to pan)</label><div class="chart">${chartSvg(c.chart, layout, { uid: `c${i}`, actor: c.actors[0]! })}</div></section>`,
+      `<section><h2>${escapeHtml(title)}</h2>${roles.length > 1 ? `<ul>${roles.map((r) => `<li>${escapeHtml(r)}</li>`).join('')}</ul>` : ''}<input type="checkbox" class="zoom" id="zoom-c${i}"><label for="zoom-c${i}">full size (scroll to pan)</label><div class="chart" style="--min:${Math.round(layout.width * 0.75)}px">${chartSvg(c.chart, layout, { uid: `c${i}`, actor: c.actors[0]! })}</div></section>`,
     );
   });
   const reducers = sc.others.filter((o) => o.kind === 'reducer');
@@ -62,7 +62,7 @@ export function chartsHtml(name: string, sc: ScenarioCharts, legend?: Legend): s
 body { margin:0; padding:12px 18px; font:14px/1.4 system-ui, -apple-system, "Segoe UI", sans-serif; color:#1d2330; background:#fafbfc; }
 h1 { font-size:18px; } h2 { font-size:15px; margin:18px 0 6px; }
 .chart { overflow:auto; max-height:85vh; background:#fff; border:1px solid #c9ced8; border-radius:4px; padding:6px; }
-.chart svg.statechart { max-width:100%; height:auto; }
+.chart svg.statechart { max-width:100%; min-width:var(--min, 0px); height:auto; }
 input.zoom:checked + label + .chart svg.statechart { max-width:none; }
 input.zoom { margin:0 4px 4px 0; } label { font-size:12px; color:#6b7280; cursor:pointer; }
 p.note { color:#6b7280; font-size:13px; margin:2px 0 6px; }
