@@ -79,6 +79,15 @@ function byActor(cs: readonly ContextChange[]): Map<string, ContextChange[]> {
   return m;
 }
 
+/**
+ * A property's name for a reader: a bare id (`INV-4`, no spaces) with the legend's line
+ * for it in parentheses; a name that already has words as it is.
+ */
+export function propertyLabel(legend: Legend | undefined, name: string): string {
+  const note = /\s/.test(name.trim()) ? undefined : propertyNote(legend, name);
+  return note === undefined ? name : `${name} (${note})`;
+}
+
 /** `1 step`, `2 steps`. */
 export function stepsText(n: number): string {
   return `${n.toLocaleString('en-US')} step${n === 1 ? '' : 's'}`;
@@ -136,7 +145,7 @@ export function formatText(f: TraceFileData, style: Style = plain, ctx: ReportCo
     '',
     ...formatSteps(view, style, { failStep: p ? f.schedule.length : undefined, context: true, ...(f.cycleStart !== undefined ? { cycleStart: f.cycleStart } : {}), ...(ctx.legend ? { legend: ctx.legend } : {}), ...(deviationMarks(f.recorded?.steps) ? { marks: deviationMarks(f.recorded?.steps)! } : {}) }),
   );
-  if (p) lines.push(style.red(`${' '.repeat(String(f.schedule.length).length + 4)}✗ ${lassoEnd(f.schedule.length, f.cycleStart)}: ${safeText(p.name)}`));
+  if (p) lines.push(style.red(`${' '.repeat(String(f.schedule.length).length + 4)}✗ ${lassoEnd(f.schedule.length, f.cycleStart)}: ${safeText(propertyLabel(ctx.legend, p.name))}`));
   if (f.passing) {
     lines.push('', `a nearby passing schedule (${stepsText(f.passing.schedule.length)})${f.passing.note ? `: ${safeText(f.passing.note)}` : ''}:`, ...formatSteps(fileViewOf(f.passing), style, ctx.legend ? { legend: ctx.legend } : {}));
   }

@@ -4,7 +4,7 @@ import { setup } from 'xstate';
 import { describe, expect, it } from 'vitest';
 import { defineScenario, drive, send, formatMermaid, formatSteps, formatText, type Step, type TraceFileData } from 'interleave';
 import { enabled } from 'interleave/kernel';
-import { fileView } from '../../src/report/index.ts';
+import { fileView, propertyLabel } from '../../src/report/index.ts';
 import { runTraceFile } from '../helpers/report-traces.ts';
 
 // A sender that pings twice on a timer; a receiver that only knows `ping`.
@@ -83,5 +83,15 @@ describe('step kinds', () => {
   it('says "1 step" for one step', () => {
     expect(formatText(runOf(['timer:sender:xstate.after.100.sender.waiting']))).toMatch(/, 1 step\n/);
     expect(formatText(f)).toMatch(/, 6 steps\n/);
+  });
+});
+
+describe('property names for a reader', () => {
+  const legend = { properties: { 'INV-4': 'batch keys are a contiguous prefix', I12: 'the loop completes' } };
+  it('puts a bare id in words from the legend, and leaves a name that has words', () => {
+    expect(propertyLabel(legend, 'INV-4')).toBe('INV-4 (batch keys are a contiguous prefix)');
+    expect(propertyLabel(legend, 'I12 loop completes with the reference output')).toBe('I12 loop completes with the reference output');
+    expect(propertyLabel(legend, 'INV-9')).toBe('INV-9');
+    expect(propertyLabel(undefined, 'INV-4')).toBe('INV-4');
   });
 });

@@ -3,7 +3,7 @@ import { familySource } from '../../machines/family-table.ts';
 import { statSync } from 'node:fs';
 import { basename, join, relative, resolve } from 'node:path';
 import { ScenarioError, isModelError, isOptional, type ModelError, type Divergence, type ParamValues, type Scenario, type ScenarioFamily } from '../../actors/index.ts';
-import { busyActors, deviationMarks, formatHtml, formatSteps, lassoEnd, legendLines, reportContext, stepsText, traceView, validateTraceFile, type TraceFileData } from '../../report/index.ts';
+import { busyActors, deviationMarks, formatHtml, formatSteps, lassoEnd, legendLines, reportContext, stepsText, propertyLabel, traceView, validateTraceFile, type TraceFileData } from '../../report/index.ts';
 import { loadChecker, type CheckOptions, type CheckResult, type CheckerApi, type Violation } from '../check-api.ts';
 import { EXIT, UsageError } from '../errors.ts';
 import { printJson, type Io } from '../io.ts';
@@ -336,7 +336,7 @@ export async function runCheck(io: Io, name: string, flags: CheckFlags): Promise
     const around = v.recorded ? `; ${dev === 0 ? 'in the recorded order' : `${dev} step${dev === 1 ? '' : 's'} marked ◆ deviate${dev === 1 ? 's' : ''} from the recording`}` : '';
     io.out(`\ncounterexample, ${stepsText(file.schedule.length)}${shrunk}${around}:`);
     io.out(steps.join('\n'));
-    io.out(o.red(`${' '.repeat(String(file.schedule.length).length + 4)}✗ ${lassoEnd(file.schedule.length, v.cycleStart)}: ${v.property.name}`));
+    io.out(o.red(`${' '.repeat(String(file.schedule.length).length + 4)}✗ ${lassoEnd(file.schedule.length, v.cycleStart)}: ${propertyLabel(sc.legend, v.property.name)}`));
     io.out('');
     io.out(`seed      ${r.seed} (${r.strategy}${v.seed !== undefined && v.seed !== r.seed ? `, failing run's seed ${v.seed}` : ''}; ${stats(r, flags.verbose === true)})`);
     if (!writeError) io.out(`replay    ${replayCmd}`);
@@ -376,18 +376,25 @@ export async function runCheck(io: Io, name: string, flags: CheckFlags): Promise
     printJson(io, { ok: true, scenario, strategy: r.strategy, seed: r.seed, complete: r.complete, ...(flags.requireComplete ? { requireComplete: true } : {}), ...(r.cutBy ? { cutBy: r.cutBy } : {}), ...(traceDepth !== undefined ? { within: r.options.within, depthBound: traceDepth, ...(seedFile?.options.cut === true ? { recordingCut: true } : {}) } : {}), ...(r.shard ? { shard: r.shard } : {}), ...(r.exchange ? { exchange: r.exchange } : {}), ...(r.shareVisited ? { shareVisited: r.shareVisited } : {}), stats: r.stats, ...(r.collisionProbability !== undefined ? { collisionProbability: r.collisionProbability } : {}), unreached: r.unreached, ...(r.vacuous ? { vacuous: r.vacuous } : {}), ...(r.options.endNote ? { endNote: r.options.endNote } : {}), interrupted, ...(hint ? { hint } : {}) });
     return interrupted ? EXIT.interrupted : incomplete ? EXIT.incomplete : EXIT.ok;
   }
-  const props = [
-    ...Object.keys(sc.invariants ?? {}).map((k) => `invariant ${k}`),
-    ...Object.keys(sc.monitors ?? {}).map((k) => `monitor ${k}`),
-    ...Object.keys(sc.atEnd ?? {}).map((k) => `eventually ${k}`),
-    ...Object.keys(sc.liveness ?? {}).map((k) => `liveness ${k}`),
+  const named: [string, string][] = [
+    ...Object.keys(sc.invariants ?? {}).map((k) => ['invariant', k] as [string, string]),
+    ...Object.keys(sc.monitors ?? {}).map((k) => ['monitor', k] as [string, string]),
+    ...Object.keys(sc.atEnd ?? {}).map((k) => ['eventually', k] as [string, string]),
+    ...Object.keys(sc.liveness ?? {}).map((k) => ['liveness', k] as [string, string]),
   ];
+  const props = named.map(([kind, k]) => `${kind} ${k}`);
+  // Bare ids (INV-4) the legend puts in words: one property a line, with its words.
+  const worded = named.some(([, k]) => propertyLabel(sc.legend, k) !== k);
+  const kw = Math.max(0, ...named.map(([kind]) => kind.length));
+  const nw = Math.max(0, ...named.map(([, k]) => k.length));
+  const propLines = named.map(([kind, k]) => `  ${kind.padEnd(kw)}  ${k.padEnd(nw)}  ${propertyLabel(sc.legend, k) === k ? '' : propertyLabel(sc.legend, k).slice(k.length + 2, -1)}`.trimEnd());
   if (interrupted) {
     io.out(o.yellow(`stopped by Ctrl-C: no violation in the part explored so far (${stats(r, flags.verbose === true)})`));
     io.out(`a search cannot be resumed: run it again from the start with a budget, e.g.: npx interleave check ${shellWord(arg)}${paramFlags(f, p)} --time-limit 60`);
     return EXIT.interrupted;
   }
-  io.out(o.green(`✓ all properties hold for ${label}`) + ` (${props.length ? props.join(', ') : 'no properties declared: deadlocks and errors only'})`);
+  if (worded) io.out(`${o.green(`✓ all properties hold for ${label}`)}:\n${propLines.join('\n')}`);
+  else io.out(o.green(`✓ all properties hold for ${label}`) + ` (${props.length ? props.join(', ') : 'no properties declared: deadlocks and errors only'})`);
   const everything = r.strategy === 'from-trace' ? `every state within ${String(r.options.within)} deviation${r.options.within === 1 ? '' : 's'} of the recording was visited` : 'every reachable state was visited';
   io.out(r.complete
     ? `exploration complete: ${everything} (${r.strategy}; ${stats(r, flags.verbose === true)})`
