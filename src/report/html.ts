@@ -188,7 +188,7 @@ export function viewerData(f: TraceFileData, ctx: ReportContext = {}) {
     property: f.property,
     ...(f.property && propertyNote(legend, f.property.name) !== undefined ? { propertyNote: propertyNote(legend, f.property.name) } : {}),
     failStep: f.property ? f.schedule.length : -1,
-    /** The steps drawn stronger: the failing step, the steps of its actor, faults and drops, the legend's annotated steps. */
+    /** The steps drawn stronger: the failing step, the chain of steps that sent its message, the steps of its actor, faults and drops, the legend's annotated steps. */
     keySteps: f.property ? keySteps(view.steps, legend) : [],
     // A liveness lasso: steps after this one form the cycle that repeats forever (-1: none).
     cycleStart: f.cycleStart ?? -1,
@@ -210,8 +210,12 @@ function keySteps(steps: readonly StepView[], legend: ReportContext['legend']): 
   const fail = steps[steps.length - 1];
   if (!fail || fail.n === 0) return [];
   const who = new Set(fail.actor ? [fail.actor] : fail.moves.map((m) => m.actor));
+  // The chain of steps that sent the messages leading to the failing delivery (a timer that
+  // fired a retry, say), back to the start.
+  const cause = new Set<number>();
+  for (let k = fail.sentAt; k > 0 && !cause.has(k); k = steps[k]?.sentAt ?? -1) cause.add(k);
   return steps
-    .filter((s) => s.n > 0 && (s.n === fail.n || who.has(s.actor) || (s.from !== undefined && who.has(s.from)) || s.kind === 'fault' || s.kind === 'drop' || s.outcome !== undefined || stepNotes(legend, s.id).length > 0))
+    .filter((s) => s.n > 0 && (s.n === fail.n || cause.has(s.n) || who.has(s.actor) || (s.from !== undefined && who.has(s.from)) || s.kind === 'fault' || s.kind === 'drop' || s.outcome !== undefined || stepNotes(legend, s.id).length > 0))
     .map((s) => s.n);
 }
 

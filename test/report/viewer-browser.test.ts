@@ -383,6 +383,8 @@ describe('the pictures the docs show', () => {
     // The bank is a machine with a context only: no '→ {}' in the chart, its context change in view.
     expect(await p.locator('#chart text.move').allTextContents()).not.toContain('→ {}');
     expect(await p.locator('#changed table[data-actor="bank"]').textContent()).toContain('balance90→80');
+    // The timer that fired the retry sent the failing Pay: it is drawn stronger too.
+    expect(await p.locator('#chart g.step.key').evaluateAll((es) => es.map((e) => Number(e.getAttribute('data-step'))))).toEqual([1, 2, 3]);
     await docShot(p, 'viewer-payment-race.png');
 
     const charts = join(dir, 'charts.html');
