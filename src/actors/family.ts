@@ -111,10 +111,13 @@ export interface ScenarioFamily<A extends ActorMap = any> {
   /** Check options for this family, or a function of the parameters. */
   readonly checkDefaults?: CheckDefaults | ((params: ParamValues) => CheckDefaults);
   /** Virtual-time simulation (`interleave simulate`), if the family has a cost model. */
-  simulate?(params: ParamValues, opts: { readonly seed: number }): SimulationReport;
+  simulate?(params: ParamValues, opts: { readonly seed: number; readonly onProgress?: SimulationProgress }): SimulationReport;
   /** A line printed after a check (for example the command that shows the fixed design). */
   hint?(params: ParamValues, violated: boolean): string | undefined;
 }
+
+/** Told now and then how a long simulation is going: what it runs (a design), steps taken, virtual ms reached. */
+export type SimulationProgress = (what: string, steps: number, now: number) => void;
 
 /** Checks a family's name (lower-case words joined by '-') and that each enum parameter's default is one of its values; returns the family. */
 export function defineFamily<A extends ActorMap = any>(f: ScenarioFamily<A>): ScenarioFamily<A> {

@@ -29,6 +29,8 @@ export interface SimulateOptions {
   readonly onEvent?: (e: RecordedEvent, now: number) => void;
   /** Pick which of several steps ready at the same instant goes first (default: seeded random). */
   readonly tieBreak?: 'random' | 'first';
+  /** Called every 10,000 steps with the steps taken and the virtual time (a progress line for a long run). */
+  readonly onProgress?: (steps: number, now: number) => void;
   /**
    * Treat a timer firing at an actor like a delivery: it waits until the actor is
    * free and costs `service(event, actor, owner)` (default false: timers are free
@@ -132,6 +134,7 @@ export function simulate(sc: Scenario, cost: CostModel, opts: SimulateOptions = 
       }
     }
     stepNo++;
+    if (opts.onProgress && stepNo % 10_000 === 0) opts.onProgress(stepNo, world.now);
     const res = apply(sc, world, best, { detail: false });
     world = res.world;
     schedule.push(best.id);

@@ -50,7 +50,7 @@ function payload(msg: object): string {
 export function formatViolation(v: Violation): string {
   const lines = [
     `${v.property.kind} '${v.property.name}' violated: ${v.property.message}`,
-    `counterexample: ${v.schedule.length} steps${v.originalLength !== v.schedule.length ? ` (shrunk from ${v.originalLength})` : ''}${v.seed !== undefined ? `, run seed ${v.seed}` : ''}`,
+    `counterexample: ${v.schedule.length} step${v.schedule.length === 1 ? '' : 's'}${v.originalLength !== v.schedule.length ? ` (shrunk from ${v.originalLength})` : ''}${v.seed !== undefined ? `, run seed ${v.seed}` : ''}`,
   ];
   const byStep = new Map<number, RecordedEvent[]>();
   for (const e of v.trace) {

@@ -76,7 +76,7 @@ Examples:
     .option('--config <file>', CONFIG_HELP)
     .option('--json', 'print one JSON document and nothing else')
     .option('--charts', "draw each actor's statechart in the HTML viewer too (off by default: laying them out takes longer than the search; `interleave show <trace.json> --format html` draws them)")
-    .option('--verbose', 'also print where the time went: wall and CPU per phase (module load, scenario build, search, re-step sample, shrink, nearby passing, trace and viewer writing)')
+    .option('-v, --verbose', "also print the search's internals (the fingerprint collision bound, which search, reduced or full, met which violation first) and where the time went: wall and CPU per phase")
     .addHelpText('after', `
 Exit codes: 0 every property holds (the output says whether exploration was complete
 or cut by a budget), 1 a violation (counterexample printed and saved), 2 bad input

@@ -35,3 +35,31 @@ export function showProgress(progress$: Observable<Progress>, label: string, ena
     },
   };
 }
+
+/**
+ * A one-line status on stderr for synchronous work, where the event loop is busy and no
+ * timer could redraw a bar: each `update` rewrites the line at once (a TTY write is
+ * synchronous), at most ten times a second, with the seconds elapsed. A no-op when not
+ * enabled (not a TTY, or --json); `stop()` clears the line.
+ */
+export function statusLine(enabled: boolean, label: string, stream: NodeJS.WriteStream = process.stderr): { update(text: string, force?: boolean): void; stop(): void } {
+  if (!enabled) return { update() {}, stop() {} };
+  const t0 = Date.now();
+  let last = -Infinity;
+  let shown = false;
+  return {
+    update(text, force = false) {
+      const now = Date.now();
+      if (!force && now - last < 100) return;
+      last = now;
+      const line = `${label} · ${((now - t0) / 1000).toFixed(1)}s · ${text}`;
+      const cols = stream.columns ?? 120;
+      stream.write(`\r\u001b[2K${line.length >= cols ? `${line.slice(0, cols - 2)}…` : line}`);
+      shown = true;
+    },
+    stop() {
+      if (shown) stream.write('\r\u001b[2K');
+      shown = false;
+    },
+  };
+}

@@ -14,6 +14,7 @@ import { scriptSafeJson, scriptSafeJsonPieces } from './script-json.ts';
 import { actorRole, stepNotes, propertyNote } from '../actors/legend.ts';
 import type { ReportContext } from './context.ts';
 import { CHART_CSS } from './charts/svg.ts';
+import { stepsText } from './text.ts';
 import { busyActors, fileView, stepSummary, traceView, type StepView } from './model.ts';
 import { viewerMachines } from './viewer-charts.ts';
 import type { TraceFileData } from './schema.ts';
@@ -31,8 +32,8 @@ export { escapeHtml, RenderTooLargeError, scriptSafeJson };
 const CSS = `
 :root { --fg:#1d2330; --muted:#6b7280; --line:#c9ced8; --cur:#fff3bf; --fail:#fde2e2; --red:#c62828; --green:#2e7d32; --accent:#1f5fbf; }
 * { box-sizing: border-box; }
-body { margin:0; font:14px/1.4 system-ui, -apple-system, "Segoe UI", sans-serif; color:var(--fg); background:#fafbfc; }
-header { padding:12px 18px; border-bottom:1px solid var(--line); background:#fff; }
+body { margin:0; font:14px/1.4 system-ui, -apple-system, "Segoe UI", sans-serif; color:var(--fg); background:#fafbfc; display:flex; flex-direction:column; height:100vh; overflow:hidden; }
+header { padding:10px 18px; border-bottom:1px solid var(--line); background:#fff; max-height:34vh; overflow:auto; flex:0 0 auto; }
 h1 { font-size:18px; margin:0 0 6px; }
 h2 { font-size:13px; text-transform:uppercase; letter-spacing:.04em; color:var(--muted); margin:14px 0 6px; }
 h3 { font-size:13px; margin:8px 0 2px; }
@@ -58,19 +59,26 @@ button.link { border:0; background:none; color:var(--accent); cursor:pointer; pa
 #diff table { font-size:12px; }
 #diff tr.fold td { background:#f5f6f8; text-align:center; }
 .hint { text-transform:none; letter-spacing:0; font-weight:400; }
-figure.machine { margin:6px 0; border:1px solid #e3e6ec; border-radius:4px; padding:2px 4px; background:#fff; overflow:auto; }
+figure.machine { margin:6px 0; border:1px solid #e3e6ec; border-radius:4px; padding:0 4px 2px; background:#fff; overflow:auto; max-height:340px; }
 figure.machine.current { border-color:#e0a800; box-shadow:0 0 0 1px #e0a800; }
-figure.machine figcaption { font-family:ui-monospace, Menlo, Consolas, monospace; font-weight:700; font-size:12px; cursor:zoom-in; }
+figure.machine figcaption { font-family:ui-monospace, Menlo, Consolas, monospace; font-weight:700; font-size:12px; cursor:zoom-out; position:sticky; left:0; top:0; z-index:1; background:#fff; padding:2px 0; }
+figure.machine.fit figcaption { cursor:zoom-in; }
 figure.machine figcaption .role { font-family:system-ui, sans-serif; font-weight:400; color:var(--muted); }
-figure.machine svg.statechart { max-width:100%; height:auto; }
-figure.machine.zoom svg.statechart { max-width:none; }
-#controls { position:sticky; top:0; z-index:2; display:flex; gap:10px; align-items:center; padding:8px 18px; background:#fff; border-bottom:1px solid var(--line); }
+figure.machine svg.statechart { max-width:none; }
+figure.machine.fit svg.statechart { max-width:100%; height:auto; }
+#controls { flex:0 0 auto; z-index:2; display:flex; gap:10px; align-items:center; padding:8px 18px; background:#fff; border-bottom:1px solid var(--line); }
 #slider { flex:1; }
 button { font:inherit; padding:2px 10px; }
 #step-label { font-variant-numeric:tabular-nums; min-width:8em; text-align:right; color:var(--muted); }
-main { display:flex; gap:0; align-items:flex-start; }
-#chart-wrap { flex:1 1 auto; min-width:0; overflow:auto; max-height:calc(100vh - 120px); background:#fff; border-right:1px solid var(--line); }
-aside { flex:0 0 460px; padding:6px 16px 24px; max-height:calc(100vh - 120px); overflow:auto; }
+main { display:flex; gap:0; flex:1 1 auto; min-height:0; }
+#chart-wrap { flex:1 1 auto; min-width:0; overflow:auto; height:100%; background:#fff; border-right:1px solid var(--line); }
+aside { flex:0 0 min(460px, 42vw); padding:6px 16px 24px; height:100%; overflow:auto; }
+#changed table { font-size:12px; font-family:ui-monospace, Menlo, Consolas, monospace; }
+#changed td.key { font-weight:600; white-space:nowrap; }
+#changed td.old { white-space:nowrap; color:var(--muted); text-decoration:line-through; text-decoration-color:#b0b6c0; }
+#changed td.arrow { color:var(--muted); padding:3px 0; }
+#changed td.new { color:#7c2d12; font-weight:600; }
+#changed h3 { margin:6px 0 0; font-family:ui-monospace, Menlo, Consolas, monospace; }
 #step-title { font-family:ui-monospace, Menlo, Consolas, monospace; font-weight:600; white-space:pre-wrap; word-break:break-word; }
 #step-title.fail { color:var(--red); }
 #step-id { color:var(--muted); font-family:ui-monospace, Menlo, Consolas, monospace; font-size:12px; word-break:break-all; }
@@ -94,19 +102,24 @@ svg text.annot { fill:#c2410c; font-size:13px; cursor:help; }
 svg text.fault { fill:var(--red); font-weight:700; }
 svg .lifeline { stroke:var(--line); stroke-dasharray:4 3; }
 svg .row { fill:transparent; cursor:pointer; }
+svg .row.key { fill:#f2f6fd; }
 svg .row.fail { fill:var(--fail); }
 svg .row.cycle { fill:#e8f0fe; }
 svg .cycle-bar { stroke:var(--accent); stroke-width:3; }
 svg text.cycle-label { fill:var(--accent); font-size:12px; font-weight:600; }
 svg .row.current { fill:var(--cur); }
 svg .row.fail.current { fill:#ffd7a8; }
-svg .msg { stroke:var(--accent); stroke-width:1.4; }
-svg .msg.dropped { stroke:var(--red); stroke-dasharray:5 3; }
-svg .msg.faulty { stroke:#e67e22; }
+svg .msg { stroke:#7f9cc8; stroke-width:1.3; }
+svg g.step.key .msg { stroke:var(--accent); stroke-width:2.2; }
+svg g.step.key text.label { fill:#0b2a5c; font-weight:700; }
+svg g.step.key text.num { fill:var(--fg); font-weight:700; }
+svg g.step .msg.dropped { stroke:var(--red); stroke-dasharray:5 3; }
+svg g.step .msg.faulty { stroke:#e67e22; }
 svg .head { fill:var(--accent); }
 svg .timer { fill:#fff; stroke:#6a4c93; }
-svg g.step.future { opacity:.3; }
-svg g.step.current .msg { stroke-width:3; }
+svg g.step.future { opacity:.6; }
+svg g.step.current .msg { stroke-width:3.2; stroke:var(--accent); }
+svg g.step.current .msg.faulty { stroke:#e67e22; }
 svg g.step.current text.label { font-weight:700; }
 #diff tr.differ td, #recorded tr.differ td { background:#fff7e6; }
 #recorded td.n { width:3em; color:var(--muted); text-align:right; }
@@ -137,13 +150,15 @@ export function viewerData(f: TraceFileData, ctx: ReportContext = {}) {
   const machines = ctx.charts ? viewerMachines(view, ctx.charts) : undefined;
   return {
     title: `${f.property ? 'counterexample' : 'trace'}: ${f.scenario.name}`,
-    meta: `scenario ${f.scenario.name} · seed ${f.seed} · ${f.schedule.length} steps${f.originalLength > f.schedule.length ? ` (shrunk from ${f.originalLength})` : ''} · interleave ${f.tool.version}`,
+    meta: `scenario ${f.scenario.name} · seed ${f.seed} · ${stepsText(f.schedule.length)}${f.originalLength > f.schedule.length ? ` (shrunk from ${f.originalLength})` : ''} · interleave ${f.tool.version}`,
     params,
     /** False when the defaults are unknown (no scenario at hand): every parameter is shown. */
     paramsKnown: defaults !== undefined,
     property: f.property,
     ...(f.property && propertyNote(legend, f.property.name) !== undefined ? { propertyNote: propertyNote(legend, f.property.name) } : {}),
     failStep: f.property ? f.schedule.length : -1,
+    /** The steps drawn stronger: the failing step, the chain of steps that sent its message, the steps of its actor, faults and drops, the legend's annotated steps. */
+    keySteps: f.property ? keySteps(view.steps, legend) : [],
     // A liveness lasso: steps after this one form the cycle that repeats forever (-1: none).
     cycleStart: f.cycleStart ?? -1,
     actors: view.actors,
@@ -157,6 +172,20 @@ export function viewerData(f: TraceFileData, ctx: ReportContext = {}) {
     /** The charts' SVG markup (put in the page, not in the JSON island). */
     machinesHtml: machines?.html ?? '',
   };
+}
+
+/** The steps that matter to a violation (the last step fails): see `viewerData`'s `keySteps`. */
+function keySteps(steps: readonly StepView[], legend: ReportContext['legend']): number[] {
+  const fail = steps[steps.length - 1];
+  if (!fail || fail.n === 0) return [];
+  const who = new Set(fail.actor ? [fail.actor] : fail.moves.map((m) => m.actor));
+  // The chain of steps that sent the messages leading to the failing delivery (a timer that
+  // fired a retry, say), back to the start.
+  const cause = new Set<number>();
+  for (let k = fail.sentAt; k > 0 && !cause.has(k); k = steps[k]?.sentAt ?? -1) cause.add(k);
+  return steps
+    .filter((s) => s.n > 0 && (s.n === fail.n || cause.has(s.n) || who.has(s.actor) || (s.from !== undefined && who.has(s.from)) || s.kind === 'fault' || s.kind === 'drop' || s.outcome !== undefined || stepNotes(legend, s.id).length > 0))
+    .map((s) => s.n);
 }
 
 /** Found around a recording: the counterexample's steps with their recorded positions and deviations, and the recorded steps beside them. */
@@ -228,27 +257,27 @@ export function* formatHtmlPieces(f: TraceFileData, ctx: ReportContext = {}): Ge
 <main>
 <div id="chart-wrap"><svg id="chart-head" xmlns="http://www.w3.org/2000/svg" aria-hidden="true"></svg><svg id="chart" xmlns="http://www.w3.org/2000/svg" role="img" aria-label="message sequence chart"></svg></div>
 <aside>
+<h2>Step</h2>
+<div id="step-title"></div>
+<div id="step-id"></div>
+<ul id="annotations"></ul>
+<ul id="notes"></ul>
+<h2>Changed context <span class="hint">(old → new)</span></h2>
+<div id="changed"></div>
 <details id="diff" open hidden>
 <summary>Counterexample vs a nearby passing schedule</summary>
 <p id="diff-summary"></p>
 <p id="diff-note"></p>
 <table><thead><tr><th>#</th><th>counterexample</th><th>#</th><th>passing</th></tr></thead><tbody id="diff-rows"></tbody></table>
 </details>
-${recordedHtml(f)}<h2>Step</h2>
-<div id="step-title"></div>
-<div id="step-id"></div>
-<ul id="annotations"></ul>
-<ul id="notes"></ul>
-<section id="machines-section">
-<h2>Statecharts <span class="hint">(this step's actor first; click a name to zoom)</span></h2>
+${recordedHtml(f)}<section id="machines-section">
+<h2>Statecharts <span class="hint">(this step's actor first, its current state in view; scroll to pan, click a name to fit the whole chart)</span></h2>
 <div id="machines">
 ${machinesHtml}
 </div>
 </section>
 <h2>Actor states</h2>
 <table id="states"></table>
-<h2>Changed context</h2>
-<div id="changed"></div>
 <h2>Events</h2>
 <pre id="events"></pre>
 </aside>

@@ -5,7 +5,8 @@ export { traceView, fileView, stepSummary, busyActors, type StepView, type State
 export { stateChange, stateAfter } from './state-change.ts';
 export { reportContext, type ReportContext } from './context.ts';
 export { scenarioCharts, chartOf, chartMermaid, chartsMermaid, chartsHtml, chartsJson, statelyJson, type MachineChart, type ChartState, type ChartTransition, type StateKind, type ActorChart, type Json, type ScenarioCharts } from './charts/index.ts';
-export { formatText, formatSteps, deviationMarks, legendLines, shortName, safeText, lassoEnd } from './text.ts';
+export { formatText, formatSteps, deviationMarks, legendLines, shortName, safeText, lassoEnd, stepsText, propertyLabel } from './text.ts';
+export { contextChanges, contextLine, shortValue, type ContextChange } from './context-change.ts';
 export { formatMermaid, mermaidText } from './mermaid.ts';
 export { formatHtml, formatHtmlPieces, viewerData, scriptSafeJson, escapeHtml, RenderTooLargeError } from './html.ts';
 export { diffSchedules, type ScheduleDiff, type DiffRow } from './diff.ts';

@@ -174,7 +174,8 @@ export function traceView(schedule: readonly string[], trace: readonly unknown[]
         case 'timer-fire':
           if (primary('timer')) {
             actor = e.actor;
-            what = `${e.id} ${msgType(e.msg)}`;
+            // An `after` timer's message is named like the timer: say it once.
+            what = msgType(e.msg) === e.id || msgType(e.msg) === '?' ? e.id : `${e.id} ${msgType(e.msg)}`;
           }
           break;
         case 'fault':

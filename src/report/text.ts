@@ -3,6 +3,7 @@
 import { propertyNote, stepNotes, type Legend } from '../actors/legend.ts';
 import type { ReportContext } from './context.ts';
 import { busyActors, fileView, type StepView, type TraceView } from './model.ts';
+import { contextChanges, contextLine, type ContextChange } from './context-change.ts';
 import type { DeviationKind, StepOrigin } from '../check/types.ts';
 import type { TraceFileData } from './schema.ts';
 import { plain, type Style } from './style.ts';
@@ -47,8 +48,10 @@ function movesText(s: StepView): string {
 /** `notes`: 'alerts' (default) prints failures, losses, outputs and failed I/O under their step; 'all' every side event; 'none' nothing. */
 /** `cycleStart`: a liveness lasso; the steps after it are marked ↻ under a line saying they repeat. */
 /** `legend`: its step notes are printed under their steps (✎). */
-export function formatSteps(view: TraceView, style: Style = plain, opts: { readonly failStep?: number; readonly notes?: 'alerts' | 'all' | 'none'; readonly cycleStart?: number; readonly legend?: Legend; readonly marks?: readonly (string | undefined)[] } = {}): string[] {
+/** `context`: under each step, per actor, the context keys it changed, old → new (Δ), values cut at `contextWidth`. */
+export function formatSteps(view: TraceView, style: Style = plain, opts: { readonly failStep?: number; readonly notes?: 'alerts' | 'all' | 'none'; readonly cycleStart?: number; readonly legend?: Legend; readonly marks?: readonly (string | undefined)[]; readonly context?: boolean; readonly contextWidth?: number } = {}): string[] {
   const steps = view.steps.slice(1);
+  const ctx = opts.context ? contextChanges(view) : undefined;
   const rows = steps.map((s) => columns(s).map(safeText));
   const w = [0, 1, 2].map((i) => Math.max(0, ...rows.map((r) => r[i]!.length)));
   const nw = String(steps.length).length;
@@ -64,9 +67,30 @@ export function formatSteps(view: TraceView, style: Style = plain, opts: { reado
     if (mark) out.push(style.yellow(`${' '.repeat(nw + 4)}${safeText(mark)}`));
     const notes = opts.notes === 'none' ? [] : opts.notes === 'all' ? s.notes : s.alerts;
     for (const note of notes) out.push(style.dim(`${' '.repeat(nw + 4)}· ${safeText(note)}`));
+    for (const [actor, cs] of byActor(ctx?.[s.n] ?? [])) out.push(`${' '.repeat(nw + 4)}${style.dim('Δ')} ${safeText(actor === s.actor ? shortName(actor) : actor)}: ${safeText(contextLine(cs, 110, opts.contextWidth ?? 24))}`);
     for (const note of stepNotes(opts.legend, s.id)) out.push(style.cyan(`${' '.repeat(nw + 4)}✎ ${safeText(note)}`));
   });
   return out;
+}
+
+function byActor(cs: readonly ContextChange[]): Map<string, ContextChange[]> {
+  const m = new Map<string, ContextChange[]>();
+  for (const c of cs) m.set(c.actor, [...(m.get(c.actor) ?? []), c]);
+  return m;
+}
+
+/**
+ * A property's name for a reader: a bare id (`INV-4`, no spaces) with the legend's line
+ * for it in parentheses; a name that already has words as it is.
+ */
+export function propertyLabel(legend: Legend | undefined, name: string): string {
+  const note = /\s/.test(name.trim()) ? undefined : propertyNote(legend, name);
+  return note === undefined ? name : `${name} (${note})`;
+}
+
+/** `1 step`, `2 steps`. */
+export function stepsText(n: number): string {
+  return `${n.toLocaleString('en-US')} step${n === 1 ? '' : 's'}`;
 }
 
 /** How the last line of a counterexample reads: where it fails, or where its cycle closes. */
@@ -116,14 +140,14 @@ export function formatText(f: TraceFileData, style: Style = plain, ctx: ReportCo
   const p = f.property;
   lines.push(
     p ? style.red(`✗ ${p.kind} '${safeText(p.name)}' violated: ${safeText(p.message)}`) : style.green('no property violated in this trace'),
-    `scenario ${safeText(f.scenario.name)}${safeText(paramsText(f.scenario.params))}, seed ${f.seed}, ${f.schedule.length} steps${f.originalLength > f.schedule.length ? ` (shrunk from ${f.originalLength})` : ''}`,
+    `scenario ${safeText(f.scenario.name)}${safeText(paramsText(f.scenario.params))}, seed ${f.seed}, ${stepsText(f.schedule.length)}${f.originalLength > f.schedule.length ? ` (shrunk from ${f.originalLength})` : ''}`,
     ...legendLines(ctx.legend, busyActors(view), p?.name).map((l) => style.dim(l)),
     '',
-    ...formatSteps(view, style, { failStep: p ? f.schedule.length : undefined, ...(f.cycleStart !== undefined ? { cycleStart: f.cycleStart } : {}), ...(ctx.legend ? { legend: ctx.legend } : {}), ...(deviationMarks(f.recorded?.steps) ? { marks: deviationMarks(f.recorded?.steps)! } : {}) }),
+    ...formatSteps(view, style, { failStep: p ? f.schedule.length : undefined, context: true, ...(f.cycleStart !== undefined ? { cycleStart: f.cycleStart } : {}), ...(ctx.legend ? { legend: ctx.legend } : {}), ...(deviationMarks(f.recorded?.steps) ? { marks: deviationMarks(f.recorded?.steps)! } : {}) }),
   );
-  if (p) lines.push(style.red(`${' '.repeat(String(f.schedule.length).length + 4)}✗ ${lassoEnd(f.schedule.length, f.cycleStart)}: ${safeText(p.name)}`));
+  if (p) lines.push(style.red(`${' '.repeat(String(f.schedule.length).length + 4)}✗ ${lassoEnd(f.schedule.length, f.cycleStart)}: ${safeText(propertyLabel(ctx.legend, p.name))}`));
   if (f.passing) {
-    lines.push('', `a nearby passing schedule (${f.passing.schedule.length} steps)${f.passing.note ? `: ${safeText(f.passing.note)}` : ''}:`, ...formatSteps(fileViewOf(f.passing), style, ctx.legend ? { legend: ctx.legend } : {}));
+    lines.push('', `a nearby passing schedule (${stepsText(f.passing.schedule.length)})${f.passing.note ? `: ${safeText(f.passing.note)}` : ''}:`, ...formatSteps(fileViewOf(f.passing), style, ctx.legend ? { legend: ctx.legend } : {}));
   }
   return `${lines.join('\n')}\n`;
 }

@@ -4,7 +4,8 @@
 import { escapeHtml } from './escape.ts';
 import { activePaths, takenTransitions } from './charts/chart.ts';
 import { layoutOf, type ScenarioCharts } from './charts/scenario.ts';
-import { chartSvg } from './charts/svg.ts';
+import { reducerLines } from './charts/page.ts';
+import { chartSvg, contextBoxSvg } from './charts/svg.ts';
 import type { TraceView } from './model.ts';
 
 export interface ViewerMachine {
@@ -21,7 +22,16 @@ export function viewerMachines(view: TraceView, charts: ScenarioCharts): { reado
   const data: ViewerMachine[] = [];
   for (const actor of view.actors) {
     const c = charts.charts.find((x) => x.actors.includes(actor));
-    if (!c) continue;
+    if (!c) {
+      // A reducer (a storage actor): a box with the messages it answered in this trace and its initial state.
+      const r = charts.others.find((o) => o.actor === actor && o.kind === 'reducer');
+      if (!r) continue;
+      const answered = [...new Set(view.steps.filter((s) => s.actor === actor && (s.kind === 'deliver' || s.kind === 'input')).map((s) => s.what))];
+      data.push({ actor, active: {}, taken: {} });
+      const box = contextBoxSvg(actor, answered.map((label) => ({ label })), reducerLines(r.context), { uid: `m${data.length}`, actor, contextTitle: 'state (initial)' });
+      figures.push(`<figure class="machine reducer" data-actor="${escapeHtml(actor)}"><figcaption>${escapeHtml(actor)}</figcaption>${box}</figure>`);
+      continue;
+    }
     const active: Record<string, string[]> = {};
     const taken: Record<number, number[]> = {};
     let before: string | undefined;

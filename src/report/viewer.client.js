@@ -18,6 +18,44 @@
   function json(v) {
     try { return JSON.stringify(v, null, 1); } catch { return String(v); }
   }
+  function json1(v) {
+    if (v === undefined) return 'undefined';
+    try { return JSON.stringify(v); } catch { return String(v); }
+  }
+  // The context keys step n changed, per actor, old → new: a trace records only the new
+  // values, so the old one is the last recorded before n (records compared key by key).
+  function isRecord(v) { return typeof v === 'object' && v !== null && !Array.isArray(v); }
+  function contextChanges(n) {
+    var out = {};
+    var s = steps[n];
+    Object.keys(s.changed).forEach(function (a) {
+      var list = [];
+      Object.keys(s.changed[a]).forEach(function (k) {
+        var known = false, before;
+        for (var i = n - 1; i >= 0 && !known; i--) {
+          var c = steps[i].changed[a];
+          if (c && Object.prototype.hasOwnProperty.call(c, k)) { known = true; before = c[k]; }
+        }
+        if (known) diff(list, k, before, s.changed[a][k], 0);
+        else list.push({ key: k, to: s.changed[a][k], known: false });
+      });
+      if (list.length) out[a] = list;
+    });
+    return out;
+  }
+  function diff(list, key, from, to, depth) {
+    if (from === to || json1(from) === json1(to)) return;
+    if (depth < 3 && isRecord(from) && isRecord(to)) {
+      var ks = Object.keys(from).concat(Object.keys(to).filter(function (k) { return !(k in from); }));
+      ks.forEach(function (k) {
+        if (!(k in from)) list.push({ key: key + '.' + k, to: to[k], known: false });
+        else if (!(k in to)) list.push({ key: key + '.' + k, from: from[k], to: undefined, known: true });
+        else diff(list, key + '.' + k, from[k], to[k], depth + 1);
+      });
+      return;
+    }
+    list.push({ key: key, from: from, to: to, known: true });
+  }
   // A long text cut in the middle (keys differ at their ends), the whole on hover.
   function cut(s, n) {
     s = String(s);
@@ -81,7 +119,7 @@
   var headSvg = document.getElementById('chart-head');
   var seq;
   function drawChart() {
-    seq = drawSequence(chart, headSvg, { steps: steps, actors: shownActors(), roles: data.roles, failStep: data.failStep, cycleStart: data.cycleStart, width: (wrap && wrap.clientWidth) || 900, go: go });
+    seq = drawSequence(chart, headSvg, { steps: steps, actors: shownActors(), roles: data.roles, failStep: data.failStep, cycleStart: data.cycleStart, key: data.keySteps, width: (wrap && wrap.clientWidth) || 900, go: go });
     fold.textContent = showIdle ? 'hide ' + idle.length + ' idle actor' + (idle.length > 1 ? 's' : '') : 'show ' + idle.length + ' idle actor' + (idle.length > 1 ? 's' : '') + ' (' + idle.join(', ') + ')';
   }
   fold.addEventListener('click', function () { showIdle = !showIdle; drawChart(); showMachines(); render(); });
@@ -95,7 +133,7 @@
     var fig = machinesBox.querySelector('figure[data-actor="' + (window.CSS && window.CSS.escape ? window.CSS.escape(m.actor) : m.actor) + '"]');
     if (!fig) return;
     figures[m.actor] = { fig: fig, m: m, states: fig.querySelectorAll('[data-state]'), edges: fig.querySelectorAll('g.tr') };
-    fig.querySelector('figcaption').addEventListener('click', function () { fig.classList.toggle('zoom'); });
+    fig.querySelector('figcaption').addEventListener('click', function () { fig.classList.toggle('fit'); });
     if (data.roles[m.actor]) fig.querySelector('figcaption').appendChild(el('span', { class: 'role' }, ' ' + data.roles[m.actor]));
   });
   function showMachines() {
@@ -122,7 +160,18 @@
         if (p) p.setAttribute('marker-end', 'url(#' + p.getAttribute('data-marker') + (on ? '-ht' : '-h') + ')');
       });
       f.fig.classList.toggle('current', first.indexOf(a) >= 0);
+      inView(f.fig);
     }
+  }
+  // Scrolls a chart drawn at full size so its innermost current state is in the middle.
+  function inView(fig) {
+    if (fig.hidden || fig.classList.contains('fit')) return;
+    var act = fig.querySelectorAll('g.st.active > rect');
+    var r = act.length ? act[act.length - 1] : null;
+    if (!r) return;
+    var b = r.getBBox();
+    fig.scrollLeft = Math.max(0, b.x + b.width / 2 - fig.clientWidth / 2);
+    fig.scrollTop = Math.max(0, b.y + b.height / 2 - fig.clientHeight / 2);
   }
 
   // Controls.
@@ -189,11 +238,22 @@
 
     var changed = document.getElementById('changed');
     changed.textContent = '';
-    var keys = Object.keys(s.changed);
-    if (keys.length === 0) changed.appendChild(el('p', { class: 'none' }, 'no context changed at this step'));
+    var byActor = cur === 0 ? {} : contextChanges(cur);
+    var keys = Object.keys(byActor);
+    if (cur === 0) changed.appendChild(el('p', { class: 'none' }, 'the initial world: each actor\'s initial context is under Events'));
+    else if (keys.length === 0) changed.appendChild(el('p', { class: 'none' }, 'no context changed at this step'));
     keys.forEach(function (a) {
       changed.appendChild(el('h3', null, a + (a in moved ? ' (' + moved[a] + ')' : '')));
-      changed.appendChild(el('pre', { 'data-actor': a }, json(s.changed[a])));
+      var t = el('table', { 'data-actor': a });
+      byActor[a].forEach(function (c) {
+        var tr = el('tr');
+        tr.appendChild(el('td', { class: 'key' }, c.key));
+        var old = el('td', { class: 'old' }); if (c.known) old.appendChild(cut(json1(c.from), 40)); tr.appendChild(old);
+        tr.appendChild(el('td', { class: 'arrow' }, c.known ? '→' : '='));
+        var now = el('td', { class: 'new' }); now.appendChild(cut(json1(c.to), 40)); tr.appendChild(now);
+        t.appendChild(tr);
+      });
+      changed.appendChild(t);
     });
 
     var notes = document.getElementById('notes');
@@ -266,7 +326,8 @@
   drawChart();
   lastWidth = wrap.clientWidth;
   showMachines();
+  // A counterexample opens on its failing step (#step=N opens another).
   var m = /step=(\d+)/.exec(window.location.hash);
-  go(m ? Number(m[1]) : 0);
+  go(m ? Number(m[1]) : data.failStep >= 0 ? data.failStep : 0);
   window.interleaveViewer = { go: go, step: function () { return cur; }, last: last };
 })();

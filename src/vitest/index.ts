@@ -73,7 +73,7 @@ function counterexample(r: CheckResult, w: Written | undefined): string {
   const v = r.violation!;
   const lines = [w?.text ?? '', '', `seed      ${r.seed} (${r.strategy}${v.seed !== undefined && v.seed !== r.seed ? `, failing run's seed ${v.seed}` : ''})`];
   if (w?.jsonPath) {
-    lines.push(`trace     ${w.jsonPath}`, `viewer    ${htmlPathOf(w.jsonPath)}  (open in a browser)`, `replay    ${w.replay}`);
+    lines.push(`trace     ${w.jsonPath}`, `viewer    ${htmlPathOf(w.jsonPath)}#step=${v.schedule.length}  (open in a browser, at the failing step)`, `replay    ${w.replay}`);
   } else if (w?.error) lines.push(`trace     not written: ${w.error}`);
   return lines.join('\n');
 }

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { parseParams, chartMermaid, chartOf, scenarioCharts, statelyJson } from 'interleave';
 import { families } from 'interleave/machines';
 import { activePaths, layoutChart, takenTransitions, type ChartLayout } from '../../src/report/charts/index.ts';
+import { chartSvg } from '../../src/report/charts/svg.ts';
 import { runMain } from '../helpers/cli.ts';
 
 const door = setup({ guards: { locked: () => false, keyFits: () => true } }).createMachine({
@@ -120,6 +121,59 @@ describe('layout', () => {
       const sc = f.build(parseParams(f, {}));
       for (const c of scenarioCharts(sc).charts) expect(collisions(layoutChart(c.chart, c.actors.join(', '))), `${f.name}: ${c.actors.join(', ')}`).toEqual([]);
     }
+  });
+  it("puts every transition label on its own edge, nearer to it than to any other edge, on every built-in chart", () => {
+    const dist = (b: { x: number; y: number; w: number; h: number }, pts: readonly (readonly [number, number])[]) => {
+      // Distance from the label box to the polyline (0 when the line passes through or touches it).
+      let best = Infinity;
+      for (let i = 0; i + 1 < pts.length; i++) {
+        const [x1, y1] = pts[i]!;
+        const [x2, y2] = pts[i + 1]!;
+        for (let k = 0; k <= 40; k++) {
+          const x = x1 + ((x2 - x1) * k) / 40;
+          const y = y1 + ((y2 - y1) * k) / 40;
+          const dx = Math.max(b.x - x, 0, x - (b.x + b.w));
+          const dy = Math.max(b.y - y, 0, y - (b.y + b.h));
+          best = Math.min(best, Math.hypot(dx, dy));
+        }
+      }
+      return best;
+    };
+    const far: string[] = [];
+    let n = 0;
+    for (const f of families) {
+      const sc = f.build(parseParams(f, {}));
+      for (const c of scenarioCharts(sc).charts) {
+        const l = layoutChart(c.chart, c.actors.join(', '));
+        const drawn = l.edges.filter((e) => e.label && e.points.length > 1);
+        for (const e of drawn) {
+          n++;
+          const own = dist(e.label!, e.points);
+          if (own > 3) far.push(`${f.name} ${c.actors[0]}: '${e.label!.text}' is ${own.toFixed(1)} px from its edge`);
+          const other = drawn.filter((o) => o !== e).map((o) => ({ o, d: dist(e.label!, o.points) })).find((x) => x.d < own - 0.5);
+          if (other) far.push(`${f.name} ${c.actors[0]}: '${e.label!.text}' is nearer to the edge of '${other.o.label!.text}'`);
+        }
+      }
+    }
+    expect(n).toBeGreaterThan(100);
+    expect(far).toEqual([]);
+  });
+  it('stacks the regions of a parallel state, so a chart with many regions is not a thin strip', () => {
+    const l = layoutChart(chartOf(door));
+    const light = l.states.find((s) => s.path === 'open.light')!;
+    const fan = l.states.find((s) => s.path === 'open.fan')!;
+    expect(fan.y).toBeGreaterThanOrEqual(light.y + light.h);
+  });
+  it('draws a machine with no states as a box with the messages it answers and its context', () => {
+    const counter = setup({}).createMachine({ id: 'counter', context: { n: 0, who: 'bob' }, on: { Inc: {}, Reset: {} } });
+    const c = chartOf(counter);
+    const svg = chartSvg(c, layoutChart(c), { uid: 'x' });
+    expect(svg).toContain('• Inc');
+    expect(svg).toContain('• Reset');
+    expect(svg).toContain('n: 0');
+    expect(svg).toContain('who: &#34;bob&#34;');
+    expect(chartMermaid(c)).toContain('state "counter" as machine\n');
+    expect(chartMermaid(c)).not.toContain('{\n  }');
   });
   it('puts every state inside its parent frame', () => {
     const l = layoutChart(chartOf(door));

@@ -4,7 +4,7 @@ import { setup } from 'xstate';
 import { describe, expect, it } from 'vitest';
 import { defineScenario, drive, send, formatMermaid, formatSteps, formatText, type Step, type TraceFileData } from 'interleave';
 import { enabled } from 'interleave/kernel';
-import { fileView } from '../../src/report/index.ts';
+import { fileView, propertyLabel } from '../../src/report/index.ts';
 import { runTraceFile } from '../helpers/report-traces.ts';
 
 // A sender that pings twice on a timer; a receiver that only knows `ping`.
@@ -51,6 +51,8 @@ describe('step kinds', () => {
   it('prints a line for each kind', () => {
     expect(lines[0]).toMatch(/^ +1 {2}sender +⏲ timer +xstate\.after\.100\.sender\.waiting/);
     expect(lines[0]).toContain('(sender: waiting → sent)');
+    // The timer's id, once (its message is named like it).
+    expect(lines[0]!.split('xstate.after.100.sender.waiting')).toHaveLength(2);
     expect(lines[1]).toMatch(/^ +2 {2}receiver +✗ drop ← sender +ping$/);
     expect(lines.some((l) => /· ping from sender to receiver dropped \(fault: message lost\)/.test(l))).toBe(true);
     expect(lines.find((l) => /^ +3 /.test(l))).toMatch(/receiver +← sender +ping +\(receiver: idle → got\)/);
@@ -76,5 +78,20 @@ describe('step kinds', () => {
 
   it('renders a trace without a property as such', () => {
     expect(formatText(f)).toMatch(/^no property violated in this trace/);
+  });
+
+  it('says "1 step" for one step', () => {
+    expect(formatText(runOf(['timer:sender:xstate.after.100.sender.waiting']))).toMatch(/, 1 step\n/);
+    expect(formatText(f)).toMatch(/, 6 steps\n/);
+  });
+});
+
+describe('property names for a reader', () => {
+  const legend = { properties: { 'INV-4': 'batch keys are a contiguous prefix', I12: 'the loop completes' } };
+  it('puts a bare id in words from the legend, and leaves a name that has words', () => {
+    expect(propertyLabel(legend, 'INV-4')).toBe('INV-4 (batch keys are a contiguous prefix)');
+    expect(propertyLabel(legend, 'I12 loop completes with the reference output')).toBe('I12 loop completes with the reference output');
+    expect(propertyLabel(legend, 'INV-9')).toBe('INV-9');
+    expect(propertyLabel(undefined, 'INV-4')).toBe('INV-4');
   });
 });

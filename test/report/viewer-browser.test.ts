@@ -3,7 +3,9 @@
 // default amber-loop report at 1400x1000 as a new user sees it: statecharts with the
 // current state, no label over another, idle actors folded, the diff's first divergence
 // in view, the legend. Screenshots go to test-output/viewer/ (git-ignored) for people
-// to look at; they are not compared.
+// to look at; they are not compared. With INTERLEAVE_DOC_SHOTS=1 the three the docs show
+// (amber-loop at its failing step, the guide's payment race, show --machines amber-loop)
+// are written to docs/img/ as well.
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,6 +14,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatHtml } from 'interleave';
 import { lostUpdateTrace } from '../helpers/report-traces.ts';
+import { readBlocks } from '../helpers/doc-blocks.ts';
 import { runMain } from '../helpers/cli.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -58,15 +61,23 @@ const stateOf = (actor: string) => page.locator(`#states tr[data-actor="${actor}
 const currentRow = () => page.locator('svg rect.row.current').getAttribute('data-step');
 
 describe('HTML viewer in Chromium', () => {
-  it('opens at the initial world with the violated property highlighted', async () => {
-    expect(await text('#step-label')).toBe('step 0 / 10');
-    expect(await currentRow()).toBe('0');
+  it('opens at the failing step with the violated property highlighted', async () => {
+    expect(await text('#step-label')).toBe('step 10 / 10');
+    expect(await currentRow()).toBe('10');
     expect(await page.locator('#property.violation').count()).toBe(1);
     expect(await text('#property')).toContain("✗ invariant 'no-lost-update' violated: counter is 1");
-    expect(await stateOf('client1')).toBe('idle');
+    expect(await stateOf('client2')).toBe('done');
+    // The steps that matter are drawn stronger: the failing one and client2's (its actor).
+    const key = await page.locator('#chart g.step.key').evaluateAll((es) => es.map((e) => Number(e.getAttribute('data-step'))));
+    expect(key).toEqual([2, 4, 6, 8, 10]);
+    // Nothing is faded at the failing step.
+    expect(await page.locator('#chart g.step.future').count()).toBe(0);
   });
 
   it('steps forward with the arrow key and the next button', async () => {
+    await page.keyboard.press('Home');
+    expect(await text('#step-label')).toBe('step 0 / 10');
+    expect(await stateOf('client1')).toBe('idle');
     await page.keyboard.press('ArrowRight');
     expect(await text('#step-label')).toBe('step 1 / 10');
     expect(await currentRow()).toBe('1');
@@ -78,7 +89,8 @@ describe('HTML viewer in Chromium', () => {
     expect(await currentRow()).toBe('5');
     expect(await page.locator('svg g.step.current').getAttribute('data-step')).toBe('5');
     expect(await stateOf('client1')).toBe('writing');
-    expect(await text('#changed pre[data-actor="client1"]')).toContain('"read": 0');
+    // Context changes, old → new.
+    expect(await page.locator('#changed table[data-actor="client1"] tr').evaluateAll((rs) => rs.map((r) => r.textContent))).toEqual(['readnull→0', 'tries0→1']);
     await page.keyboard.press('ArrowLeft');
     expect(await text('#step-label')).toBe('step 4 / 10');
   });
@@ -144,12 +156,67 @@ async function overlaps(p: Page, selector: string): Promise<string[]> {
   }, selector);
 }
 
+/** Texts of the sequence chart that cross an arrow of another step (each text belongs to its step's group). */
+async function textsOverArrows(p: Page): Promise<string[]> {
+  return p.evaluate(() => {
+    const doc = (globalThis as any).document;
+    const chart = doc.getElementById('chart');
+    const m = chart.getScreenCTM();
+    const arrows = [...chart.querySelectorAll('line.msg')].map((l: any) => {
+      const at = (x: number, y: number) => ({ x: m.a * x + m.c * y + m.e, y: m.b * x + m.d * y + m.f });
+      const a = at(+l.getAttribute('x1'), +l.getAttribute('y1'));
+      const b = at(+l.getAttribute('x2'), +l.getAttribute('y2'));
+      return { a, b, step: l.closest('g.step')?.getAttribute('data-step') };
+    });
+    // Liang-Barsky: does the segment a-b pass through the box (shrunk by half a pixel)?
+    const crosses = (r: any, a: any, b: any) => {
+      const x0 = r.left + 0.5, x1 = r.right - 0.5, y0 = r.top + 0.5, y1 = r.bottom - 0.5;
+      const dx = b.x - a.x, dy = b.y - a.y;
+      let t0 = 0, t1 = 1;
+      const ps = [-dx, dx, -dy, dy], qs = [a.x - x0, x1 - a.x, a.y - y0, y1 - a.y];
+      for (let i = 0; i < 4; i++) {
+        if (ps[i] === 0) {
+          if (qs[i]! < 0) return false;
+          continue;
+        }
+        const t = qs[i]! / ps[i]!;
+        if (ps[i]! < 0) t0 = Math.max(t0, t);
+        else t1 = Math.min(t1, t);
+        if (t0 > t1) return false;
+      }
+      return t0 < t1;
+    };
+    const out: string[] = [];
+    for (const t of [...chart.querySelectorAll('g.step text.label, g.step text.move')] as any[]) {
+      const r = t.getBoundingClientRect();
+      if (r.width === 0) continue;
+      const step = t.closest('g.step')?.getAttribute('data-step');
+      for (const w of arrows) if (w.step !== step && crosses(r, w.a, w.b)) out.push(`'${t.textContent}' (step ${step}) over the arrow of step ${w.step}`);
+    }
+    return out;
+  });
+}
+
+/** Texts cut with '…' that give no way to read them whole (a title, on hover). */
+async function cutWithoutTitle(p: Page): Promise<string[]> {
+  return p.evaluate(() =>
+    [...(globalThis as any).document.querySelectorAll('#chart text, #chart-head text')]
+      .filter((t: any) => String(t.textContent).includes('…') && !t.querySelector('title') && !t.getAttribute('title'))
+      .map((t: any) => String(t.textContent)),
+  );
+}
+
+/** Writes the default amber-loop report as `interleave check amber-loop` does; returns its URL. */
+async function amberReport(): Promise<string> {
+  const dir = mkdtempSync(join(tmpdir(), 'interleave-amber-viewer-'));
+  const r = await runMain('check', 'amber-loop', '--out', `${dir}/`);
+  expect(r.code).toBe(1);
+  return pathToFileURL(join(dir, readdirSync(dir).find((f) => f.endsWith('.html'))!)).href;
+}
+
 describe('the default amber-loop report at 1400x1000', () => {
   beforeAll(async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'interleave-amber-viewer-'));
-    const r = await runMain('check', 'amber-loop', '--out', `${dir}/`);
-    expect(r.code).toBe(1);
-    const html = readdirSync(dir).find((f) => f.endsWith('.html'))!;
+    amberUrl = await amberReport();
     amber = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
     amber.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
     amber.on('console', (m) => {
@@ -158,10 +225,28 @@ describe('the default amber-loop report at 1400x1000', () => {
     amber.on('request', (q) => {
       if (!q.url().startsWith('file:')) problems.push(`network: ${q.url()}`);
     });
-    await amber.goto(pathToFileURL(join(dir, html)).href);
+    await amber.goto(amberUrl);
     mkdirSync(SHOTS, { recursive: true });
     await amber.screenshot({ path: join(SHOTS, 'amber-loop-start.png') });
   }, 120_000);
+
+  it('opens on the failing step, the steps that matter drawn stronger, the changed context in view', async () => {
+    expect(await text2('#step-label')).toBe('step 18 / 18');
+    const key = await amber.locator('#chart g.step.key').evaluateAll((es) => es.map((e) => Number(e.getAttribute('data-step'))));
+    // LE.r0's own steps, the 403, the legend's annotated steps, the failing step.
+    for (const n of [4, 6, 9, 10, 14, 15, 18]) expect(key).toContain(n);
+    expect(key.length).toBeLessThan(18);
+    const changed = amber.locator('#changed table[data-actor="LE.r0"]');
+    expect(await changed.textContent()).toContain('streamingtrue→false');
+    const box = (await changed.boundingBox())!;
+    expect(box.y + box.height).toBeLessThan(1000);
+    await amber.screenshot({ path: join(SHOTS, 'amber-loop-failing-step.png') });
+  });
+
+  it('draws no label over an arrow of another step, and cuts no text without its whole on hover', async () => {
+    expect(await textsOverArrows(amber)).toEqual([]);
+    expect(await cutWithoutTitle(amber)).toEqual([]);
+  });
 
   it('folds the actors that do nothing, and shows them on demand', async () => {
     const names = () => amber.locator('#chart-head text.actor').evaluateAll((es) => es.map((e) => e.getAttribute('data-actor')));
@@ -203,7 +288,17 @@ describe('the default amber-loop report at 1400x1000', () => {
     await amber.evaluate(() => (globalThis as any).interleaveViewer.go(18));
     expect(await active()).toEqual(['failed']);
     expect(await taken()).toEqual(['FetchFailed']);
-    expect(await overlaps(amber, 'figure.machine svg text')).toEqual([]);
+    // Each chart scrolls on its own (its current state in view): texts are compared chart by chart.
+    for (const actor of await amber.locator('figure.machine').evaluateAll((es) => es.map((e) => e.getAttribute('data-actor')))) {
+      expect(await overlaps(amber, `figure.machine[data-actor="${actor}"] svg text`)).toEqual([]);
+    }
+    // The current state of LE.r0's chart is scrolled into its figure's view.
+    const fig = (await r0.boundingBox())!;
+    const cur = (await r0.locator('g.st.active > rect').last().boundingBox())!;
+    expect(cur.x).toBeGreaterThanOrEqual(fig.x);
+    expect(cur.x + cur.width).toBeLessThanOrEqual(fig.x + fig.width);
+    expect(cur.y).toBeGreaterThanOrEqual(fig.y);
+    expect(cur.y + cur.height).toBeLessThanOrEqual(fig.y + fig.height);
     await amber.screenshot({ path: join(SHOTS, 'amber-loop-step18.png') });
   });
 
@@ -253,3 +348,90 @@ describe('the default amber-loop report at 1400x1000', () => {
 });
 
 const text2 = (sel: string) => amber.locator(sel).first().textContent();
+let amberUrl = '';
+
+const DOC_SHOTS = join(process.cwd(), 'docs', 'img');
+/** A screenshot for review; also into docs/img/ when INTERLEAVE_DOC_SHOTS=1 (the docs link those). */
+async function docShot(p: Page, name: string): Promise<void> {
+  mkdirSync(SHOTS, { recursive: true });
+  await p.screenshot({ path: join(SHOTS, name) });
+  if (process.env.INTERLEAVE_DOC_SHOTS === '1') {
+    mkdirSync(DOC_SHOTS, { recursive: true });
+    await p.screenshot({ path: join(DOC_SHOTS, name) });
+  }
+}
+
+describe('the pictures the docs show', () => {
+  it("amber-loop at its failing step, the guide's payment race, and show --machines amber-loop", async () => {
+    const p = await browser.newPage({ viewport: { width: 1280, height: 820 } });
+    p.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+    await p.goto(amberUrl || (amberUrl = await amberReport()));
+    expect(await p.locator('#step-label').textContent()).toBe('step 18 / 18');
+    await docShot(p, 'viewer-amber-loop.png');
+
+    // The guide's first scenario, saved as a user would save it (inside the repository, so
+    // that its `import … from 'interleave'` resolves to this package).
+    const dir = join(process.cwd(), 'test-output', 'guide-payment');
+    mkdirSync(dir, { recursive: true });
+    const block = readBlocks(process.cwd(), 'docs/guide.md').find((b) => b.file === 'payment.ts')!;
+    writeFileSync(join(dir, 'payment.ts'), `${block.code}\n`);
+    const r = await runMain('check', `${join(dir, 'payment.ts')}#payment`, '--out', `${dir}/`);
+    expect(r.code).toBe(1);
+    const html = readdirSync(dir).find((f) => /^payment.*-seed\d+\.html$/.test(f))!;
+    await p.goto(pathToFileURL(join(dir, html)).href);
+    expect(await p.locator('#step-title').getAttribute('class')).toBe('fail');
+    // The bank is a machine with a context only: no '→ {}' in the chart, its context change in view.
+    expect(await p.locator('#chart text.move').allTextContents()).not.toContain('→ {}');
+    expect(await p.locator('#changed table[data-actor="bank"]').textContent()).toContain('balance90→80');
+    // The timer that fired the retry sent the failing Pay: it is drawn stronger too.
+    expect(await p.locator('#chart g.step.key').evaluateAll((es) => es.map((e) => Number(e.getAttribute('data-step'))))).toEqual([1, 2, 3]);
+    await docShot(p, 'viewer-payment-race.png');
+
+    const charts = join(dir, 'charts.html');
+    expect((await runMain('show', '--machines', 'amber-loop', '--out', charts)).code).toBe(0);
+    await p.goto(pathToFileURL(charts).href);
+    await docShot(p, 'charts-amber-loop.png');
+    await p.close();
+  }, 120_000);
+});
+
+describe('the amber-loop report at 1024x700', () => {
+  let small: Page;
+  beforeAll(async () => {
+    small = await browser.newPage({ viewport: { width: 1024, height: 700 } });
+    small.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+    await small.goto(amberUrl);
+  }, 60_000);
+
+  it('keeps the selected step and its changed context in view, labels clear of each other and of other arrows', async () => {
+    for (const n of [18, 9, 15]) {
+      await small.evaluate((k) => (globalThis as any).interleaveViewer.go(k), n);
+      const row = (await small.locator('#chart rect.row.current').boundingBox())!;
+      expect(row.y).toBeGreaterThan(0);
+      expect(row.y + row.height).toBeLessThan(700);
+      const head = (await small.locator('#chart-head').boundingBox())!;
+      expect(row.y).toBeGreaterThanOrEqual(head.y + head.height - 1);
+    }
+    await small.evaluate(() => (globalThis as any).interleaveViewer.go(18));
+    const changed = (await small.locator('#changed table').first().boundingBox())!;
+    expect(changed.y + changed.height).toBeLessThan(700);
+    expect(await small.locator('#chart-wrap').evaluate((e) => e.scrollWidth <= e.clientWidth)).toBe(true);
+    // Scrolled, chart texts pass under the sticky head: each is checked on its own.
+    expect(await overlaps(small, '#chart text')).toEqual([]);
+    expect(await overlaps(small, '#chart-head text')).toEqual([]);
+    expect(await textsOverArrows(small)).toEqual([]);
+    expect(await cutWithoutTitle(small)).toEqual([]);
+    await small.screenshot({ path: join(SHOTS, 'amber-loop-1024.png') });
+  });
+
+  it('at 1400 with every actor shown: labels clear of other arrows too', async () => {
+    await amber.click('#fold');
+    expect(await overlaps(amber, '#chart text, #chart-head text')).toEqual([]);
+    expect(await textsOverArrows(amber)).toEqual([]);
+    await amber.click('#fold');
+  });
+
+  it('raised no errors', () => {
+    expect(problems).toEqual([]);
+  });
+});

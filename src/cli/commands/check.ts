@@ -3,7 +3,7 @@ import { familySource } from '../../machines/family-table.ts';
 import { statSync } from 'node:fs';
 import { basename, join, relative, resolve } from 'node:path';
 import { ScenarioError, isModelError, isOptional, type ModelError, type Divergence, type ParamValues, type Scenario, type ScenarioFamily } from '../../actors/index.ts';
-import { busyActors, deviationMarks, formatHtmlPieces, formatSteps, lassoEnd, legendLines, reportContext, traceView, validateTraceFile, type ReportContext, type TraceFileData } from '../../report/index.ts';
+import { busyActors, deviationMarks, formatHtmlPieces, formatSteps, lassoEnd, legendLines, reportContext, stepsText, propertyLabel, traceView, validateTraceFile, type ReportContext, type TraceFileData } from '../../report/index.ts';
 import { loadChecker, type CheckOptions, type CheckResult, type CheckerApi, type Violation } from '../check-api.ts';
 import { EXIT, UsageError } from '../errors.ts';
 import { printJson, type Io } from '../io.ts';
@@ -23,6 +23,8 @@ import { phaseLines } from '../phase-table.ts';
 
 export interface CheckFlags {
   param: string[];
+  /** Print the search's internals too (the hash-collision bound, which search met which violation first) and wall and CPU per phase. */
+  verbose?: boolean;
   strategy?: CheckOptions['strategy'];
   seed?: number;
   runs?: number;
@@ -64,8 +66,6 @@ export interface CheckFlags {
   out?: string;
   config?: string;
   json?: boolean;
-  /** Print wall and CPU per phase after the verdict. */
-  verbose?: boolean;
   /** Draw the statecharts in the viewer (their layout costs about as much as the search). */
   charts?: boolean;
 }
@@ -176,12 +176,13 @@ export function htmlPathFor(jsonPath: string): string {
   return /\.json$/i.test(jsonPath) ? jsonPath.replace(/\.json$/i, '.html') : `${jsonPath}.html`;
 }
 
-function stats(r: CheckResult): string {
+function stats(r: CheckResult, verbose: boolean): string {
   const s = r.stats;
   const n = (x: number) => Math.round(x).toLocaleString('en-US');
   const runs = s.runs !== undefined ? `, ${n(s.runs)} runs` : '';
   const p = r.collisionProbability;
-  const collision = p === undefined ? '' : `; fingerprint collision probability ${p === 0 ? '0' : p.toExponential(1)} (optimistic, as TLC)`;
+  // States are told apart by a 64-bit hash; the chance two were confused is the optimistic bound TLC prints.
+  const collision = p === undefined || !verbose ? '' : `; fingerprint collision probability ${p === 0 ? '0' : p.toExponential(1)} (optimistic, as TLC)`;
   const live = s.liveness ? `, liveness graph ${n(s.liveness.edges)} edges at ${n(s.liveness.bytesPerState)} B/state` : '';
   const mb = (x: number) => `${(x / 1048576).toFixed(0)} MB`;
   const m = s.memory;
@@ -192,12 +193,17 @@ function stats(r: CheckResult): string {
 }
 
 /** Which search's first violation is shown, when the reduction made that a question (search/first-violation.ts in the checker). */
-function firstViolationLine(r: CheckResult): string | undefined {
+function firstViolationLine(r: CheckResult, verbose: boolean): string | undefined {
   const fv = r.options.firstViolation as { search: string; reduced: string; reducedDistinctStates: number } | undefined;
   if (typeof r.options.firstViolationNote === 'string') return r.options.firstViolationNote;
   if (fv?.search !== 'unreduced') return undefined;
-  const [kind, ...name] = fv.reduced.split(':');
-  return `the reduced search met ${kind} '${name.join(':')}' first (${fv.reducedDistinctStates.toLocaleString('en-US')} distinct states); shown is the unreduced search's first violation, as with --no-por`;
+  const [kind, ...rest] = fv.reduced.split(':');
+  const name = rest.join(':');
+  if (verbose) return `the reduced search met ${kind} '${name}' first (${fv.reducedDistinctStates.toLocaleString('en-US')} distinct states); shown is the unreduced search's first violation, as with --no-por`;
+  // The same property either way: nothing a reader needs to know.
+  const v = r.violation?.property;
+  if (v && v.kind === kind && v.name === name) return undefined;
+  return `the faster search (it skips reorderings that cannot matter) stopped first at ${kind} '${name}'; shown is the first violation of the full search`;
 }
 
 const CUT: Record<string, string> = {
@@ -315,7 +321,7 @@ export async function runCheck(io: Io, name: string, flags: CheckFlags, clock = 
     const lasso = v.cycleStart !== undefined ? { cycleStart: v.cycleStart } : {};
     const view = traceView(file.schedule, file.trace);
     const marks = deviationMarks(v.recorded);
-    const steps = formatSteps(view, o, { failStep: file.schedule.length, ...lasso, ...(sc.legend ? { legend: sc.legend } : {}), ...(marks ? { marks } : {}) });
+    const steps = formatSteps(view, o, { failStep: file.schedule.length, context: true, ...lasso, ...(sc.legend ? { legend: sc.legend } : {}), ...(marks ? { marks } : {}) });
     const rerun = opts.exchange || opts.shareVisited ? `npx interleave check ${shellWord(arg)}${paramFlags(f, p)} --strategy ${r.strategy} --no-por` : flags.from !== undefined ? `npx interleave check ${shellWord(arg)}${paramFlags(f, p, false, true)} --from ${shellWord(flags.from)} --within ${flags.within ?? 1}` : `npx interleave check ${shellWord(arg)}${paramFlags(f, p)} --strategy ${r.strategy} --seed ${r.seed}${chosen ? ` --shard ${chosen.index + 1}/${chosen.count}${flags.shardPrefix !== undefined ? ` --shard-prefix ${flags.shardPrefix}` : ''}${flags.shardLookahead !== undefined ? ` --shard-lookahead ${flags.shardLookahead}` : ''}` : ''}`;
     const hint = f.hint?.(p, true);
     if (flags.json) {
@@ -355,18 +361,18 @@ export async function runCheck(io: Io, name: string, flags: CheckFlags, clock = 
     if (legend.length) io.out(o.dim(legend.join('\n')));
     const dev = v.recorded?.filter((x) => x.deviation).length ?? 0;
     const around = v.recorded ? `; ${dev === 0 ? 'in the recorded order' : `${dev} step${dev === 1 ? '' : 's'} marked ◆ deviate${dev === 1 ? 's' : ''} from the recording`}` : '';
-    io.out(`\ncounterexample, ${file.schedule.length} steps${shrunk}${around}:`);
+    io.out(`\ncounterexample, ${stepsText(file.schedule.length)}${shrunk}${around}:`);
     io.out(steps.join('\n'));
-    io.out(o.red(`${' '.repeat(String(file.schedule.length).length + 4)}✗ ${lassoEnd(file.schedule.length, v.cycleStart)}: ${v.property.name}`));
+    io.out(o.red(`${' '.repeat(String(file.schedule.length).length + 4)}✗ ${lassoEnd(file.schedule.length, v.cycleStart)}: ${propertyLabel(sc.legend, v.property.name)}`));
     io.out('');
-    io.out(`seed      ${r.seed} (${r.strategy}${v.seed !== undefined && v.seed !== r.seed ? `, failing run's seed ${v.seed}` : ''}; ${stats(r)})`);
+    io.out(`seed      ${r.seed} (${r.strategy}${v.seed !== undefined && v.seed !== r.seed ? `, failing run's seed ${v.seed}` : ''}; ${stats(r, flags.verbose === true)})`);
     if (!writeError) io.out(`replay    ${replayCmd}`);
     io.out(`search    ${rerun}`);
-    const first = firstViolationLine(r);
-    if (first) io.out(typeof r.options.firstViolationNote === 'string' ? o.yellow(`por       ${first}`) : o.dim(`por       ${first}`));
+    const first = firstViolationLine(r, flags.verbose === true);
+    if (first) io.out(typeof r.options.firstViolationNote === 'string' ? o.yellow(`note      ${first}`) : o.dim(`${flags.verbose ? 'por ' : 'note'}      ${first}`));
     if (!writeError) {
       io.out(`trace     ${shown(jsonPath)}`);
-      io.out(`viewer    ${shown(htmlPath)}  (open in a browser; or: npx interleave show ${shellWord(shown(jsonPath))})`);
+      io.out(`viewer    ${shown(htmlPath)}#step=${file.schedule.length}  (open in a browser, at the failing step; or: npx interleave show ${shellWord(shown(jsonPath))})`);
     }
     for (const line of [...exchangeLines(r, o), ...shareVisitedLines(r, o)]) io.out(line);
     if (hint) io.out(`\n${o.cyan(hint)}`);
@@ -381,7 +387,7 @@ export async function runCheck(io: Io, name: string, flags: CheckFlags, clock = 
       printJson(io, { ok: false, scenario, strategy: r.strategy, seed: r.seed, complete: r.complete, finding: { kind: fd.kind, goals: fd.goals, message: fd.message }, stats: r.stats, unreached: r.unreached, ...(r.vacuous ? { vacuous: r.vacuous } : {}), interrupted });
       return EXIT.violation;
     }
-    io.out(o.red(`✗ never reached: ${fd.goals.join(', ')}`) + ` (${label}; ${stats(r)})`);
+    io.out(o.red(`✗ never reached: ${fd.goals.join(', ')}`) + ` (${label}; ${stats(r, flags.verbose === true)})`);
     io.out(`the search was complete, so no run of this model gets there: the model may be testing nothing. If the goal may not happen, mark it optional(p) in reachable.`);
     if (fd.closest) io.out(o.dim(`closest world explored: ${closestText(sc, fd.closest)}`));
     return EXIT.violation;
@@ -399,22 +405,29 @@ export async function runCheck(io: Io, name: string, flags: CheckFlags, clock = 
     printJson(io, { ok: true, scenario, strategy: r.strategy, seed: r.seed, complete: r.complete, ...(flags.requireComplete ? { requireComplete: true } : {}), ...(r.cutBy ? { cutBy: r.cutBy } : {}), ...(traceDepth !== undefined ? { within: r.options.within, depthBound: traceDepth, ...(seedFile?.options.cut === true ? { recordingCut: true } : {}) } : {}), ...(r.shard ? { shard: r.shard } : {}), ...(r.exchange ? { exchange: r.exchange } : {}), ...(r.shareVisited ? { shareVisited: r.shareVisited } : {}), stats: r.stats, ...(r.collisionProbability !== undefined ? { collisionProbability: r.collisionProbability } : {}), unreached: r.unreached, ...(r.vacuous ? { vacuous: r.vacuous } : {}), ...(r.options.endNote ? { endNote: r.options.endNote } : {}), interrupted, ...(hint ? { hint } : {}) });
     return interrupted ? EXIT.interrupted : incomplete ? EXIT.incomplete : EXIT.ok;
   }
-  const props = [
-    ...Object.keys(sc.invariants ?? {}).map((k) => `invariant ${k}`),
-    ...Object.keys(sc.monitors ?? {}).map((k) => `monitor ${k}`),
-    ...Object.keys(sc.atEnd ?? {}).map((k) => `eventually ${k}`),
-    ...Object.keys(sc.liveness ?? {}).map((k) => `liveness ${k}`),
+  const named: [string, string][] = [
+    ...Object.keys(sc.invariants ?? {}).map((k) => ['invariant', k] as [string, string]),
+    ...Object.keys(sc.monitors ?? {}).map((k) => ['monitor', k] as [string, string]),
+    ...Object.keys(sc.atEnd ?? {}).map((k) => ['eventually', k] as [string, string]),
+    ...Object.keys(sc.liveness ?? {}).map((k) => ['liveness', k] as [string, string]),
   ];
+  const props = named.map(([kind, k]) => `${kind} ${k}`);
+  // Bare ids (INV-4) the legend puts in words: one property a line, with its words.
+  const worded = named.some(([, k]) => propertyLabel(sc.legend, k) !== k);
+  const kw = Math.max(0, ...named.map(([kind]) => kind.length));
+  const nw = Math.max(0, ...named.map(([, k]) => k.length));
+  const propLines = named.map(([kind, k]) => `  ${kind.padEnd(kw)}  ${k.padEnd(nw)}  ${propertyLabel(sc.legend, k) === k ? '' : propertyLabel(sc.legend, k).slice(k.length + 2, -1)}`.trimEnd());
   if (interrupted) {
-    io.out(o.yellow(`stopped by Ctrl-C: no violation in the part explored so far (${stats(r)})`));
-    io.out(`resume with a budget instead, e.g.: npx interleave check ${shellWord(arg)}${paramFlags(f, p)} --time-limit 60`);
+    io.out(o.yellow(`stopped by Ctrl-C: no violation in the part explored so far (${stats(r, flags.verbose === true)})`));
+    io.out(`a search cannot be resumed: run it again from the start with a budget, e.g.: npx interleave check ${shellWord(arg)}${paramFlags(f, p)} --time-limit 60`);
     return EXIT.interrupted;
   }
-  io.out(o.green(`✓ all properties hold for ${label}`) + ` (${props.length ? props.join(', ') : 'no properties declared: deadlocks and errors only'})`);
+  if (worded) io.out(`${o.green(`✓ all properties hold for ${label}`)}:\n${propLines.join('\n')}`);
+  else io.out(o.green(`✓ all properties hold for ${label}`) + ` (${props.length ? props.join(', ') : 'no properties declared: deadlocks and errors only'})`);
   const everything = r.strategy === 'from-trace' ? `every state within ${String(r.options.within)} deviation${r.options.within === 1 ? '' : 's'} of the recording was visited` : 'every reachable state was visited';
   io.out(r.complete
-    ? `exploration complete: ${everything} (${r.strategy}; ${stats(r)})`
-    : o.yellow(`exploration not complete: ${verdict}; no violation found in the part explored (${r.strategy}, seed ${r.seed}; ${stats(r)})`));
+    ? `exploration complete: ${everything} (${r.strategy}; ${stats(r, flags.verbose === true)})`
+    : o.yellow(`exploration not complete: ${verdict}; no violation found in the part explored (${r.strategy}, seed ${r.seed}; ${stats(r, flags.verbose === true)})`));
   if (traceDepth !== undefined) io.out(o.dim(`depth bound ${traceDepth.toLocaleString('en-US')} steps (${flags.maxDepth === undefined ? `the recording's ${Number(r.options.seedLength).toLocaleString('en-US')} steps as explored + 1,000` : '--max-depth'})`));
   if (r.unreached.length) io.out(o.yellow(`never reached${r.complete ? '' : ' (in the part explored)'}: ${r.unreached.join(', ')}`));
   if (typeof r.options.livenessNote === 'string') io.out(o.yellow(r.options.livenessNote));

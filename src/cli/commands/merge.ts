@@ -4,11 +4,12 @@
 // is missing or given twice; else exit 1 with the shortest counterexample if a shard
 // found one; else exit 0, "complete" only when every shard is complete.
 import { dirname, join, resolve } from 'node:path';
-import { formatHtmlPieces, formatSteps, traceView } from '../../report/index.ts';
+import { formatHtmlPieces, formatSteps, stepsText, traceView } from '../../report/index.ts';
 import { EXIT, UsageError } from '../errors.ts';
 import { printJson, type Io } from '../io.ts';
 import { shellWord } from '../options.ts';
 import { readResult, type ShardResultFile } from '../shard-result.ts';
+import { statusLine } from '../progress.ts';
 import { modulePathFrom, writeAtomically } from '../../check/trace/trace-file.ts';
 
 /** What shards of one check share; a difference is a mismatch. */
@@ -87,7 +88,17 @@ function printShares(io: Io, shards: readonly { shard: string; distinctStates: n
 
 export async function runMerge(io: Io, files: string[], flags: { json?: boolean; out?: string }): Promise<number> {
   if (files.length === 0) throw new UsageError("merge takes the result files of a sharded check, e.g. interleave merge shard-*.json");
-  const rs = files.map((f) => readResult(f));
+  // Result files of a large check are big (a trace each): on a terminal a line says which is read.
+  const status = statusLine(io.tty && !flags.json, 'merging');
+  let rs: ShardResultFile[];
+  try {
+    rs = files.map((f, k) => {
+      status.update(`reading ${k + 1}/${files.length}: ${f}`, true);
+      return readResult(f);
+    });
+  } finally {
+    status.stop();
+  }
   const found = problems(files, rs);
   const mismatch = found.filter((p) => p.kind === 'mismatch');
   const o = io.style;
@@ -110,20 +121,22 @@ export async function runMerge(io: Io, files: string[], flags: { json?: boolean;
     const out = flags.out ?? join('.interleave', `${r.scenario.name.replace(/[^A-Za-z0-9._-]+/g, '_')}-merged.json`);
     const v = traceAt(r, file, out);
     let writeError: string | undefined;
+    status.update(`writing the counterexample (${stepsText(v.trace.schedule.length)}) and its viewer`, true);
     try {
       writeAtomically(out, `${JSON.stringify(v.trace, null, 2)}\n`);
       writeAtomically(out.replace(/\.json$/i, '') + '.html', formatHtmlPieces(v.trace));
     } catch (e) {
       writeError = `cannot write the trace to ${out}: ${(e as Error).message}; choose another place with --out FILE`;
     }
+    status.stop();
     const replay = `npx interleave replay ${shellWord(out)}`;
-    const steps = formatSteps(traceView(v.trace.schedule, v.trace.trace), flags.json ? undefined : o, { failStep: v.trace.schedule.length });
+    const steps = formatSteps(traceView(v.trace.schedule, v.trace.trace), flags.json ? undefined : o, { failStep: v.trace.schedule.length, context: !flags.json });
     if (flags.json) {
       printJson(io, { ok: false, complete: false, shard: `${r.shard.i}/${r.shard.n}`, file, violation: { property: v.property, schedule: v.trace.schedule, steps: steps.map((l) => l.trim()) }, foundBy: bad.map((x) => `${x.r.shard.i}/${x.r.shard.n}`), ...(writeError ? { writeError } : { trace: out, replay }), problems: found, stats });
       return EXIT.violation;
     }
     io.out(o.red(o.bold(`✗ ${v.property.kind} '${v.property.name}' violated`)) + o.red(`: ${v.property.message}`));
-    io.out(`\nshortest counterexample of ${bad.length} shard${bad.length > 1 ? 's' : ''} reporting one (shard ${r.shard.i}/${r.shard.n}, ${file}), ${v.trace.schedule.length} steps:`);
+    io.out(`\nshortest counterexample of ${bad.length} shard${bad.length > 1 ? 's' : ''} reporting one (shard ${r.shard.i}/${r.shard.n}, ${file}), ${stepsText(v.trace.schedule.length)}:`);
     io.out(steps.join('\n'));
     io.out('');
     if (writeError) io.err(o.yellow(`warning: ${writeError}`));

@@ -4,7 +4,7 @@ import { loadChecker, type CheckerApi } from '../check-api.ts';
 import { EXIT, UsageError } from '../errors.ts';
 import { printJson, type Io } from '../io.ts';
 import { formatSteps, toPlainTrace, traceView } from '../replay-view.ts';
-import { deviationMarks } from '../../report/index.ts';
+import { deviationMarks, stepsText } from '../../report/index.ts';
 import { rerunTrace, scenarioOfTrace, type Rerun } from '../trace-rerun.ts';
 import { readTrace, traceLimits } from '../read-trace.ts';
 
@@ -33,8 +33,8 @@ export async function runReplay(io: Io, path: string, flags: { json?: boolean; c
   }
   if (!v) {
     io.out(saved
-      ? o.green(`✓ the schedule (${file.schedule.length} steps) no longer violates ${saved.kind} '${saved.name}': fixed, or the model changed`)
-      : o.green(`✓ the ${file.options.mode === 'live' ? 'recorded live run' : 'schedule'} (${file.schedule.length} steps) replays on the model and no property is violated`));
+      ? o.green(`✓ the schedule (${stepsText(file.schedule.length)}) no longer violates ${saved.kind} '${saved.name}': fixed, or the model changed`)
+      : o.green(`✓ the ${file.options.mode === 'live' ? 'recorded live run' : 'schedule'} (${stepsText(file.schedule.length)}) replays on the model and no property is violated`));
     if (out.answered) io.out(modelledReplies(out, 'of them'));
     return EXIT.ok;
   }
@@ -44,7 +44,7 @@ export async function runReplay(io: Io, path: string, flags: { json?: boolean; c
   if (out.answered) io.out(modelledReplies(out, `of its ${file.schedule.length} recorded steps`));
   // A counterexample found around a recording keeps its marks where it replays the same steps.
   const marks = v.schedule.length === file.schedule.length ? deviationMarks(file.recorded?.steps) : undefined;
-  io.out(formatSteps(traceView(v.schedule, toPlainTrace(v.trace)), o, { failStep: v.schedule.length, ...(marks ? { marks } : {}) }).join('\n'));
+  io.out(formatSteps(traceView(v.schedule, toPlainTrace(v.trace)), o, { failStep: v.schedule.length, context: true, ...(marks ? { marks } : {}) }).join('\n'));
   return EXIT.violation;
 }
 
@@ -75,7 +75,7 @@ function replayLiveness(io: Io, path: string, file: ReturnType<typeof readTrace>
   }
   const loop = out.loop ? `the cycle (steps ${file.cycleStart! + 1}..${file.schedule.length}) ${out.loop.returns ? `returns to the same world (fingerprint ${out.loop.from})` : `ends at fingerprint ${out.loop.to}, not ${out.loop.from}`}` : undefined;
   if (!v) {
-    io.out(o.green(`✓ the schedule (${file.schedule.length} steps) no longer violates liveness '${name}': ${out.note ?? 'it holds'}`));
+    io.out(o.green(`✓ the schedule (${stepsText(file.schedule.length)}) no longer violates liveness '${name}': ${out.note ?? 'it holds'}`));
     if (loop) io.out(loop);
     return EXIT.ok;
   }

@@ -9,6 +9,7 @@ import { EXIT, UsageError } from '../errors.ts';
 import type { Io } from '../io.ts';
 import { firstDifference, rerunTrace, scenarioOfTrace, type Rerun } from '../trace-rerun.ts';
 import { readTrace, traceLimits } from '../read-trace.ts';
+import { statusLine } from '../progress.ts';
 
 const BY_EXT: Record<string, Format> = { '.html': 'html', '.htm': 'html', '.mmd': 'mermaid', '.mermaid': 'mermaid', '.json': 'json', '.txt': 'text' };
 
@@ -26,12 +27,22 @@ export async function runShow(io: Io, path: string, flags: ShowFlags): Promise<n
   const ext = flags.out ? /\.[^./\\]+$/.exec(flags.out)?.[0]?.toLowerCase() : undefined;
   const format = (flags.format ?? (ext ? BY_EXT[ext] : undefined) ?? 'text') as Format;
   if (!FORMATS.includes(format)) throw new UsageError(`unknown format '${flags.format}'; formats: ${FORMATS.join(', ')}`);
+  // A large trace takes seconds to read, re-run and render: on a terminal a line says which.
+  const status = statusLine(io.tty, `show ${path}`);
+  status.update('reading the trace', true);
   const read = readTrace(path, traceLimits(flags.traceLimit));
-  const found = flags.verify !== false ? await verify(io, read, path, flags.config) : await scenarioQuietly(read, path, flags.config);
+  status.update(flags.verify !== false ? `re-running its ${read.schedule.length.toLocaleString('en-US')} steps on the scenario` : 'loading the scenario', true);
+  let found;
+  try {
+    found = flags.verify !== false ? await verify(io, read, path, flags.config) : await scenarioQuietly(read, path, flags.config);
+  } finally {
+    status.stop();
+  }
   // A streamed live recording has no events: draw the model's replay of it.
   const file: TraceFileData = found?.rerun && read.trace.length === 0 && read.options.mode === 'live' ? { ...read, schedule: [...found.rerun.schedule], originalLength: found.rerun.schedule.length, trace: found.rerun.trace.map((e) => toPlain(e)) as TraceFileData['trace'] } : read;
   // The scenario's legend, charts and parameter defaults explain the trace (text, Mermaid, HTML).
   const ctx: ReportContext = found && format !== 'json' ? reportContext(found.sc, found.family.params) : {};
+  status.update(`rendering ${format}`, true);
   try {
     if (flags.out) {
       // HTML goes to the file piece by piece: its escaped trace may not fit the heap as one string.
@@ -46,6 +57,8 @@ export async function runShow(io: Io, path: string, flags: ShowFlags): Promise<n
     if (e instanceof RenderTooLargeError) throw new UsageError(`${path}: ${e.message}`);
     if (e instanceof RangeError && /string length/i.test(e.message)) throw new UsageError(`${path}: the trace is too large to render as ${format} in one string (${e.message}); try another --format, or a smaller trace`);
     throw e;
+  } finally {
+    status.stop();
   }
   return EXIT.ok;
 }

@@ -142,10 +142,10 @@ export const airflowFamily = defineFamily({
   },
   build: (p) => buildAirflow(configFromParams(p)),
   checkDefaults: { strategy: 'dfs', maxStates: 100_000, maxDepth: 600 },
-  simulate(p, { seed }) {
+  simulate(p, { seed, onProgress }) {
     const cal = p.calibration === 'real-run' ? CALIBRATION_REAL : p.calibration === 'channel-only' ? CALIBRATION_CHANNEL_ONLY : CALIBRATION_C;
     const items = Number(p.items);
-    const c = compareDesigns(items, cal, seed, { W: Number(p.taskConcurrency), overwrite: items <= 5000 });
+    const c = compareDesigns(items, cal, seed, { W: Number(p.taskConcurrency), overwrite: items <= 5000, ...(onProgress ? { onProgress } : {}) });
     return simulationReport(c, cal.note);
   },
   hint: (p, violated) =>

@@ -5,7 +5,7 @@
 // operator I/O is a pure delay (the operator's end is a timer of the process).
 // The lock is released only when the loop has consumed the response, so the
 // channel is held until the requester resumes on the loop (releaseOn=loopResume).
-import { simulate, type CostModel, type Message } from '../../actors/index.ts';
+import { simulate, type CostModel, type Message, type SimulationProgress } from '../../actors/index.ts';
 import { parseOutcomes, type AirflowConfig, type Design } from './config.ts';
 import { buildAirflow } from './scenario.ts';
 
@@ -105,7 +105,7 @@ export interface DesignRun {
 }
 
 /** Runs one design for two tries (one index fails on try 1) and measures each try. */
-export function simulateDesign(design: Design, items: number, cal: Calibration, seed: number, over: Partial<AirflowConfig> = {}): DesignRun {
+export function simulateDesign(design: Design, items: number, cal: Calibration, seed: number, over: Partial<AirflowConfig> = {}, onProgress?: SimulationProgress): DesignRun {
   const fail = Math.floor(items / 2);
   const script = items > 0 ? parseOutcomes(`${fail}s f`) : [];
   const reads = cal.oldReads === undefined ? {} : { oldReads: cal.oldReads };
@@ -116,6 +116,7 @@ export function simulateDesign(design: Design, items: number, cal: Calibration, 
     seed,
     record: false,
     timerService: true,
+    ...(onProgress ? { onProgress: (steps: number, now: number) => onProgress(design, steps, now) } : {}),
     onEvent: (e, now) => {
       if (e.kind === 'send' && e.from === 'task' && e.to === 'supervisor') {
         const m = e.msg as any;
@@ -158,11 +159,11 @@ export interface Comparison {
 }
 
 /** Both designs with the same seed (and the rejected overwrite-one-key, when asked). */
-export function compareDesigns(items: number, cal: Calibration, seed: number, opts: { overwrite?: boolean; W?: number } = {}): Comparison {
+export function compareDesigns(items: number, cal: Calibration, seed: number, opts: { overwrite?: boolean; W?: number; onProgress?: SimulationProgress } = {}): Comparison {
   const over = opts.W === undefined ? {} : { W: opts.W };
-  const old = simulateDesign('per-index', items, cal, seed, over);
-  const neu = simulateDesign('per-round', items, cal, seed, over);
-  const overwrite = opts.overwrite ? simulateDesign('overwrite-one-key', items, cal, seed, over) : undefined;
+  const old = simulateDesign('per-index', items, cal, seed, over, opts.onProgress);
+  const neu = simulateDesign('per-round', items, cal, seed, over, opts.onProgress);
+  const overwrite = opts.overwrite ? simulateDesign('overwrite-one-key', items, cal, seed, over, opts.onProgress) : undefined;
   return {
     items,
     calibration: cal.name,

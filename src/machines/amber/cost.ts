@@ -3,7 +3,7 @@
 // a D0 hop pays JSON + base64 on its State content; everything else is cheap. The
 // figures are only as good as these constants; the byte counts behind them are exact.
 import { simulate, type CostModel, type Message, type World } from '../../actors/index.ts';
-import type { SimulationReport } from '../../actors/family.ts';
+import type { SimulationProgress, SimulationReport } from '../../actors/family.ts';
 import { ipcOf, type Batch } from './data.ts';
 import { stateUri, type StateRow } from './messages.ts';
 import { DESIGNS } from './operators.ts';
@@ -54,13 +54,13 @@ export function amberCostModel(c: CostConstants = DEFAULT_COSTS, storeIndex: num
 }
 
 /** Virtual end-to-end time of the loop for each design, at the family's parameters. */
-export function simulateDesigns(p: AmberParams, seed: number, c: CostConstants = DEFAULT_COSTS): SimulationReport {
+export function simulateDesigns(p: AmberParams, seed: number, c: CostConstants = DEFAULT_COSTS, onProgress?: SimulationProgress): SimulationReport {
   const rows: (string | number)[][] = [];
   const data: Record<string, unknown>[] = [];
   for (const design of DESIGNS) {
     // The whole workflow's virtual time: from scratch, whatever start the check uses.
     const sc = amberScenario({ ...p, start: 'scratch', design, overlapFault: false, recreateFault: false, maxCellBytes: p.largeTable ? p.maxCellBytes : 1 << 30 });
-    const run = simulate(sc, amberCostModel(c, sc.index.get(STORE)!), { seed, record: false });
+    const run = simulate(sc, amberCostModel(c, sc.index.get(STORE)!), { seed, record: false, ...(onProgress ? { onProgress: (steps: number, now: number) => onProgress(design, steps, now) } : {}) });
     const snap = run.world.snaps[sc.index.get('coordinator')!] as any;
     const coord = snap.context;
     // The coordinator's top-level state (executing is parallel: one region per operator).

@@ -77,7 +77,7 @@ export const amberLoopFamily = defineFamily({
     payloadBytes: { type: 'int', min: 0, default: d.payloadBytes, description: 'bytes of a wide string column per input row (0: none, or sized by largeTable)' },
   },
   build: (p) => amberScenario(paramsOf(p)),
-  simulate: (p, { seed }) => simulateDesigns(paramsOf(p), seed),
+  simulate: (p, { seed, onProgress }) => simulateDesigns(paramsOf(p), seed, undefined, onProgress),
   checkDefaults: (p) => ({ strategy: 'bfs', maxStates: p.topology === 'nested' || p.topology === 'nested-jvm-chain' ? 2_000_000 : 500_000, maxDepth: 5_000 }),
   hint: (p, violated) => {
     const lines: string[] = [];

@@ -74,9 +74,9 @@ export const materializePeeksFamily = defineFamily({
     );
   },
   checkDefaults: { strategy: 'bfs', maxStates: 2_000_000 },
-  simulate(p, { seed }) {
+  simulate(p, { seed, onProgress }) {
     if (Number(p.workers) > 16 && p.fixture !== 'cap-saturation') throw new ScenarioError(`materialize-peeks: simulate with at most 16 workers, got ${String(p.workers)}`);
-    return simulateReport(simParams(p), seed);
+    return simulateReport(simParams(p), seed, undefined, onProgress);
   },
   hint(p, violated) {
     if (violated && p.slotRelease === 'retire' && p.cancel && p.resourceForm) {

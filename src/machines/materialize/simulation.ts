@@ -2,7 +2,7 @@
 // the measures: latency percentiles, share over 200 ms, queued-peek delay,
 // retirement delay, counters by substrate, the step histogram.
 import { simulate, percentile, type CostModel } from '../../actors/simulate.ts';
-import type { ReportTable, SimulationReport } from '../../actors/family.ts';
+import type { ReportTable, SimulationProgress, SimulationReport } from '../../actors/family.ts';
 import type { RecordedEvent, World } from '../../actors/types.ts';
 import { queryOf } from '../../actors/query.ts';
 import type { Scenario } from '../../actors/scenario.ts';
@@ -79,7 +79,7 @@ export interface SimResult {
 }
 
 /** Runs one fixture for one design (same seed: same peeks and the same activation trace). */
-export function runSim(partial: Partial<SimParams>, seed: number): SimResult {
+export function runSim(partial: Partial<SimParams>, seed: number, onProgress?: (steps: number, now: number) => void): SimResult {
   const params: SimParams = { ...SIM_DEFAULTS, ...partial };
   const fx = simFixture(params, seed);
   const sc = buildScenario(fx.setup);
@@ -155,7 +155,7 @@ export function runSim(partial: Partial<SimParams>, seed: number): SimResult {
     }
   };
   const t0 = performance.now();
-  const run = simulate(sc, costModel(fx.rttMs), { seed, record: false, onEvent, tieBreak: 'first' });
+  const run = simulate(sc, costModel(fx.rttMs), { seed, record: false, onEvent, tieBreak: 'first', ...(onProgress ? { onProgress } : {}) });
   const wallMs = performance.now() - t0;
   if (params.properties && !failure) failure = endChecks(sc, run.world);
   const counters = { inline: 0, offloaded: 0, capped: 0 };
@@ -201,8 +201,8 @@ function endChecks(sc: Scenario, world: World): string | undefined {
 const r1 = (x: number): number => Math.round(x * 10) / 10;
 
 /** The report `interleave simulate materialize-peeks` prints: every design on the same seed. */
-export function simulateReport(partial: Partial<SimParams>, seed: number, designs: readonly Design[] = DESIGNS): SimulationReport {
-  const results = designs.map((design) => runSim({ ...partial, design }, seed));
+export function simulateReport(partial: Partial<SimParams>, seed: number, designs: readonly Design[] = DESIGNS, onProgress?: SimulationProgress): SimulationReport {
+  const results = designs.map((design) => runSim({ ...partial, design }, seed, onProgress && ((steps: number, now: number) => onProgress(design, steps, now))));
   const p = results[0]!.params;
   const lat: ReportTable = {
     title: `${p.fixture}: ${p.fixture === 'cap-saturation' ? 'walk' : 'lookup'} latency per design (virtual ms, seed ${seed}, slotRelease ${p.slotRelease}${p.chain === 'single' ? ', chain length 1' : ''})`,

@@ -51,6 +51,8 @@ export interface MachineChart {
   readonly root: ChartState;
   /** Every transition, indexed by `ChartTransition.index`. */
   readonly transitions: readonly ChartTransition[];
+  /** The machine's initial context, when its config gives one as an object (not a function of the input). */
+  readonly context?: Readonly<Record<string, unknown>>;
 }
 
 type Node = AnyStateMachine['root'];
@@ -116,7 +118,32 @@ export function chartOf(machine: AnyStateMachine, id: string = machine.id): Mach
       children,
     };
   };
-  return { id, root: walk(machine.root), transitions };
+  const ctx = (machine.config as { context?: unknown }).context;
+  const context = typeof ctx === 'object' && ctx !== null && !Array.isArray(ctx) ? (ctx as Record<string, unknown>) : undefined;
+  return { id, root: walk(machine.root), transitions, ...(context ? { context } : {}) };
+}
+
+/** A machine with no states of its own: all it has is a context and the messages it answers. */
+export function contextOnly(c: MachineChart): boolean {
+  return c.root.children.length === 0;
+}
+
+/** A context's keys and values, one short line each (`key: value`, values cut at `width`). */
+export function contextLines(context: unknown, width = 36): string[] {
+  if (typeof context !== 'object' || context === null) return context === undefined ? [] : [cutText(jsonText(context), width)];
+  return Object.entries(context as Record<string, unknown>).map(([k, v]) => cutText(`${k}: ${jsonText(v)}`, width));
+}
+
+function jsonText(v: unknown): string {
+  try {
+    return JSON.stringify(v) ?? String(v);
+  } catch {
+    return String(v);
+  }
+}
+
+function cutText(s: string, n: number): string {
+  return s.length > n ? `${s.slice(0, n - 1)}…` : s;
 }
 
 /** Every state of a chart, parents before children. */

@@ -91,10 +91,56 @@ function clipAt(points: { x: number; y: number }[], b: Box, end: 'head' | 'tail'
   return end === 'head' ? rest : rest.reverse();
 }
 
+/** How far a box is from a polyline (0: the line touches or crosses it). */
+export function distance(b: Box, pts: readonly (readonly [number, number])[]): number {
+  let best = Infinity;
+  for (let i = 0; i + 1 < pts.length; i++) {
+    const [x1, y1] = pts[i]!;
+    const [x2, y2] = pts[i + 1]!;
+    for (let k = 0; k <= 20; k++) {
+      const x = x1 + ((x2 - x1) * k) / 20;
+      const y = y1 + ((y2 - y1) * k) / 20;
+      best = Math.min(best, Math.hypot(Math.max(b.x - x, 0, x - (b.x + b.w)), Math.max(b.y - y, 0, y - (b.y + b.h))));
+    }
+  }
+  return best;
+}
+
+const hits = (a: Box, b: Box) => a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h;
+
+/** A spot for `label` centred on the polyline, away from the `taken` boxes (which it joins); its old spot if none is free. */
+function onLine(label: Box, pts: readonly (readonly [number, number])[], taken: Box[]): { x: number; y: number } {
+  const len: number[] = [0];
+  for (let i = 1; i < pts.length; i++) len.push(len[i - 1]! + Math.hypot(pts[i]![0] - pts[i - 1]![0], pts[i]![1] - pts[i - 1]![1]));
+  const total = len[len.length - 1]!;
+  const at = (t: number): [number, number] => {
+    const d = t * total;
+    let i = 1;
+    while (i < len.length - 1 && len[i]! < d) i++;
+    const seg = len[i]! - len[i - 1]! || 1;
+    const u = (d - len[i - 1]!) / seg;
+    return [pts[i - 1]![0] + (pts[i]![0] - pts[i - 1]![0]) * u, pts[i - 1]![1] + (pts[i]![1] - pts[i - 1]![1]) * u];
+  };
+  // Along the line from its middle outwards; then beside it, still touching it.
+  const ts = Array.from({ length: 19 }, (_, k) => 0.5 + (k % 2 ? 1 : -1) * Math.ceil(k / 2) * 0.05);
+  for (const [ox, oy] of [[0, 0], [label.w / 2 - 1, 0], [-label.w / 2 + 1, 0], [0, label.h / 2 - 1], [0, -label.h / 2 + 1]] as const) {
+    for (const t of ts) {
+      const [cx, cy] = at(t);
+      const b = { x: cx + ox - label.w / 2, y: cy + oy - label.h / 2, w: label.w, h: label.h };
+      if (!taken.some((o) => hits(b, o))) {
+        taken.push(b);
+        return { x: b.x, y: b.y };
+      }
+    }
+  }
+  taken.push(label);
+  return { x: label.x, y: label.y };
+}
+
 /** Lays a chart out top to bottom. Deterministic: the same chart gives the same layout. */
 export function layoutChart(chart: MachineChart, title = chart.id): ChartLayout {
   const g = new dagre.graphlib.Graph({ compound: true, multigraph: true });
-  g.setGraph({ rankdir: 'TB', nodesep: 24, ranksep: 30, edgesep: 12, marginx: 8, marginy: 8 });
+  g.setGraph({ rankdir: 'TB', nodesep: 28, ranksep: 34, edgesep: 22, marginx: 8, marginy: 8 });
   g.setDefaultEdgeLabel(() => ({}));
   const states = allStates(chart);
   const byPath = new Map(states.map((s) => [s.path, s]));
@@ -135,6 +181,17 @@ export function layoutChart(chart: MachineChart, title = chart.id): ChartLayout 
       g.setNode(nodeId(s.path), { width: Math.max(s.type === 'history' ? 24 : 56, label.length * CHAR_W + 20), height: s.type === 'history' ? 24 : STATE_H });
     }
     if (parent !== undefined) g.setParent(nodeId(s.path), parent);
+  }
+  // Regions of a parallel state side by side make a wide thin strip (a region per
+  // operator): each region's title is ranked below everything of the region before.
+  for (const s of states) {
+    if (s.type !== 'parallel') continue;
+    const regions = s.children.filter(isCluster);
+    for (let i = 1; i < regions.length; i++) {
+      const prev = regions[i - 1]!;
+      const depth = allStates({ id: '', root: prev, transitions: [] }).length;
+      g.setEdge(titleId(prev.path), titleId(regions[i]!.path), { weight: 1, minlen: depth + 1 }, `stack-${regions[i]!.path}`);
+    }
   }
   // Transitions between the same two boxes share one arrow (or, staying in a compound
   // state, one box of internal transitions under its title): one label, a line per few events.
@@ -193,6 +250,9 @@ export function layoutChart(chart: MachineChart, title = chart.id): ChartLayout 
     const r = route('initial', startId(s.of), endOf(st.initial!), undefined, st.initial);
     if (r) edges.push({ index: -1, points: r.pts });
   }
+  // Labels placed so far and the atomic states: a label moved onto its clipped edge must miss them.
+  const taken: Box[] = laid.filter((s) => !s.cluster).map((s) => ({ x: s.x, y: s.y, w: s.w, h: s.h }));
+  const moved: (() => void)[] = [];
   for (const { name, grp, text } of named) {
     const indices = grp.ts.map((t) => t.index);
     if (grp.internal) {
@@ -202,11 +262,28 @@ export function layoutChart(chart: MachineChart, title = chart.id): ChartLayout 
     const t0 = grp.ts[0]!;
     const r = route(name, grp.from, grp.to, t0.source, t0.targets[0] ?? t0.source);
     if (!r) continue;
-    const { e, pts } = r;
+    const { e } = r;
+    let pts = r.pts;
     const lw = e.width ?? 10;
     const lh = e.height ?? LABEL_H;
-    edges.push({ index: indices[0]!, indices, points: pts, label: { x: (e.x ?? pts[0]![0]) - lw / 2, y: (e.y ?? pts[0]![1]) - lh / 2, w: lw, h: lh, text } });
+    const label = { x: (e.x ?? pts[0]![0]) - lw / 2, y: (e.y ?? pts[0]![1]) - lh / 2, w: lw, h: lh, text };
+    if (grp.from === grp.to && !grp.from.startsWith('a:')) {
+      // A self-loop: out of the state's side to its label and back in, on the label's side.
+      const b = boxOf(grp.from);
+      const right = label.x >= b.x + b.w / 2;
+      const sx = right ? b.x + b.w : b.x;
+      const lx = right ? label.x + 1 : label.x + label.w - 1;
+      const ly = label.y + label.h / 2;
+      pts = [[sx, b.y + b.h * 0.25], [lx, ly - 5], [lx, ly + 5], [sx + (right ? 1 : -1), b.y + b.h * 0.75]];
+    }
+    const edge = { index: indices[0]!, indices, points: pts, label };
+    edges.push(edge);
+    // Cut at a compound state's frame, the edge may have left its label behind inside the
+    // frame: such labels move onto what is left of the edge, once every label is known.
+    if (pts.length > 1 && distance(label, pts) > 1) moved.push(() => (edge.label = { ...label, ...onLine(label, pts, taken) }));
+    else taken.push(label);
   }
+  for (const m of moved) m();
   const gg = g.graph() as { width?: number; height?: number };
   return { width: Math.ceil(gg.width ?? 100), height: Math.ceil(gg.height ?? 60), states: laid, starts, edges };
 }

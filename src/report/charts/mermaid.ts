@@ -2,7 +2,7 @@
 // (so machine-level transitions have a source), nested states are composites,
 // parallel regions are separated by `--`, final states lead to `[*]`.
 import { mermaidText } from '../mermaid.ts';
-import { allStates, type ChartState, type MachineChart } from './chart.ts';
+import { allStates, contextLines, contextOnly, type ChartState, type MachineChart } from './chart.ts';
 
 /** One diagram; `title` goes in the front matter, `notes` become `%%` comments. */
 export function chartMermaid(chart: MachineChart, opts: { readonly title?: string; readonly notes?: readonly string[] } = {}): string {
@@ -27,7 +27,12 @@ export function chartMermaid(chart: MachineChart, opts: { readonly title?: strin
     });
     lines.push(`${ind}}`);
   };
-  block(chart.root, '  ');
+  if (contextOnly(chart)) {
+    // No states: one box (an empty composite is a Mermaid error), its context in a note.
+    lines.push(`  state "${mermaidText(chart.id)}" as machine`);
+    const ctx = contextLines(chart.context);
+    if (ctx.length) lines.push('  note right of machine', '    context', ...ctx.map((l) => `    ${mermaidText(l)}`), '  end note');
+  } else block(chart.root, '  ');
   for (const t of chart.transitions) {
     const to = t.targets.length ? t.targets : [t.source];
     for (const x of to) lines.push(`  ${a(t.source)} --> ${a(x)} : ${mermaidText(t.label)}`);

@@ -25,14 +25,20 @@ export interface ScenarioCharts {
     readonly actor: string;
     /** What it is instead of a machine. */
     readonly kind: 'reducer' | 'external';
+    /** A reducer's initial state (its `init` of its input); undefined if `init` threw. */
+    readonly context?: unknown;
   }[];
 }
 
 /** Groups the scenario's machine actors by the shape of their statechart. */
 export function scenarioCharts(sc: Scenario): ScenarioCharts {
   const byShape = new Map<string, { actors: string[]; machine: AnyStateMachine; chart: MachineChart }>();
-  const others: { actor: string; kind: 'reducer' | 'external' }[] = [];
+  const others: { actor: string; kind: 'reducer' | 'external'; context?: unknown }[] = [];
   for (const a of sc.actorList) {
+    if (a.kind === 'reducer') {
+      others.push({ actor: a.id, kind: a.kind, ...initialState(a.logic, a.input) });
+      continue;
+    }
     if (a.kind !== 'machine') {
       others.push({ actor: a.id, kind: a.kind });
       continue;
@@ -44,6 +50,15 @@ export function scenarioCharts(sc: Scenario): ScenarioCharts {
     else byShape.set(shape, { actors: [a.id], machine: a.machine, chart });
   }
   return { charts: [...byShape.values()], others };
+}
+
+/** A reducer's initial state, if its init runs (it is pure: the kernel calls it the same way). */
+function initialState(logic: { init(input: unknown): unknown }, input: unknown): { context?: unknown } {
+  try {
+    return { context: logic.init(input) };
+  } catch {
+    return {};
+  }
 }
 
 const layouts = new WeakMap<MachineChart, Map<string, ChartLayout>>();

@@ -2,8 +2,8 @@
 // `data-state` (their path) and transitions `data-t` (their index), so the viewer can
 // highlight the current state and the transition just taken by class.
 import { escapeHtml } from '../escape.ts';
-import type { MachineChart } from './chart.ts';
-import type { ChartLayout } from './layout.ts';
+import { contextLines, contextOnly, type MachineChart } from './chart.ts';
+import { CHAR_W, type ChartLayout } from './layout.ts';
 
 const r = (n: number) => Math.round(n * 10) / 10;
 
@@ -28,13 +28,51 @@ svg.statechart .tr.taken path { stroke:#c2410c; stroke-width:2.6; }
 svg.statechart .tr.taken text { fill:#c2410c; font-weight:700; }
 svg.statechart marker path { fill:#6b7280; }
 svg.statechart marker.taken path { fill:#c2410c; }
+svg.statechart .tr:hover path { stroke:#1f5fbf; stroke-width:2.6; }
+svg.statechart .tr:hover text { fill:#1f5fbf; font-weight:700; }
+svg.statechart .tr:hover rect { fill-opacity:1; }
+svg.statechart text.section { fill:#6b7280; font-style:italic; }
+svg.statechart text.ctx { fill:#1d2330; }
 `;
+
+/**
+ * An actor that is only a context (a machine with no states, a reducer, a storage
+ * actor) as one box: its name, the messages it answers, its context. `answers`: a
+ * machine's transitions (index, label: highlighted like edges) or a reducer's message types.
+ */
+export function contextBoxSvg(name: string, answers: readonly { readonly index?: number; readonly label: string }[], context: readonly string[], opts: { readonly uid: string; readonly actor?: string; readonly contextTitle?: string }): string {
+  const LINE = 15;
+  const rows: string[] = [];
+  let y = 22;
+  const text = (cls: string, s: string, dx = 12) => {
+    y += LINE;
+    return `<text class="${cls}" x="${dx}" y="${y}">${escapeHtml(s)}</text>`;
+  };
+  const lines = [name, ...answers.map((a) => `• ${a.label}`), ...context, opts.contextTitle ?? 'context'];
+  const w = Math.ceil(Math.max(...lines.map((l) => l.length)) * CHAR_W + 40);
+  if (answers.length) {
+    rows.push(text('section', 'answers'));
+    for (const a of answers) {
+      const t = text('', `• ${a.label}`, 20);
+      rows.push(a.index === undefined ? `<g class="msg-in">${t}</g>` : `<g class="tr" data-t="${a.index}">${t}</g>`);
+    }
+  }
+  if (context.length) {
+    y += 4;
+    rows.push(text('section', opts.contextTitle ?? 'context'));
+    for (const c of context) rows.push(text('ctx', c, 20));
+  }
+  const h = y + 12;
+  return `<svg class="statechart context-box" xmlns="http://www.w3.org/2000/svg" width="${w}" height="${h}" viewBox="0 0 ${w} ${h}" role="img" aria-label="${escapeHtml(`${opts.actor ?? name}: context and messages`)}"${opts.actor !== undefined ? ` data-actor="${escapeHtml(opts.actor)}"` : ''}>` +
+    `<g class="st cluster" data-state=""><title>${escapeHtml(name)}</title><rect x="4" y="4" width="${w - 8}" height="${h - 8}" rx="8"/><text x="12" y="20">${escapeHtml(name)}</text></g>${rows.join('')}</svg>`;
+}
 
 /**
  * One chart as an `<svg>` element. `uid` makes the arrow-head ids unique when several
  * charts share a page; `scale` shrinks the drawing (the viewBox keeps its coordinates).
  */
 export function chartSvg(chart: MachineChart, layout: ChartLayout, opts: { readonly uid: string; readonly scale?: number; readonly actor?: string }): string {
+  if (contextOnly(chart)) return contextBoxSvg(chart.id, chart.transitions.map((t) => ({ index: t.index, label: t.label })), contextLines(chart.context), { ...opts, contextTitle: 'context (initial)' });
   const s = opts.scale ?? 1;
   const uid = escapeHtml(opts.uid);
   const out: string[] = [];
