@@ -92,14 +92,23 @@ export async function startPg(): Promise<LocalPg> {
     rmSync(dir, { recursive: true, force: true });
     throw new Error(`could not start PostgreSQL from ${PG_BIN}: ${(e as Error).message}\n${err}`);
   }
+  let stopped = false;
+  const stop = () => {
+    if (stopped) return;
+    stopped = true;
+    process.off('exit', stop);
+    try {
+      run('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  };
+  // A test run stopped before its afterAll (a timeout, Ctrl-C) leaves no server behind.
+  process.on('exit', stop);
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
     async close() {
-      try {
-        run('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']);
-      } finally {
-        rmSync(dir, { recursive: true, force: true });
-      }
+      stop();
     },
   };
 }
