@@ -5,10 +5,14 @@ import { defineConfig } from 'vitest/config';
 // 'interleave-source' condition resolves those names to src/ (package.json "exports"),
 // never to a dist/ left by an earlier build.
 const conditions = ['interleave-source', ...defaultServerConditions];
+// Server-side resolution, which vitest also passes to its workers as Node's --conditions,
+// leaves out 'module': that condition picks bundler builds, and Node cannot load some (the
+// AWS SDK's dist-es has extensionless imports).
+const serverConditions = conditions.filter((c) => c !== 'module');
 
 export default defineConfig({
   resolve: { conditions },
-  ssr: { resolve: { conditions, externalConditions: conditions } },
+  ssr: { resolve: { conditions: serverConditions, externalConditions: serverConditions } },
   test: {
     include: ['test/**/*.test.ts'],
     // Limits against hangs, not speed checks: CI shares a 2-core machine, and a CLI test

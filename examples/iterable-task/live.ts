@@ -5,7 +5,7 @@
 // table of the same file (the kill test reads it).
 import Database from 'better-sqlite3';
 import type { Message } from 'interleave';
-import { runLive, SqliteTaskStateStore, useWal, type ExternalHandler, type LiveOptions, type LiveSystem } from 'interleave/live';
+import { runLive, SqliteTaskLease, SqliteTaskStateStore, useWal, type ExternalHandler, type LiveOptions, type LiveSystem } from 'interleave/live';
 import { iterableTaskScenario, outcomeOf } from './scenario.ts';
 import { SCOPE, type TaskInput } from './machine.ts';
 import type { HeldLease } from './lease.ts';
@@ -23,7 +23,10 @@ function open(file: string): Db {
 /** The SQLite task state store of src/storage/live, counting the writes it acknowledged. */
 export function sqliteTaskState(file: string, lease?: HeldLease): { store: SqliteTaskStateStore; handle: ExternalHandler; writes: () => number } {
   const store = new SqliteTaskStateStore(file);
-  if (lease) store.fence(lease.lease);
+  if (lease) {
+    if (!(lease.lease instanceof SqliteTaskLease)) throw new Error('the minimal machine runs on SQLite only: its lease must be in the same file');
+    store.fence(lease.lease);
+  }
   let writes = 0;
   const handle: ExternalHandler = async (msg, from) => {
     const reply = await store.handle(msg);

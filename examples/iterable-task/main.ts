@@ -1,18 +1,20 @@
 // Command line of examples/iterable-task.js.
 import { startIterableTask } from './live.ts';
-import { AIRFLOW_SCOPE, startAirflowTask } from './airflow.ts';
+import { AIRFLOW_SCOPE, startAirflowTask, startAirflowTaskPg } from './airflow.ts';
 import { SCOPE } from './machine.ts';
-import { DEFAULT_LEASE_MS, EXIT_LEASE, describeHolder, takeLease, type HeldLease } from './lease.ts';
+import { DEFAULT_LEASE_MS, EXIT_LEASE, describeHolder, takeLease, takePgLease, type HeldLease } from './lease.ts';
+import { PostgresTaskStateStore, S3ObjectStore } from 'interleave/live';
 import { parseFlags, untilDone, usageError, writeTrace } from '../cli.ts';
-import type { TaskScope } from 'interleave/storage';
 
-const USAGE = `usage: node examples/iterable-task.js --items N --db FILE [--concurrency W] [--per-index] [--machines airflow|minimal] [--work-ms MS] [--lease-ms MS] [--wait] [--record trace.json] [--quiet]
+const USAGE = `usage: node examples/iterable-task.js --items N (--db FILE | --pg postgres://user@host:port/db [--s3 s3://bucket/prefix/?endpoint=URL]) [--concurrency W] [--per-index] [--machines airflow|minimal] [--work-ms MS] [--lease-ms MS] [--wait] [--record trace.json] [--quiet]
 exit codes: 0 done, 1 the task failed, 2 bad arguments, ${EXIT_LEASE} another process holds this task's lease (or took it over)`;
 
 export async function main(argv: string[]): Promise<number> {
   const a = parseFlags(argv, {
     items: { type: 'string', default: '5000' },
-    db: { type: 'string', default: './state.db' },
+    db: { type: 'string' },
+    pg: { type: 'string' },
+    s3: { type: 'string' },
     concurrency: { type: 'string', default: '16' },
     'per-index': { type: 'boolean', default: false },
     machines: { type: 'string', default: 'airflow' },
@@ -36,28 +38,54 @@ export async function main(argv: string[]): Promise<number> {
   if (a.machines !== 'airflow' && a.machines !== 'minimal') return usage(`--machines must be airflow or minimal, got '${a.machines}'`);
   // Lease diagnostics go to stderr: stdout's first line is the try starting.
   const note = (s: string) => a.quiet || console.error(s);
-  return withLease(a.db, a.machines === 'airflow' ? AIRFLOW_SCOPE : SCOPE, { ttlMs: leaseMs, wait: a.wait, say: note }, (lease) =>
-    a.machines === 'airflow' ? airflow(a, n, w, say, lease) : minimal(a, n, w, workMs, say, lease),
+  if (a.pg !== undefined) {
+    if (a.db !== undefined) return usage('give --db or --pg, not both');
+    if (a.machines !== 'airflow') return usage('--pg runs the airflow machines (--machines airflow)');
+    let store: PostgresTaskStateStore;
+    let runs: S3ObjectStore | undefined;
+    try {
+      store = new PostgresTaskStateStore(a.pg);
+      runs = a.s3 === undefined ? undefined : S3ObjectStore.fromUrl(a.s3);
+    } catch (e) {
+      return usage((e as Error).message);
+    }
+    const where = `PostgreSQL ${redact(a.pg)}${runs ? `, runs log in S3 ${runs.bucket}/${runs.prefix}` : ''}`;
+    try {
+      await store.open();
+      return await withLease(where, () => takePgLease(store.pool, AIRFLOW_SCOPE, { ttlMs: leaseMs, wait: a.wait, say: note }), (lease) => airflow({ ...a, where }, n, w, say, lease, { store, ...(runs ? { runs } : {}) }));
+    } finally {
+      await store.close().catch(() => undefined);
+      await runs?.close();
+    }
+  }
+  if (a.s3 !== undefined) return usage('--s3 (the runs log) goes with --pg');
+  const db = a.db ?? './state.db';
+  return withLease(db, () => takeLease(db, a.machines === 'airflow' ? AIRFLOW_SCOPE : SCOPE, { ttlMs: leaseMs, wait: a.wait, say: note }), (lease) =>
+    a.machines === 'airflow' ? airflow({ ...a, db, where: db }, n, w, say, lease) : minimal({ ...a, db }, n, w, workMs, say, lease),
   );
 }
+
+/** The URL without its password. */
+const redact = (url: string): string => url.replace(/\/\/([^:@/]+):[^@/]*@/, '//$1:***@');
 
 /**
  * Runs `body` holding the task's lease: refuses (exit 75) when another process
  * holds it, and stops (exit 75) when it is taken over while running.
  */
-async function withLease(db: string, scope: TaskScope, flags: Parameters<typeof takeLease>[2], body: (lease: HeldLease) => Promise<number>): Promise<number> {
-  const held = await takeLease(db, scope, flags);
+async function withLease(where: string, take: () => ReturnType<typeof takeLease>, body: (lease: HeldLease) => Promise<number>): Promise<number> {
+  const held = await take();
   if ('held' in held) {
-    console.error(`refused: another process holds this task's lease in ${db}: ${describeHolder(held.held)}. Run again once it has ended or its lease expired, or pass --wait (exit code ${EXIT_LEASE})`);
+    console.error(`refused: another process holds this task's lease in ${where}: ${describeHolder(held.held)}. Run again once it has ended or its lease expired, or pass --wait (exit code ${EXIT_LEASE})`);
     return EXIT_LEASE;
   }
   let lost: string | undefined;
   // Ctrl-C or a polite kill: release the lease so the next run need not wait for it to expire
   // (acknowledged checkpoints are durable; better-sqlite3 never yields inside a transaction).
   const quit = (signal: NodeJS.Signals, code: number) => () => {
-    held.end();
-    console.error(`${signal}: stopped, lease released`);
-    process.exit(code);
+    void held.end().finally(() => {
+      console.error(`${signal}: stopped, lease released`);
+      process.exit(code);
+    });
   };
   const onInt = quit('SIGINT', 130);
   const onTerm = quit('SIGTERM', 143);
@@ -68,7 +96,7 @@ async function withLease(db: string, scope: TaskScope, flags: Parameters<typeof 
   } finally {
     process.off('SIGINT', onInt);
     process.off('SIGTERM', onTerm);
-    held.end();
+    await held.end();
     if (lost !== undefined) console.error(`stopped: this process lost the task's lease: ${lost} (exit code ${EXIT_LEASE})`);
   }
 }
@@ -80,13 +108,14 @@ async function untilDoneOrLost<T>(finished: Promise<T>, close: () => Promise<voi
   return r;
 }
 
-type Args = { db?: string; record?: string; 'per-index'?: boolean };
+type Args = { db?: string; where?: string; record?: string; 'per-index'?: boolean };
 
 /** The full Airflow model of src/machines/airflow, live. */
-async function airflow(a: Args, n: number, w: number, say: (s: string) => void, lease: HeldLease): Promise<number> {
+async function airflow(a: Args, n: number, w: number, say: (s: string) => void, lease: HeldLease, pg?: { store: PostgresTaskStateStore; runs?: S3ObjectStore }): Promise<number> {
   const t0 = performance.now();
-  const task = startAirflowTask({ n, w, db: a.db!, design: a['per-index'] ? 'per-index' : 'per-round', record: a.record !== undefined, lease });
-  say(`try ${task.attempt}: ${n} items, concurrency ${w}, ${a['per-index'] ? 'one checkpoint per index' : 'one checkpoint per round'} (src/machines/airflow), state in ${a.db}`);
+  const o = { n, w, design: a['per-index'] ? ('per-index' as const) : ('per-round' as const), record: a.record !== undefined, lease };
+  const task = pg ? await startAirflowTaskPg({ ...o, ...pg }) : startAirflowTask({ ...o, db: a.db! });
+  say(`try ${task.attempt}: ${n} items, concurrency ${w}, ${a['per-index'] ? 'one checkpoint per index' : 'one checkpoint per round'} (src/machines/airflow), state in ${a.where}`);
   const every = Math.max(w, Math.ceil(n / 20));
   let ran = 0;
   let replayed = 0;

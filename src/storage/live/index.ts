@@ -6,3 +6,7 @@ export { answerTaskState, taskStateHandler, type TaskStateBackendApi } from './t
 export { FsDocumentStore } from './fs-document-store.ts';
 export { SqliteTaskLease, LeaseLostError, readLease, checkFence, type AcquireResult, type LeaseOptions, type LeaseRow } from './sqlite-lease.ts';
 export { useWal, type UseWalOptions } from './sqlite-wal.ts';
+export { S3ObjectStore, type S3ObjectStoreOptions, type S3ClientLike } from './s3-object-store.ts';
+export { PostgresTaskStateStore, type PostgresTaskStateOptions } from './pg-task-state.ts';
+export { PostgresTaskLease, readPgLease, checkPgFence } from './pg-lease.ts';
+export type { PgPool, PgClient, PgQueryable, PgResult } from './pg-connection.ts';
