@@ -46,7 +46,7 @@ const recommended = { plugins: {} as Record<string, unknown>, rules: { 'interlea
  *
  * @example
  * ```js
- * // eslint.config.js
+ * // eslint.config.mjs
  * import interleave from 'interleave/eslint';
  * export default [{ files: ['src/models/**'], ...interleave.configs.recommended }];
  * ```

@@ -1,6 +1,6 @@
 // The HTML viewer in a real headless Chromium: stepping, highlighted step, actor
 // states, the schedule diff, and payloads that must render as text, not run. Then the
-// default amber-loop report at 1400x1000 as a new user sees it: statecharts with the
+// amber-loop report at 1400x1000 as a new user sees it (with --charts): statecharts with the
 // current state, no label over another, idle actors folded, the diff's first divergence
 // in view, the legend. Screenshots go to test-output/viewer/ (git-ignored) for people
 // to look at; they are not compared. With INTERLEAVE_DOC_SHOTS=1 the three the docs show
@@ -134,7 +134,7 @@ describe('HTML viewer in Chromium', () => {
 });
 
 // ---------------------------------------------------------------------------------------
-// The default amber-loop report, as written by `interleave check amber-loop`.
+// The amber-loop report, as written by `interleave check amber-loop --charts`.
 
 const SHOTS = join(process.cwd(), 'test-output', 'viewer');
 let amber: Page;
@@ -206,15 +206,15 @@ async function cutWithoutTitle(p: Page): Promise<string[]> {
   );
 }
 
-/** Writes the default amber-loop report as `interleave check amber-loop` does; returns its URL. */
+/** Writes the amber-loop report as `interleave check amber-loop --charts` does; returns its URL. */
 async function amberReport(): Promise<string> {
   const dir = mkdtempSync(join(tmpdir(), 'interleave-amber-viewer-'));
-  const r = await runMain('check', 'amber-loop', '--out', `${dir}/`);
+  const r = await runMain('check', 'amber-loop', '--charts', '--out', `${dir}/`);
   expect(r.code).toBe(1);
   return pathToFileURL(join(dir, readdirSync(dir).find((f) => f.endsWith('.html'))!)).href;
 }
 
-describe('the default amber-loop report at 1400x1000', () => {
+describe('the amber-loop report at 1400x1000', () => {
   beforeAll(async () => {
     amberUrl = await amberReport();
     amber = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
