@@ -326,18 +326,33 @@ export function unsupportedFeature(machine: AnyStateMachine): string | undefined
   return visit(machine.root);
 }
 
-// Formatted state values of snapshots, by snapshot identity (snapshots are never
-// mutated): the kernel formats each snapshot's value as `to` in one step and again
-// as `from` in the next.
-const formatted = new WeakMap<AnyMachineSnapshot, string>();
+// Formatted state values of snapshots, by their active state nodes (snapshots are
+// never mutated, and a snapshot's value is a function of its `_nodes`): the kernel
+// formats each snapshot's value as `to` in one step and again as `from` in the next,
+// and most snapshots share their configuration with many others. A trie on the nodes
+// in order, per machine, so no snapshot needs an identity hash (as a WeakMap key would).
+interface TextTrie {
+  text?: string;
+  next?: Map<unknown, TextTrie>;
+}
+const formatted = new WeakMap<object, TextTrie>();
 
-/** `formatStateValue(snapshot.value)`, computed once per snapshot. */
+/** `formatStateValue(snapshot.value)`, computed once per configuration of active state nodes. */
 export function snapshotStateText(snapshot: AnyMachineSnapshot): string {
   const v = snapshot.value;
   if (typeof v === 'string') return v;
-  let text = formatted.get(snapshot);
-  if (text === undefined) formatted.set(snapshot, (text = formatStateValue(v)));
-  return text;
+  const nodes = (snapshot as { _nodes?: unknown })._nodes;
+  const machine = snapshot.machine as object | undefined;
+  if (!Array.isArray(nodes) || typeof machine !== 'object' || machine === null) return formatStateValue(v);
+  let t = formatted.get(machine);
+  if (t === undefined) formatted.set(machine, (t = {}));
+  for (const n of nodes) {
+    const next: Map<unknown, TextTrie> = (t.next ??= new Map());
+    let u = next.get(n);
+    if (u === undefined) next.set(n, (u = {}));
+    t = u;
+  }
+  return (t.text ??= formatStateValue(v));
 }
 
 /** A short printable form of a state value: `a`, `a.b`, `{a:b,c:d}`. */

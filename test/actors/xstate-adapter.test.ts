@@ -4,7 +4,7 @@
 import { describe, expect, it, beforeEach } from 'vitest';
 import fc from 'fast-check';
 import { assign, createMachine, fromPromise, initialTransition, sendTo, setup, spawnChild, transition, type AnyMachineSnapshot } from 'xstate';
-import { MachineStepper, isAddressStub, type CollectedAction } from '../../src/actors/xstate-adapter.ts';
+import { MachineStepper, formatStateValue, isAddressStub, snapshotStateText, type CollectedAction } from '../../src/actors/xstate-adapter.ts';
 import { ScenarioError, defineScenario, type Scenario, type Step, type TraceEvent, type World } from 'interleave';
 import { apply, enabled, initialWorld, toPlain } from 'interleave/kernel';
 import { finisher, notes, picky, recorder, talker, timekeeper } from '../fixtures/actors/machines.ts';
@@ -229,7 +229,7 @@ describe('adapter differential: MachineStepper.step == public transition() on ra
 
 
 describe('MachineStepper skips the step when no active state can take the event', () => {
-  it('gives what the full step gives, and skips most steps of random walks (diff cases and random machine systems)', () => {
+  it('gives what the full step gives, and skips most steps of random walks (diff cases and random machine systems); state texts are right', () => {
     let skipped = 0;
     let steps = 0;
     const machines = [...diffCases.map((c) => ({ machine: c.machine, input: c.input, alphabet: c.alphabet }))];
@@ -259,6 +259,9 @@ describe('MachineStepper skips the step when no active state can take the event'
         expect(f.unhandled, `${m.machine.id} after ${event.type}`).toBe(g.unhandled);
         expect(f.snapshot === a, `${m.machine.id} after ${event.type}: unchanged`).toBe(g.snapshot === b);
         expect(project(f.snapshot, f.actions), `${m.machine.id} after ${event.type}`).toEqual(project(g.snapshot, g.actions));
+        // State texts are cached by active state nodes: each must still be its own value's.
+        expect(snapshotStateText(f.snapshot)).toBe(formatStateValue(f.snapshot.value));
+        expect(snapshotStateText(g.snapshot)).toBe(formatStateValue(g.snapshot.value));
         a = f.snapshot;
         b = g.snapshot;
       }
