@@ -88,7 +88,8 @@ export class CompactBfs extends Search {
   constructor(s: Session, por: PorContext) {
     super(s, por);
     this.keepsEnabled = true;
-    this.keeps = s.determinism !== undefined;
+    const d = s.opts.determinism;
+    this.keeps = s.determinism !== undefined && !(typeof d === 'object' && d.repeats === 0);
   }
 
   /** Bytes of the typed arrays (entries and waiting records). */
