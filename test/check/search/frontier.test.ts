@@ -148,6 +148,8 @@ describe('re-deriving a frontier world checks it', () => {
     // With the sample check off, only re-deriving can notice.
     await expect(check(sc, { strategy: 'bfs', determinism: false })).rejects.toThrow(NondeterminismError);
     await expect(check(sc, { strategy: 'bfs', determinism: false })).rejects.toThrow(/re-deriving a frontier world \(last step deliver:.->counter:inc\) gave a different fingerprint/);
+    // A sample of no re-steps is off too: frontier worlds are then re-derived, not kept.
+    await expect(check(sc, { strategy: 'bfs', determinism: { repeats: 0 } })).rejects.toThrow(/re-deriving a frontier world/);
     const worlds = await check(sc, { strategy: 'bfs', determinism: false, frontier: 'worlds' });
     expect(worlds.complete).toBe(true);
   });
