@@ -20,7 +20,9 @@
 //
 // 4. One machine, every event: a single xstate machine checked against every event
 //    sequence through scenario inputs, beside @xstate/graph's getAdjacencyMap on the
-//    same machine at three sizes (same state counts; goal: faster than @xstate/graph).
+//    same machine at three sizes (same state counts; goal: faster than @xstate/graph),
+//    then a parallel statechart with two bounded counters up to N = 150 (each tool in a
+//    child process: CPU, wall, peak RSS), then dfs and bfs rates on two protocol models.
 // 5. The nondeterminism sample (src/check/purity.ts): check CPU time with the default
 //    re-step sample against `determinism: false`, runs alternated, median per model.
 //    Goal: under 5% of check time.
@@ -34,6 +36,7 @@
 //   npm run bench -- checker --first          (only the first-violation table: bench/first-violation-rows.ts)
 //   npm run bench -- checker --determinism   (only table 5)
 //   npm run bench -- checker --sampler       (only table 3b)
+//   npm run bench -- checker --every-event   (only table 4)
 //   npm run bench -- checker --quick         (smaller models, cap 1000)
 //   npm run bench -- checker --cap=20000     (raise the runs cap for random)
 import { transition } from 'xstate';
@@ -41,7 +44,8 @@ import { apply, deriveSeed, enabled, initialWorld, isFault, rng, type Scenario, 
 import { check, estimateK, runOne, type CheckResult, type SampleConfig } from '../src/check/index.ts';
 import { allToOne, independentPairs, lostUpdate, machineRing, orderingBug } from '../test/fixtures/check/models.ts';
 import { median, printTable } from './table.ts';
-import { EVERY_EVENT_HEADER, EVERY_EVENT_NOTE, everyEventRows } from './every-event.ts';
+import { COUNTERS_HEADER, COUNTERS_NOTE, EVERY_EVENT_HEADER, EVERY_EVENT_NOTE, countersRows, everyEventRows } from './every-event.ts';
+import { PROTOCOL_RATES_HEADER, PROTOCOL_RATES_NOTE, protocolRateRows } from './protocol-rates.ts';
 import { LIVENESS_HEADER, LIVENESS_NOTE, livenessRows } from './liveness-rows.ts';
 import { POR_HEADER, POR_NOTE, porRows } from './por-rows.ts';
 import { FIRST_HEADER, FIRST_NOTE, firstViolationRows } from './first-violation-rows.ts';
@@ -342,12 +346,18 @@ export default async function (argv: string[]): Promise<void> {
     await reduction();
     return first();
   }
+  const everyEvent = async () => {
+    printTable('one machine, every event: scenario inputs against @xstate/graph', EVERY_EVENT_HEADER, await everyEventRows(quick), EVERY_EVENT_NOTE);
+    printTable('one machine, every event: two bounded counters, interleave bfs against @xstate/graph, per N', COUNTERS_HEADER, countersRows(quick), COUNTERS_NOTE);
+    printTable('protocol models: distinct states per CPU second, dfs and bfs', PROTOCOL_RATES_HEADER, await protocolRateRows(quick), PROTOCOL_RATES_NOTE);
+  };
+  if (argv.includes('--every-event')) return everyEvent();
   await throughput(quick);
   await pairsScaling(quick);
   await reduction();
   await first();
   printTable('liveness: the same models with and without the graph search and SCC pass (bfs)', LIVENESS_HEADER, await livenessRows(quick), LIVENESS_NOTE);
-  printTable('one machine, every event: scenario inputs against @xstate/graph', EVERY_EVENT_HEADER, await everyEventRows(quick), EVERY_EVENT_NOTE);
+  await everyEvent();
   sampling(quick, cap);
   await samplers();
   await determinismCost(quick);

@@ -90,6 +90,10 @@ const NO_ACTIONS: readonly CollectedAction[] = Object.freeze([]);
 export class MachineStepper {
   private collected: CollectedAction[] | undefined;
   private readonly scope: any;
+  /** Per event type: the state nodes that may take it (see `surelyUnhandled`); undefined once too many types were seen. */
+  private takers: Map<string, Set<unknown>> | undefined = new Map();
+  /** Tests turn the shortcut off to compare with xstate's own answer. */
+  static shortcut = true;
 
   constructor(
     readonly machine: AnyStateMachine,
@@ -154,6 +158,7 @@ export class MachineStepper {
    */
   step(snapshot: AnyMachineSnapshot, event: Message): StepResult {
     if (snapshot.status !== 'active') return { snapshot, actions: NO_ACTIONS, unhandled: true };
+    if (this.surelyUnhandled(snapshot, event.type)) return { snapshot, actions: NO_ACTIONS, unhandled: true };
     const actions: CollectedAction[] = [];
     this.collected = actions;
     let next: AnyMachineSnapshot;
@@ -167,6 +172,34 @@ export class MachineStepper {
     }
     return { snapshot: next, actions, unhandled: false };
   }
+  /**
+   * True when no active state node has a transition for `type` (by name or wildcard) nor
+   * an eventless one (whose guard could read the event): xstate's macrostep then selects
+   * nothing and returns the snapshot as it was, with no actions, so the step need not
+   * run. Most events offered to a machine in most states are of this kind. xstate's own
+   * events (stop, errors) are left to xstate.
+   */
+  private surelyUnhandled(snapshot: AnyMachineSnapshot, type: string): boolean {
+    const takers = this.takers;
+    if (takers === undefined || !MachineStepper.shortcut || type.startsWith('xstate.')) return false;
+    let set = takers.get(type);
+    if (set === undefined) {
+      // Event types are the model's own, a handful; stop caching if a model makes them up as it goes.
+      if (takers.size >= 1024) {
+        this.takers = undefined;
+        return false;
+      }
+      set = new Set();
+      for (const node of stateNodeIndex(this.machine).list as any[]) {
+        const always = node.always as readonly unknown[] | undefined;
+        if ((always !== undefined && always.length > 0) || [...(node.transitions as Map<string, readonly unknown[]>)].some(([d, ts]) => ts.length > 0 && matchesDescriptor(type, d))) set.add(node);
+      }
+      takers.set(type, set);
+    }
+    for (const node of (snapshot as AnyMachineSnapshot & { _nodes: readonly unknown[] })._nodes) if (set.has(node)) return false;
+    return true;
+  }
+
   /**
    * A snapshot of this actor's machine rebuilt from its parts (see `snapshotParts`) through
    * xstate's own persistence API (`machine.restoreSnapshot`), so stepping it behaves as
@@ -202,6 +235,19 @@ export interface SnapshotParts {
   readonly history: readonly (readonly [string, readonly string[]])[];
   /** The active state nodes (`_nodes`) in their order, as positions in the machine's node list. */
   readonly nodes: readonly number[];
+}
+
+/** xstate's match of an event type against a transition's event descriptor (`a`, `*`, `a.*`). */
+function matchesDescriptor(type: string, descriptor: string): boolean {
+  if (descriptor === type || descriptor === '*') return true;
+  if (!descriptor.endsWith('.*')) return false;
+  const want = descriptor.split('.');
+  const got = type.split('.');
+  for (let i = 0; i < want.length; i++) {
+    if (want[i] === '*') return i === want.length - 1;
+    if (want[i] !== got[i]) return false;
+  }
+  return true;
 }
 
 const SNAPSHOT_KEYS = 'status,output,error,machine,context,_nodes,value,tags,children,historyValue,matches,hasTag,can,getMeta,toJSON';
@@ -280,18 +326,33 @@ export function unsupportedFeature(machine: AnyStateMachine): string | undefined
   return visit(machine.root);
 }
 
-// Formatted state values of snapshots, by snapshot identity (snapshots are never
-// mutated): the kernel formats each snapshot's value as `to` in one step and again
-// as `from` in the next.
-const formatted = new WeakMap<AnyMachineSnapshot, string>();
+// Formatted state values of snapshots, by their active state nodes (snapshots are
+// never mutated, and a snapshot's value is a function of its `_nodes`): the kernel
+// formats each snapshot's value as `to` in one step and again as `from` in the next,
+// and most snapshots share their configuration with many others. A trie on the nodes
+// in order, per machine, so no snapshot needs an identity hash (as a WeakMap key would).
+interface TextTrie {
+  text?: string;
+  next?: Map<unknown, TextTrie>;
+}
+const formatted = new WeakMap<object, TextTrie>();
 
-/** `formatStateValue(snapshot.value)`, computed once per snapshot. */
+/** `formatStateValue(snapshot.value)`, computed once per configuration of active state nodes. */
 export function snapshotStateText(snapshot: AnyMachineSnapshot): string {
   const v = snapshot.value;
   if (typeof v === 'string') return v;
-  let text = formatted.get(snapshot);
-  if (text === undefined) formatted.set(snapshot, (text = formatStateValue(v)));
-  return text;
+  const nodes = (snapshot as { _nodes?: unknown })._nodes;
+  const machine = snapshot.machine as object | undefined;
+  if (!Array.isArray(nodes) || typeof machine !== 'object' || machine === null) return formatStateValue(v);
+  let t = formatted.get(machine);
+  if (t === undefined) formatted.set(machine, (t = {}));
+  for (const n of nodes) {
+    const next: Map<unknown, TextTrie> = (t.next ??= new Map());
+    let u = next.get(n);
+    if (u === undefined) next.set(n, (u = {}));
+    t = u;
+  }
+  return (t.text ??= formatStateValue(v));
 }
 
 /** A short printable form of a state value: `a`, `a.b`, `{a:b,c:d}`. */

@@ -4,11 +4,27 @@
 import { describe, expect, it, beforeEach } from 'vitest';
 import fc from 'fast-check';
 import { assign, createMachine, fromPromise, initialTransition, sendTo, setup, spawnChild, transition, type AnyMachineSnapshot } from 'xstate';
-import { MachineStepper, isAddressStub, type CollectedAction } from '../../src/actors/xstate-adapter.ts';
+import { MachineStepper, formatStateValue, isAddressStub, snapshotStateText, type CollectedAction } from '../../src/actors/xstate-adapter.ts';
 import { ScenarioError, defineScenario, type Scenario, type Step, type TraceEvent, type World } from 'interleave';
 import { apply, enabled, initialWorld, toPlain } from 'interleave/kernel';
 import { finisher, notes, picky, recorder, talker, timekeeper } from '../fixtures/actors/machines.ts';
 import { diffCases } from '../fixtures/actors/xstate-diff-cases.ts';
+import { randomMachineSystem } from '../fixtures/check/random-machines.ts';
+import { rng } from 'interleave';
+
+/** Calls of `machine.transition` so far (counted by a wrapper installed on first use). */
+function countTransitions(machine: AnyMachineSnapshot['machine']): number {
+  const m = machine as typeof machine & { __calls?: number };
+  if (m.__calls === undefined) {
+    const orig = m.transition.bind(m);
+    m.__calls = 0;
+    m.transition = ((...args: Parameters<typeof orig>) => {
+      m.__calls!++;
+      return orig(...args);
+    }) as typeof orig;
+  }
+  return m.__calls;
+}
 
 function stepById(sc: Scenario, w: World, id: string): Step {
   const s = enabled(sc, w).find((x) => x.id === id);
@@ -211,3 +227,47 @@ describe('adapter differential: MachineStepper.step == public transition() on ra
   }
 });
 
+
+describe('MachineStepper skips the step when no active state can take the event', () => {
+  it('gives what the full step gives, and skips most steps of random walks (diff cases and random machine systems); state texts are right', () => {
+    let skipped = 0;
+    let steps = 0;
+    const machines = [...diffCases.map((c) => ({ machine: c.machine, input: c.input, alphabet: c.alphabet }))];
+    for (let seed = 1; seed <= 12; seed++) {
+      const sc = randomMachineSystem(seed);
+      for (const a of sc.actorList) if (a.kind === 'machine') machines.push({ machine: a.stepper.machine, input: undefined, alphabet: [{ type: 'm', v: 1, hops: 2 }, { type: 'm', v: 2, hops: 0 }, { type: 'other' }] as never });
+    }
+    for (const [k, m] of machines.entries()) {
+      const fast = new MachineStepper(m.machine, 'x');
+      const full = new MachineStepper(m.machine, 'x');
+      const r = rng(1000 + k);
+      let a = fast.initial(m.input).snapshot;
+      let b = full.initial(m.input).snapshot;
+      for (let i = 0; i < 200; i++) {
+        const event = r.pick(m.alphabet);
+        const calls = countTransitions(m.machine);
+        const f = fast.step(a, event);
+        if (countTransitions(m.machine) === calls) skipped++;
+        MachineStepper.shortcut = false;
+        let g: ReturnType<MachineStepper['step']>;
+        try {
+          g = full.step(b, event);
+        } finally {
+          MachineStepper.shortcut = true;
+        }
+        steps++;
+        expect(f.unhandled, `${m.machine.id} after ${event.type}`).toBe(g.unhandled);
+        expect(f.snapshot === a, `${m.machine.id} after ${event.type}: unchanged`).toBe(g.snapshot === b);
+        expect(project(f.snapshot, f.actions), `${m.machine.id} after ${event.type}`).toEqual(project(g.snapshot, g.actions));
+        // State texts are cached by active state nodes: each must still be its own value's.
+        expect(snapshotStateText(f.snapshot)).toBe(formatStateValue(f.snapshot.value));
+        expect(snapshotStateText(g.snapshot)).toBe(formatStateValue(g.snapshot.value));
+        a = f.snapshot;
+        b = g.snapshot;
+      }
+    }
+    // Not vacuous: the shortcut was taken on a good share of the steps, and not on all.
+    expect(skipped).toBeGreaterThan(steps / 10);
+    expect(skipped).toBeLessThan(steps);
+  });
+});

@@ -16,6 +16,12 @@
 // again, through the same step memo, and compares the expanded entry's fingerprint
 // with the one stored at discovery (32 bits): a mismatch is a nondeterministic model
 // (in its step or an ancestor's), reported as such rather than explored on.
+//
+// While the frontier is small (under `CompactBfs.keepSize` entries), an entry also keeps the world it
+// was found with until it is expanded, so expanding it steps nothing again: a search
+// whose levels are narrow (one machine fed its events) would otherwise step every
+// state twice. Only with the determinism sample on: with it off, re-deriving is the
+// one check that a machine is pure.
 import { apply, enabled, type Step, type World } from '../../actors/index.ts';
 import { Search, keyOf, type Node } from './explore.ts';
 import { EntryLog } from './entry-log.ts';
@@ -38,6 +44,12 @@ function position(en: readonly Step[], s: Step): number {
 }
 
 export class CompactBfs extends Search {
+  /**
+   * Entries that keep their world while waiting (a ring by entry number, a power of two):
+   * an entry keeps it when pushed while the frontier is smaller. Tests lower it to mix
+   * kept and re-derived entries.
+   */
+  static keepSize = 1 << 13;
   /** Per entry: parent entry (-1 for a root), step position in the parent's enabled steps. */
   private log = new EntryLog();
   private head = 0;
@@ -62,6 +74,12 @@ export class CompactBfs extends Search {
   private pathWorld: World[] = [];
   private pathLanes: (Lanes | undefined)[] = [];
   private pathEn: (Step[] | undefined)[] = [];
+  /** Worlds (and lanes) of waiting entries, by entry number modulo `keep` (see the head comment). */
+  private readonly keep = CompactBfs.keepSize;
+  private keptId = new Int32Array(this.keep).fill(-1);
+  private keptWorld = new Array<World | undefined>(this.keep).fill(undefined);
+  private keptLanes = new Array<Lanes | undefined>(this.keep).fill(undefined);
+  private readonly keeps: boolean;
   /** The entry being expanded. */
   private current: Node | undefined;
   /** Worlds re-derived (ancestors and entries), for the benchmark and tests. */
@@ -70,6 +88,8 @@ export class CompactBfs extends Search {
   constructor(s: Session, por: PorContext) {
     super(s, por);
     this.keepsEnabled = true;
+    const d = s.opts.determinism;
+    this.keeps = s.determinism !== undefined && !(typeof d === 'object' && d.repeats === 0);
   }
 
   /** Bytes of the typed arrays (entries and waiting records). */
@@ -86,6 +106,12 @@ export class CompactBfs extends Search {
       const at = position(p.en!, { id: n.via } as Step);
       if (at < 0) throw new Error(`internal: step ${n.via} is not among its parent's enabled steps`);
       e = this.log.push(p.index, at);
+      if (this.keeps && e - this.head < this.keep) {
+        const slot = e & (this.keep - 1);
+        this.keptId[slot] = e;
+        this.keptWorld[slot] = n.world;
+        this.keptLanes[slot] = n.lanes;
+      }
     } else {
       // A root: the initial world, or a shard's frontier world below its prefix (spent nodes).
       const schedule: string[] = [];
@@ -142,6 +168,14 @@ export class CompactBfs extends Search {
    * compared when they were expanded; one re-derived differently now changes `e`).
    */
   private derive(e: number, d: number, check: number): void {
+    const slot = e & (this.keep - 1);
+    if (this.keptId[slot] === e) {
+      this.setPath(d, e, this.keptWorld[slot]!, this.keptLanes[slot]);
+      this.keptId[slot] = -1;
+      this.keptWorld[slot] = undefined;
+      this.keptLanes[slot] = undefined;
+      return;
+    }
     const chain: number[] = [];
     const log = this.log;
     for (let a = e, k = d; this.pathId[k] !== a; k--) {
@@ -218,13 +252,36 @@ export class CompactBfs extends Search {
     if (n && n.index < 0) return super.scheduleOf(n, last);
     let out: string[] = [];
     if (n) {
-      // `n` is the entry being expanded: the path cache holds its ancestors, up to a root.
+      // `n` is the entry being expanded: the path cache holds it, and after `pathTo` its ancestors, up to a root.
       let k = n.depth - this.base;
+      this.pathTo(this.pathId[k]!, k);
       for (; this.log.parent(this.pathId[k]!) !== -1; k--) out.push(this.enabledAt(k - 1)[this.log.via(this.pathId[k]!)]!.id);
       out = [...this.roots.get(this.pathId[k]!)!.schedule, ...out.reverse()];
     }
     if (last !== undefined) out.push(last);
     return out;
+  }
+
+  /**
+   * Makes the path cache hold every ancestor of entry `e` (at level `d`, cached): an
+   * entry expanded from its kept world left the levels above it as they were. Steps the
+   * ancestors not cached again, without hashing (the hasher holds the world just visited).
+   */
+  private pathTo(e: number, d: number): void {
+    const chain: number[] = [];
+    for (let a = e; a !== -1; a = this.log.parent(a)) chain.push(a);
+    const top = d - (chain.length - 1);
+    for (let k = top; k < d; k++) {
+      const a = chain[d - k]!;
+      if (this.pathId[k] === a) continue;
+      if (k === top) {
+        const root = this.roots.get(a)!;
+        this.setPath(k, a, root.world, root.lanes);
+        continue;
+      }
+      const t = this.enabledAt(k - 1)[this.log.via(a)]!;
+      this.setPath(k, a, apply(this.sc, this.pathWorld[k - 1]!, t, { detail: false, memo: this.memo }).world, undefined);
+    }
   }
 
   protected size(): number {
@@ -244,6 +301,9 @@ export class CompactBfs extends Search {
     this.pathWorld = [];
     this.pathLanes = [];
     this.pathEn = [];
+    this.keptId.fill(-1);
+    this.keptWorld.fill(undefined);
+    this.keptLanes.fill(undefined);
     this.current = undefined;
   }
 

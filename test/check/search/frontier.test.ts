@@ -9,6 +9,7 @@ import { WorldHasher, fpHex } from 'interleave/kernel';
 import { counterModel, diningLocks, lostUpdate, orderingBug, randomSystem, retryModel, tokenRing } from '../../fixtures/check/models.ts';
 import { randomActors } from '../../fixtures/check/random-actors.ts';
 import { randomMachineSystem } from '../../fixtures/check/random-machines.ts';
+import { CompactBfs } from '../../../src/check/search/bfs-compact.ts';
 
 async function reach(sc: Scenario, frontier: 'compact' | 'worlds', opts: CheckOptions) {
   const hasher = new WorldHasher(sc, false);
@@ -49,6 +50,17 @@ async function same(sc: Scenario, opts: CheckOptions, at: string): Promise<numbe
   return a.states.length;
 }
 
+/** Hand models with each kind of violation (and none). */
+const models: [string, () => Scenario][] = [
+  ['lost update', () => lostUpdate({ clients: 3 })],
+  ['compare-and-set, 2 rounds', () => lostUpdate({ cas: true, rounds: 2 })],
+  ['locks (deadlock)', () => diningLocks()],
+  ['counter (eventually)', () => counterModel(3, 3)],
+  ['token ring', () => tokenRing(4, 1, 2)],
+  ['timers and a drop fault', () => retryModel(2)],
+  ['monitor with watches', () => orderingBug(3, 2, 3)],
+];
+
 describe('compact bfs frontier = frontier of worlds', () => {
   it('random actor systems (24 seeds; symmetry, timers, faults, monitors), POR on and off', async () => {
     let states = 0;
@@ -72,15 +84,6 @@ describe('compact bfs frontier = frontier of worlds', () => {
     for (let seed = 1; seed <= 20; seed++) await same(randomMachineSystem(seed), { maxStates: 3000 }, `randomMachineSystem ${seed}`);
   }, 240_000);
 
-  const models: [string, () => Scenario][] = [
-    ['lost update', () => lostUpdate({ clients: 3 })],
-    ['compare-and-set, 2 rounds', () => lostUpdate({ cas: true, rounds: 2 })],
-    ['locks (deadlock)', () => diningLocks()],
-    ['counter (eventually)', () => counterModel(3, 3)],
-    ['token ring', () => tokenRing(4, 1, 2)],
-    ['timers and a drop fault', () => retryModel(2)],
-    ['monitor with watches', () => orderingBug(3, 2, 3)],
-  ];
   for (const [name, make] of models) {
     it(`${name}: same worlds, violations and first counterexample, POR on and off`, async () => {
       for (const por of [true, false]) expect(await same(make(), { por }, `${name} por ${por}`)).toBeGreaterThan(5);
@@ -102,6 +105,30 @@ describe('compact bfs frontier = frontier of worlds', () => {
   });
 });
 
+describe('kept frontier worlds (small frontiers) = re-derived ones', () => {
+  // By default every entry of these small searches keeps its world; a ring of 4 keeps
+  // some and re-derives the rest (and the counterexample's ancestors), and with the
+  // determinism sample off none is kept: all must give the frontier of worlds' search.
+  it('random systems, random xstate machines and the hand models, ring of 4 and none kept', async () => {
+    const saved = CompactBfs.keepSize;
+    try {
+      CompactBfs.keepSize = 4;
+      let states = 0;
+      for (let seed = 1; seed <= 12; seed++) {
+        for (const por of [true, false]) states += await same(randomSystem(seed, seed % 2 === 0), { por, maxStates: 2000 }, `ring 4, randomSystem ${seed} por ${por}`);
+        states += await same(randomMachineSystem(seed), { maxStates: 2000 }, `ring 4, randomMachineSystem ${seed}`);
+        states += await same(randomActors(seed).sc, { maxStates: 1000 }, `ring 4, randomActors ${seed}`);
+      }
+      for (const [name, make] of models) states += await same(make(), {}, `ring 4, ${name}`);
+      CompactBfs.keepSize = saved;
+      for (let seed = 1; seed <= 6; seed++) states += await same(randomSystem(seed, true), { determinism: false, maxStates: 2000 }, `none kept, randomSystem ${seed}`);
+      expect(states).toBeGreaterThan(5_000);
+    } finally {
+      CompactBfs.keepSize = saved;
+    }
+  }, 240_000);
+});
+
 describe('re-deriving a frontier world checks it', () => {
   it('stops with a NondeterminismError when a step gives another world the second time', async () => {
     // A counter whose increment reads a call count kept outside its state (impure). A
@@ -121,6 +148,8 @@ describe('re-deriving a frontier world checks it', () => {
     // With the sample check off, only re-deriving can notice.
     await expect(check(sc, { strategy: 'bfs', determinism: false })).rejects.toThrow(NondeterminismError);
     await expect(check(sc, { strategy: 'bfs', determinism: false })).rejects.toThrow(/re-deriving a frontier world \(last step deliver:.->counter:inc\) gave a different fingerprint/);
+    // A sample of no re-steps is off too: frontier worlds are then re-derived, not kept.
+    await expect(check(sc, { strategy: 'bfs', determinism: { repeats: 0 } })).rejects.toThrow(/re-deriving a frontier world/);
     const worlds = await check(sc, { strategy: 'bfs', determinism: false, frontier: 'worlds' });
     expect(worlds.complete).toBe(true);
   });
