@@ -14,7 +14,7 @@ import type { ExternalHandler } from '../../actors/index.ts';
 import type { Message } from '../../actors/types.ts';
 import { etagOf, putConditionShapeProblem, putPreconditionProblem } from '../common.ts';
 import { keyProblem, prefixProblem } from '../keys.ts';
-import { ErrorCode, errorReply, type ByteRange, type MissingKeyAnswer, type PutCondition } from '../messages.ts';
+import { ErrorCode, errorReply, type ByteRange, type MissingKeyAnswer, type PutCondition, type S3Reply } from '../messages.ts';
 import type { FsReply, FsSnapshot } from './fs-object-store.ts';
 
 /** An S3 client as this store uses it: `send(command)` (an `S3Client` of @aws-sdk/client-s3 v3). */
@@ -61,8 +61,9 @@ export interface S3ObjectStoreOptions {
   readonly onIo?: (e: { op: string; key: string; outcome: string; bytes?: number }) => void;
 }
 
-type Reply<T extends 'put' | 'get' | 'head' | 'delete' | 'list'> = FsReply<`s3.${T}.ok`>;
 type Sdk = typeof import('@aws-sdk/client-s3');
+
+type Reply<T extends S3Reply['type']> = FsReply<T>;
 
 const ETAG_META = 'interleave-etag';
 
@@ -196,9 +197,9 @@ export class S3ObjectStore {
    * Writes the object. With `cond`, only if its ETag is `ifMatch`, or (`ifNoneMatch: '*'`)
    * only if the key is missing; else `PreconditionFailed` (412) and nothing is written.
    */
-  async put(key: string, body: Uint8Array, cond?: PutCondition): Promise<Reply<'put'>> {
+  async put(key: string, body: Uint8Array, cond?: PutCondition): Promise<Reply<'s3.put.ok'>> {
     const conditional = cond !== undefined && (cond.ifMatch !== undefined || cond.ifNoneMatch !== undefined);
-    return this.run<Reply<'put'>>('put', key, async () => {
+    return this.run<Reply<'s3.put.ok'>>('put', key, async () => {
       if (!(body instanceof Uint8Array)) throw new Answer(ErrorCode.InvalidRequest, 's3.put needs `body` as a Uint8Array');
       if (!conditional) {
         await this.putObject(key, body, {});
@@ -230,8 +231,8 @@ export class S3ObjectStore {
   }
 
   /** Reads the object, or the byte `range` of it (`InvalidRange` when it does not fit); a missing key answers `missingKey`. */
-  async get(key: string, range?: ByteRange): Promise<Reply<'get'>> {
-    return this.run<Reply<'get'>>('get', key, async () => {
+  async get(key: string, range?: ByteRange): Promise<Reply<'s3.get.ok'>> {
+    return this.run<Reply<'s3.get.ok'>>('get', key, async () => {
       if (range !== undefined) {
         const { start, end } = range;
         if (!Number.isInteger(start) || start < 0 || (end !== undefined && (!Number.isInteger(end) || end < start))) {
@@ -246,8 +247,8 @@ export class S3ObjectStore {
   }
 
   /** The object's size and ETag; a missing key answers `missingKey`. */
-  async head(key: string): Promise<Reply<'head'>> {
-    return this.run<Reply<'head'>>('head', key, async () => {
+  async head(key: string): Promise<Reply<'s3.head.ok'>> {
+    return this.run<Reply<'s3.head.ok'>>('head', key, async () => {
       const h = await this.headRaw(key);
       if (h === undefined) throw this.missing(key);
       return { reply: { type: 's3.head.ok', key, size: h.size, etag: h.etag } };
@@ -255,8 +256,8 @@ export class S3ObjectStore {
   }
 
   /** Deleting a missing key succeeds. */
-  async delete(key: string): Promise<Reply<'delete'>> {
-    return this.run<Reply<'delete'>>('delete', key, async () => {
+  async delete(key: string): Promise<Reply<'s3.delete.ok'>> {
+    return this.run<Reply<'s3.delete.ok'>>('delete', key, async () => {
       const sdk = await loadSdk();
       await this.send(new sdk.DeleteObjectCommand({ Bucket: this.bucket, Key: this.prefix + key }));
       return { reply: { type: 's3.delete.ok', key } };
@@ -264,7 +265,7 @@ export class S3ObjectStore {
   }
 
   /** Keys starting with `prefix` (under the store's prefix), sorted as the simulated store sorts them. */
-  async list(prefix: string): Promise<Reply<'list'>> {
+  async list(prefix: string): Promise<Reply<'s3.list.ok'>> {
     const op = 's3.list';
     try {
       if (typeof prefix !== 'string') throw new Answer(ErrorCode.InvalidRequest, "s3.list needs a string `prefix` (use '' for every key)");
@@ -283,7 +284,7 @@ export class S3ObjectStore {
     } catch (e) {
       const r = this.fail(`${op}.error`, String(prefix), e, false);
       this.onIo?.({ op, key: String(prefix), outcome: String(r.status) });
-      return r as Reply<'list'>;
+      return r as Reply<'s3.list.ok'>;
     }
   }
 
