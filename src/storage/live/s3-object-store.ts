@@ -8,7 +8,7 @@
 //   HEAD (the server's ETag and ours) then a PUT with `If-Match: <server ETag>`, so the
 //   server still decides atomically. A server that ignores these headers would
 //   overwrite: `conditionalWrites: 'process'` checks them in this process instead.
-// - @aws-sdk/client-s3 is an optional peer dependency, loaded on first use.
+// - @aws-sdk/client-s3 is an optional peer dependency, loaded when a store is made.
 import { createRequire } from 'node:module';
 import type { ExternalHandler } from '../../actors/index.ts';
 import type { Message } from '../../actors/types.ts';
@@ -71,7 +71,7 @@ const require = createRequire(import.meta.url);
 let sdk: Sdk | undefined;
 
 /** Loads @aws-sdk/client-s3 (its CommonJS build, which needs no bundler), or says what to install when it is missing. */
-async function loadSdk(): Promise<Sdk> {
+function loadSdk(): Sdk {
   if (sdk !== undefined) return sdk;
   try {
     sdk = require('@aws-sdk/client-s3') as Sdk;
@@ -129,6 +129,8 @@ export class S3ObjectStore {
     if (opts.maxAttempts !== undefined && !(Number.isInteger(opts.maxAttempts) && opts.maxAttempts >= 1)) throw new Error(`S3ObjectStore: maxAttempts must be a whole number >= 1, got ${String(opts.maxAttempts)}`);
     this.opts = opts;
     this.onIo = opts.onIo;
+    // Loaded here, so a missing package is an error at construction, not a failed request.
+    loadSdk();
     if (opts.client) this.clientP = Promise.resolve(opts.client);
   }
 
@@ -258,7 +260,7 @@ export class S3ObjectStore {
   /** Deleting a missing key succeeds. */
   async delete(key: string): Promise<Reply<'s3.delete.ok'>> {
     return this.run<Reply<'s3.delete.ok'>>('delete', key, async () => {
-      const sdk = await loadSdk();
+      const sdk = loadSdk();
       await this.send(new sdk.DeleteObjectCommand({ Bucket: this.bucket, Key: this.prefix + key }));
       return { reply: { type: 's3.delete.ok', key } };
     });
@@ -271,7 +273,7 @@ export class S3ObjectStore {
       if (typeof prefix !== 'string') throw new Answer(ErrorCode.InvalidRequest, "s3.list needs a string `prefix` (use '' for every key)");
       const pp = prefixProblem(prefix);
       if (pp !== undefined) throw new Answer(ErrorCode.InvalidKey, pp);
-      const sdk = await loadSdk();
+      const sdk = loadSdk();
       const keys: string[] = [];
       let token: string | undefined;
       do {
@@ -315,7 +317,7 @@ export class S3ObjectStore {
    * and deletes one object under the store's prefix.
    */
   async probeConditionalWrites(): Promise<boolean> {
-    const sdk = await loadSdk();
+    const sdk = loadSdk();
     const key = `${this.prefix}.interleave-probe-${process.pid}-${Date.now().toString(36)}`;
     const body = new Uint8Array([1]);
     try {
@@ -340,7 +342,7 @@ export class S3ObjectStore {
   }
 
   private client(): Promise<S3ClientLike> {
-    this.clientP ??= loadSdk().then((sdk) => {
+    this.clientP ??= Promise.resolve(loadSdk()).then((sdk) => {
       const o = this.opts;
       return new sdk.S3Client({
         region: o.region ?? process.env.AWS_REGION ?? 'us-east-1',
@@ -358,13 +360,13 @@ export class S3ObjectStore {
   }
 
   private async putObject(key: string, body: Uint8Array, cond: { IfNoneMatch?: string; IfMatch?: string }): Promise<void> {
-    const sdk = await loadSdk();
+    const sdk = loadSdk();
     await this.send(new sdk.PutObjectCommand({ Bucket: this.bucket, Key: this.prefix + key, Body: body, ContentLength: body.byteLength, Metadata: { [ETAG_META]: etagOf(body) }, ...cond }));
   }
 
   /** The object's bytes (or range) and whole size; undefined when missing. */
   private async getRaw(key: string, range: ByteRange | undefined): Promise<{ body: Uint8Array; size: number } | undefined> {
-    const sdk = await loadSdk();
+    const sdk = loadSdk();
     try {
       const out = (await this.send(new sdk.GetObjectCommand({ Bucket: this.bucket, Key: this.prefix + key, ...(range ? { Range: `bytes=${range.start}-${range.end ?? ''}` } : {}) }))) as {
         Body?: { transformToByteArray(): Promise<Uint8Array> };
@@ -381,7 +383,7 @@ export class S3ObjectStore {
 
   /** The object's size, model ETag and server ETag; undefined when missing. */
   private async headRaw(key: string): Promise<{ size: number; etag: string; serverEtag: string } | undefined> {
-    const sdk = await loadSdk();
+    const sdk = loadSdk();
     let out: { ContentLength?: number; ETag?: string; Metadata?: Record<string, string> };
     try {
       out = (await this.send(new sdk.HeadObjectCommand({ Bucket: this.bucket, Key: this.prefix + key }))) as typeof out;

@@ -51,7 +51,7 @@ describe('S3ObjectStore on s3rver', () => {
     const uri = 'vfs:///wid/1/eid/1/globalportid/(logicalOpId=src,layerName=main,portId=0,isInternal=false,isInput=false)/result';
     expect((await docs.handle(docCreate(uri, {}), 'env')).type).toBe('doc.create.ok');
     for (const n of [1, 2]) expect((await docs.handle(docCommit(uri, encodeRows([{ n }]), 1), 'env')).type).toBe('doc.commit.ok');
-    expect((await objects.list('')).keys.length).toBe(2);
+    expect((await objects.list('')).keys).toHaveLength(2);
     await docs.handle(docReadOpen(uri, 'r'), 'env');
     const got = [];
     for (const _ of [1, 2]) got.push(decodeRows((await docs.handle(docReadNext('r'), 'env')).data as Uint8Array)[0]?.n);
