@@ -151,8 +151,12 @@ async function pgBackend(store: PostgresTaskStateStore, lease: HeldLease | undef
     state: (msg) => store.handle(msg),
     async setXcom(key, a, value) {
       const c = await pool.connect();
+      const ignore = () => undefined;
+      (c as unknown as NodeJS.EventEmitter).on('error', ignore);
       try {
         await c.query('BEGIN');
+        // As the store's fenced writes: a process paused in here cannot hold the lease row past its lease.
+        if (l) await c.query(`SET LOCAL idle_in_transaction_session_timeout = ${l.ttlMs}`);
         if (l) await checkPgFence(c, SCOPE, l.token);
         await c.query('INSERT INTO xcom (key, try, value) VALUES ($1, $2, $3) ON CONFLICT (key) DO UPDATE SET try = excluded.try, value = excluded.value', [key, a, JSON.stringify(value)]);
         await c.query('COMMIT');
@@ -160,6 +164,7 @@ async function pgBackend(store: PostgresTaskStateStore, lease: HeldLease | undef
         await c.query('ROLLBACK').catch(() => undefined);
         throw e;
       } finally {
+        (c as unknown as NodeJS.EventEmitter).off('error', ignore);
         c.release();
       }
     },

@@ -2,8 +2,9 @@
 // scenario's machines on Node's event loop (`runLive`), externals answer some actors
 // from real code (`withExternals`), a run's recording becomes a trace file
 // (`liveTraceFile`), and the live storage adapters (filesystem object and document
-// stores, task state on SQLite or an object store). The SQLite adapter loads the
-// optional peer dependency better-sqlite3 only when one is opened.
+// stores, task state on SQLite, PostgreSQL or an object store, objects on an S3
+// endpoint). The SQLite, PostgreSQL and S3 adapters load their optional peer
+// dependencies (better-sqlite3, pg, @aws-sdk/client-s3) only when one is used.
 /**
  * Run a scenario's machines live on Node's event loop (`runLive`), answer actors from real code (externals), record the run as a trace file, and the live storage adapters. See docs/live.md.
  *

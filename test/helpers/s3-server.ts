@@ -24,7 +24,11 @@ export interface LocalS3 {
 
 export const S3RVER_CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } as const;
 
+// The SDK warns once per process that its 2027 releases need Node 22; the tests run on 20.
+const QUIET = { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' } as const;
+
 export async function startS3(bucket = 'interleave'): Promise<LocalS3> {
+  Object.assign(process.env, QUIET);
   const S3rver = require('s3rver') as new (o: Record<string, unknown>) => { run(): Promise<{ port: number }>; close(): Promise<void> };
   const dir = mkdtempSync(join(tmpdir(), 'interleave-s3rver-'));
   const server = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory: dir, configureBuckets: [{ name: bucket }] });
@@ -35,7 +39,7 @@ export async function startS3(bucket = 'interleave'): Promise<LocalS3> {
     bucket,
     options: { bucket, endpoint, forcePathStyle: true, region: 'us-east-1', credentials: S3RVER_CREDENTIALS },
     url: (prefix = '') => `s3://${bucket}/${prefix}?endpoint=${encodeURIComponent(endpoint)}`,
-    env: { AWS_ACCESS_KEY_ID: S3RVER_CREDENTIALS.accessKeyId, AWS_SECRET_ACCESS_KEY: S3RVER_CREDENTIALS.secretAccessKey, AWS_REGION: 'us-east-1' },
+    env: { ...QUIET, AWS_ACCESS_KEY_ID: S3RVER_CREDENTIALS.accessKeyId, AWS_SECRET_ACCESS_KEY: S3RVER_CREDENTIALS.secretAccessKey, AWS_REGION: 'us-east-1' },
     async close() {
       await server.close();
       rmSync(dir, { recursive: true, force: true });

@@ -61,7 +61,7 @@ describe('the packed package', { timeout: 5 * MINUTES }, () => {
     expect(pkg.peerDependenciesMeta['better-sqlite3']).toEqual({ optional: true });
     expect(pkg.scripts?.install ?? pkg.scripts?.postinstall ?? pkg.scripts?.preinstall).toBeUndefined();
     // The fresh project has none of what a clone has.
-    for (const absent of ['tsx', 'typescript', 'better-sqlite3', 'interleave/src', 'interleave/test']) expect(existsSync(join(c!.dir, 'node_modules', absent))).toBe(false);
+    for (const absent of ['tsx', 'typescript', 'better-sqlite3', 'pg', '@aws-sdk/client-s3', 'interleave/src', 'interleave/test']) expect(existsSync(join(c!.dir, 'node_modules', absent))).toBe(false);
     expect(c!.dir.startsWith(REPO)).toBe(false);
   });
 
@@ -77,6 +77,8 @@ describe('the packed package', { timeout: 5 * MINUTES }, () => {
     expect(o.replayed).toBe('never-overbooked');
     expect(o.sqlite).toContain('needs the optional peer dependency better-sqlite3');
     expect(o.sqlite).toContain('npm install better-sqlite3');
+    expect(o.pg).toContain('npm install pg');
+    expect(o.s3).toContain('npm install @aws-sdk/client-s3');
     expect(o.booked).toBe(1);
     expect(o.families).toContain('lost-update');
     expect(o.objectStore).toBe('function');

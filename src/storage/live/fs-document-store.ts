@@ -15,6 +15,7 @@ import { objectStore } from '../object-store.ts';
 import { missingKeyError, type StoreState } from '../store-core.ts';
 import type { ReqId } from '../messages.ts';
 import type { FsObjectStore } from './fs-object-store.ts';
+import type { S3ObjectStore } from './s3-object-store.ts';
 
 /** Stands in for a data file's bytes in the in-memory catalog: the bytes are on disk. */
 const ON_DISK = new Uint8Array(0);
@@ -25,8 +26,8 @@ export class FsDocumentStore {
   private readonly logic: ReducerLogic<StoreState>;
 
   constructor(
-    /** The object store holding the data files. */
-    readonly objects: FsObjectStore,
+    /** The object store holding the data files (a directory, or an S3 endpoint). */
+    readonly objects: FsObjectStore | S3ObjectStore,
     /** The actor id the store answers as. */
     readonly self = 'store',
   ) {

@@ -9,6 +9,7 @@ import { keyProblem } from '../keys.ts';
 import type { TaskScope } from '../messages.ts';
 import { taskStateObjectKey, taskStateObjectPrefix, valueBytes } from '../task-state.ts';
 import type { FsObjectStore } from './fs-object-store.ts';
+import type { S3ObjectStore } from './s3-object-store.ts';
 import { answerTaskState, taskStateHandler, type TaskStateBackendApi } from './task-state-api.ts';
 
 const enc = new TextEncoder();
@@ -16,8 +17,8 @@ const dec = new TextDecoder();
 
 export class ObjectTaskStateStore implements TaskStateBackendApi {
   constructor(
-    /** The object store holding the values. */
-    readonly objects: FsObjectStore,
+    /** The object store holding the values (a directory, or an S3 endpoint). */
+    readonly objects: FsObjectStore | S3ObjectStore,
     /** The key prefix of the values. */
     readonly base = 'state',
   ) {

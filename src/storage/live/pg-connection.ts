@@ -50,12 +50,23 @@ export function openPgPool(connectionString: string, max = 4): PgPool {
   return pool;
 }
 
-/** Runs `f` in one transaction on one connection: COMMIT when it resolves, ROLLBACK when it throws. */
-export async function inTransaction<T>(pool: PgPool, f: (c: PgClient) => Promise<T>): Promise<T> {
+/**
+ * Runs `f` in one transaction on one connection: COMMIT when it resolves, ROLLBACK when it
+ * throws. With `idleLimitMs`, the server ends the session if it sits idle inside the
+ * transaction longer than that (a process paused mid-transaction), so the row locks it holds
+ * do not outlive a lease; the paused process's write then fails and nothing of it lands.
+ */
+export async function inTransaction<T>(pool: PgPool, f: (c: PgClient) => Promise<T>, idleLimitMs?: number): Promise<T> {
   const c = await pool.connect();
+  // A session the server ends while checked out reports through the pending query; its
+  // 'error' event must not crash the process.
+  const ev = c as unknown as { on?(e: string, f: () => void): void; off?(e: string, f: () => void): void };
+  const ignore = () => undefined;
+  ev.on?.('error', ignore);
   let broken: Error | undefined;
   try {
     await c.query('BEGIN');
+    if (idleLimitMs !== undefined) await c.query(`SET LOCAL idle_in_transaction_session_timeout = ${Math.max(1, Math.ceil(idleLimitMs))}`);
     const r = await f(c);
     await c.query('COMMIT');
     return r;
@@ -63,6 +74,7 @@ export async function inTransaction<T>(pool: PgPool, f: (c: PgClient) => Promise
     await c.query('ROLLBACK').catch((re: unknown) => (broken = re as Error));
     throw e;
   } finally {
+    ev.off?.('error', ignore);
     c.release(broken);
   }
 }

@@ -3,6 +3,9 @@
 // (SELECT … FOR UPDATE); a fenced write (pg-task-state.ts) holds it FOR SHARE in its
 // own transaction, so a take-over and a write by the old holder are serialised by
 // the database: once a take-over has committed, no write of the old token commits.
+// Those transactions end the session when idle in them longer than the lease period
+// (idle_in_transaction_session_timeout), so a holder paused mid-transaction cannot
+// block a take-over past its lease.
 //
 // Time is the database server's clock by default (one clock for every host, so
 // clock skew between hosts does not shorten a lease); tests pass their own `now`.
@@ -96,7 +99,7 @@ export class PostgresTaskLease {
       this.held = token;
       const tookOver = cur.owner !== '' && cur.owner !== this.owner ? cur : undefined;
       return tookOver ? { ok: true, token, expiresAt, tookOver } : { ok: true, token, expiresAt };
-    });
+    }, this.ttlMs);
   }
 
   /** Extends the lease by `ttlMs` (the heartbeat). Throws `LeaseLostError` when another process took it. */
@@ -108,7 +111,7 @@ export class PostgresTaskLease {
       const expiresAt = (await this.clock(c)) + this.ttlMs;
       await c.query(`UPDATE task_lease SET expires_at = $5 WHERE ${SCOPE_COLS}`, [...scopeParams(s), expiresAt]);
       return expiresAt;
-    });
+    }, this.ttlMs);
   }
 
   /** Gives the lease up (the next process takes it at once); a lease lost meanwhile is left alone. */

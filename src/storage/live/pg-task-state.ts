@@ -81,10 +81,14 @@ export class PostgresTaskStateStore implements TaskStateBackendApi {
     await this.open();
     const l = this.fencedBy;
     if (l === undefined) return inTransaction(this.pool, f);
-    return inTransaction(this.pool, async (c) => {
-      await checkPgFence(c, l.scope, l.token);
-      return f(c);
-    });
+    return inTransaction(
+      this.pool,
+      async (c) => {
+        await checkPgFence(c, l.scope, l.token);
+        return f(c);
+      },
+      l.ttlMs,
+    );
   }
 
   /** Answers one `ts.*` request (validated as the simulated store does). */

@@ -8,13 +8,13 @@
 //   HEAD (the server's ETag and ours) then a PUT with `If-Match: <server ETag>`, so the
 //   server still decides atomically. A server that ignores these headers would
 //   overwrite: `conditionalWrites: 'process'` checks them in this process instead.
-// - @aws-sdk/client-s3 is an optional peer dependency, loaded on first use.
+// - @aws-sdk/client-s3 is an optional peer dependency, loaded when a store is made.
 import { createRequire } from 'node:module';
 import type { ExternalHandler } from '../../actors/index.ts';
 import type { Message } from '../../actors/types.ts';
 import { etagOf, putConditionShapeProblem, putPreconditionProblem } from '../common.ts';
 import { keyProblem, prefixProblem } from '../keys.ts';
-import { ErrorCode, errorReply, type ByteRange, type MissingKeyAnswer, type PutCondition } from '../messages.ts';
+import { ErrorCode, errorReply, type ByteRange, type MissingKeyAnswer, type PutCondition, type S3Reply } from '../messages.ts';
 import type { FsReply, FsSnapshot } from './fs-object-store.ts';
 
 /** An S3 client as this store uses it: `send(command)` (an `S3Client` of @aws-sdk/client-s3 v3). */
@@ -61,8 +61,9 @@ export interface S3ObjectStoreOptions {
   readonly onIo?: (e: { op: string; key: string; outcome: string; bytes?: number }) => void;
 }
 
-type Reply<T extends 'put' | 'get' | 'head' | 'delete' | 'list'> = FsReply<`s3.${T}.ok`>;
 type Sdk = typeof import('@aws-sdk/client-s3');
+
+type Reply<T extends S3Reply['type']> = FsReply<T>;
 
 const ETAG_META = 'interleave-etag';
 
@@ -70,7 +71,7 @@ const require = createRequire(import.meta.url);
 let sdk: Sdk | undefined;
 
 /** Loads @aws-sdk/client-s3 (its CommonJS build, which needs no bundler), or says what to install when it is missing. */
-async function loadSdk(): Promise<Sdk> {
+function loadSdk(): Sdk {
   if (sdk !== undefined) return sdk;
   try {
     sdk = require('@aws-sdk/client-s3') as Sdk;
@@ -128,6 +129,8 @@ export class S3ObjectStore {
     if (opts.maxAttempts !== undefined && !(Number.isInteger(opts.maxAttempts) && opts.maxAttempts >= 1)) throw new Error(`S3ObjectStore: maxAttempts must be a whole number >= 1, got ${String(opts.maxAttempts)}`);
     this.opts = opts;
     this.onIo = opts.onIo;
+    // Loaded here, so a missing package is an error at construction, not a failed request.
+    loadSdk();
     if (opts.client) this.clientP = Promise.resolve(opts.client);
   }
 
@@ -196,9 +199,9 @@ export class S3ObjectStore {
    * Writes the object. With `cond`, only if its ETag is `ifMatch`, or (`ifNoneMatch: '*'`)
    * only if the key is missing; else `PreconditionFailed` (412) and nothing is written.
    */
-  async put(key: string, body: Uint8Array, cond?: PutCondition): Promise<Reply<'put'>> {
+  async put(key: string, body: Uint8Array, cond?: PutCondition): Promise<Reply<'s3.put.ok'>> {
     const conditional = cond !== undefined && (cond.ifMatch !== undefined || cond.ifNoneMatch !== undefined);
-    return this.run<Reply<'put'>>('put', key, async () => {
+    return this.run<Reply<'s3.put.ok'>>('put', key, async () => {
       if (!(body instanceof Uint8Array)) throw new Answer(ErrorCode.InvalidRequest, 's3.put needs `body` as a Uint8Array');
       if (!conditional) {
         await this.putObject(key, body, {});
@@ -230,8 +233,8 @@ export class S3ObjectStore {
   }
 
   /** Reads the object, or the byte `range` of it (`InvalidRange` when it does not fit); a missing key answers `missingKey`. */
-  async get(key: string, range?: ByteRange): Promise<Reply<'get'>> {
-    return this.run<Reply<'get'>>('get', key, async () => {
+  async get(key: string, range?: ByteRange): Promise<Reply<'s3.get.ok'>> {
+    return this.run<Reply<'s3.get.ok'>>('get', key, async () => {
       if (range !== undefined) {
         const { start, end } = range;
         if (!Number.isInteger(start) || start < 0 || (end !== undefined && (!Number.isInteger(end) || end < start))) {
@@ -246,8 +249,8 @@ export class S3ObjectStore {
   }
 
   /** The object's size and ETag; a missing key answers `missingKey`. */
-  async head(key: string): Promise<Reply<'head'>> {
-    return this.run<Reply<'head'>>('head', key, async () => {
+  async head(key: string): Promise<Reply<'s3.head.ok'>> {
+    return this.run<Reply<'s3.head.ok'>>('head', key, async () => {
       const h = await this.headRaw(key);
       if (h === undefined) throw this.missing(key);
       return { reply: { type: 's3.head.ok', key, size: h.size, etag: h.etag } };
@@ -255,22 +258,22 @@ export class S3ObjectStore {
   }
 
   /** Deleting a missing key succeeds. */
-  async delete(key: string): Promise<Reply<'delete'>> {
-    return this.run<Reply<'delete'>>('delete', key, async () => {
-      const sdk = await loadSdk();
+  async delete(key: string): Promise<Reply<'s3.delete.ok'>> {
+    return this.run<Reply<'s3.delete.ok'>>('delete', key, async () => {
+      const sdk = loadSdk();
       await this.send(new sdk.DeleteObjectCommand({ Bucket: this.bucket, Key: this.prefix + key }));
       return { reply: { type: 's3.delete.ok', key } };
     });
   }
 
   /** Keys starting with `prefix` (under the store's prefix), sorted as the simulated store sorts them. */
-  async list(prefix: string): Promise<Reply<'list'>> {
+  async list(prefix: string): Promise<Reply<'s3.list.ok'>> {
     const op = 's3.list';
     try {
       if (typeof prefix !== 'string') throw new Answer(ErrorCode.InvalidRequest, "s3.list needs a string `prefix` (use '' for every key)");
       const pp = prefixProblem(prefix);
       if (pp !== undefined) throw new Answer(ErrorCode.InvalidKey, pp);
-      const sdk = await loadSdk();
+      const sdk = loadSdk();
       const keys: string[] = [];
       let token: string | undefined;
       do {
@@ -283,7 +286,7 @@ export class S3ObjectStore {
     } catch (e) {
       const r = this.fail(`${op}.error`, String(prefix), e, false);
       this.onIo?.({ op, key: String(prefix), outcome: String(r.status) });
-      return r as Reply<'list'>;
+      return r as Reply<'s3.list.ok'>;
     }
   }
 
@@ -314,7 +317,7 @@ export class S3ObjectStore {
    * and deletes one object under the store's prefix.
    */
   async probeConditionalWrites(): Promise<boolean> {
-    const sdk = await loadSdk();
+    const sdk = loadSdk();
     const key = `${this.prefix}.interleave-probe-${process.pid}-${Date.now().toString(36)}`;
     const body = new Uint8Array([1]);
     try {
@@ -339,7 +342,7 @@ export class S3ObjectStore {
   }
 
   private client(): Promise<S3ClientLike> {
-    this.clientP ??= loadSdk().then((sdk) => {
+    this.clientP ??= Promise.resolve(loadSdk()).then((sdk) => {
       const o = this.opts;
       return new sdk.S3Client({
         region: o.region ?? process.env.AWS_REGION ?? 'us-east-1',
@@ -357,13 +360,13 @@ export class S3ObjectStore {
   }
 
   private async putObject(key: string, body: Uint8Array, cond: { IfNoneMatch?: string; IfMatch?: string }): Promise<void> {
-    const sdk = await loadSdk();
+    const sdk = loadSdk();
     await this.send(new sdk.PutObjectCommand({ Bucket: this.bucket, Key: this.prefix + key, Body: body, ContentLength: body.byteLength, Metadata: { [ETAG_META]: etagOf(body) }, ...cond }));
   }
 
   /** The object's bytes (or range) and whole size; undefined when missing. */
   private async getRaw(key: string, range: ByteRange | undefined): Promise<{ body: Uint8Array; size: number } | undefined> {
-    const sdk = await loadSdk();
+    const sdk = loadSdk();
     try {
       const out = (await this.send(new sdk.GetObjectCommand({ Bucket: this.bucket, Key: this.prefix + key, ...(range ? { Range: `bytes=${range.start}-${range.end ?? ''}` } : {}) }))) as {
         Body?: { transformToByteArray(): Promise<Uint8Array> };
@@ -380,7 +383,7 @@ export class S3ObjectStore {
 
   /** The object's size, model ETag and server ETag; undefined when missing. */
   private async headRaw(key: string): Promise<{ size: number; etag: string; serverEtag: string } | undefined> {
-    const sdk = await loadSdk();
+    const sdk = loadSdk();
     let out: { ContentLength?: number; ETag?: string; Metadata?: Record<string, string> };
     try {
       out = (await this.send(new sdk.HeadObjectCommand({ Bucket: this.bucket, Key: this.prefix + key }))) as typeof out;

@@ -7,6 +7,8 @@ import { ErrorCode, tsDelete, tsGet, tsSet, type TaskScope } from 'interleave/st
 import { LeaseLostError, PostgresTaskLease, PostgresTaskStateStore, readPgLease } from 'interleave/live';
 import { CAP, taskStateContract } from '../../helpers/storage-contract.ts';
 import { pgAvailable, startPg, type LocalPg } from '../../helpers/pg-server.ts';
+import { inTransaction } from '../../../src/storage/live/pg-connection.ts';
+import { checkPgFence } from 'interleave/live';
 
 const available = pgAvailable('test/storage/live/pg.test.ts');
 let pg: LocalPg | undefined;
@@ -118,6 +120,31 @@ describe.skipIf(!available)('PostgreSQL', () => {
       expect(after.every((r) => r.code === ErrorCode.LeaseLost)).toBe(true);
       const stored = (await storeA.pool.query('SELECT count(*)::int AS n FROM task_state WHERE run_id = $1', [scope.runId])).rows[0]!.n;
       expect(stored).toBe(acked);
+    });
+
+    it('a holder paused inside a fenced write does not block the take-over past its lease, and its write does not land', async () => {
+      const { scope, clock, a, b, storeA } = await setup();
+      await storeA.open();
+      await a.acquire();
+      clock.advance(100);
+      // A holds the lease row FOR SHARE, then stalls (a pause) before writing and committing.
+      const stalled = inTransaction(
+        storeA.pool,
+        async (c) => {
+          await checkPgFence(c, scope, a.token);
+          await new Promise((r) => setTimeout(r, 1_500));
+          await c.query("INSERT INTO task_state VALUES ($1, $2, $3, $4, 'late', '1', NULL)", [scope.dagId, scope.runId, scope.taskId, scope.mapIndex]);
+        },
+        300,
+      );
+      const settled = stalled.then(
+        () => 'committed',
+        () => 'failed',
+      );
+      // Without the idle limit this waits for A's transaction, i.e. for as long as A is paused.
+      expect(await b.acquire()).toMatchObject({ ok: true, token: 2 });
+      expect(await settled).toBe('failed');
+      expect(await storeA.handle(tsGet(scope, 'late'))).toMatchObject({ found: false });
     });
 
     it('the database clock by default; bad options refused; a bad URL says what to write', async () => {

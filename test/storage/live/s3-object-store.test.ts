@@ -4,10 +4,10 @@
 // fails as S3 does, since a local server cannot be made to throttle).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Message } from 'interleave';
-import { S3ObjectStore, type S3ClientLike } from 'interleave/live';
-import { ErrorCode, objectStore, s3Get, s3Head, s3List, s3Put, simClient } from 'interleave/storage';
+import { FsDocumentStore, ObjectTaskStateStore, S3ObjectStore, type S3ClientLike } from 'interleave/live';
+import { ErrorCode, decodeRows, docCommit, docCreate, docReadNext, docReadOpen, encodeRows, objectStore, s3Get, s3Head, s3List, s3Put, simClient } from 'interleave/storage';
 import { etagOf } from '../../../src/storage/common.ts';
-import { objectStoreContract } from '../../helpers/storage-contract.ts';
+import { objectStoreContract, taskStateContract } from '../../helpers/storage-contract.ts';
 import { startS3, type LocalS3 } from '../../helpers/s3-server.ts';
 
 let s3: LocalS3;
@@ -36,7 +36,28 @@ objectStoreContract({
   },
 });
 
+// The Airflow object-storage backend of the task state store, on the S3 endpoint.
+taskStateContract({
+  's3 object-storage (s3rver)': () => {
+    const s = new ObjectTaskStateStore(open(), 'state');
+    return { db: false, call: (m) => s.handle(m), close: () => undefined };
+  },
+});
+
 describe('S3ObjectStore on s3rver', () => {
+  it('holds the data files of the document store: a reader fetches them back from the bucket', async () => {
+    const objects = open({ missingKey: 403 });
+    const docs = new FsDocumentStore(objects);
+    const uri = 'vfs:///wid/1/eid/1/globalportid/(logicalOpId=src,layerName=main,portId=0,isInternal=false,isInput=false)/result';
+    expect((await docs.handle(docCreate(uri, {}), 'env')).type).toBe('doc.create.ok');
+    for (const n of [1, 2]) expect((await docs.handle(docCommit(uri, encodeRows([{ n }]), 1), 'env')).type).toBe('doc.commit.ok');
+    expect((await objects.list('')).keys).toHaveLength(2);
+    await docs.handle(docReadOpen(uri, 'r'), 'env');
+    const got = [];
+    for (const _ of [1, 2]) got.push(decodeRows((await docs.handle(docReadNext('r'), 'env')).data as Uint8Array)[0]?.n);
+    expect(got).toEqual([1, 2]);
+  });
+
   it('answers a script of conditional puts as the simulated store does (conditionalWrites: process)', async () => {
     const sim = simClient(objectStore({ missingKey: 404 }));
     const s = open();
