@@ -20,6 +20,7 @@ import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
 import type { ExternalHandler } from '../../actors/index.ts';
 import type { Message } from '../../actors/types.ts';
 import { TEMP_PREFIX, keyProblem, prefixProblem } from '../keys.ts';
+import { answerS3Request } from './s3-requests.ts';
 import { ErrorCode, errorReply, type ByteRange, type MissingKeyAnswer, type PutCondition, type S3Reply } from '../messages.ts';
 import { etagOf, putConditionShapeProblem, putPreconditionProblem } from '../common.ts';
 import { CREATE_FLAGS, ConfinedRoot, Denied, OBJECT_MARK, OBJECT_MODE, READ_FLAGS, at, closeAll, entries, errno, foreignProblem, hardLinkDenied, openSub, prune, sweepSync, symlinkDenied, type Dir } from './confined-dir.ts';
@@ -90,29 +91,8 @@ export class FsObjectStore {
   readonly handler: ExternalHandler = async (msg, from) => [{ to: from, msg: await this.handle(msg) }];
 
   /** Answers one `s3.*` request (an unknown type gets an InvalidRequest error reply). */
-  async handle(msg: Message): Promise<Message> {
-    const req = msg.req;
-    let r: Message;
-    switch (msg.type) {
-      case 's3.put':
-        r = await this.put(msg.key as string, msg.body as Uint8Array, { ...(msg.ifMatch !== undefined ? { ifMatch: msg.ifMatch as string } : {}), ...(msg.ifNoneMatch !== undefined ? { ifNoneMatch: msg.ifNoneMatch as '*' } : {}) });
-        break;
-      case 's3.get':
-        r = await this.get(msg.key as string, msg.range as ByteRange | undefined);
-        break;
-      case 's3.head':
-        r = await this.head(msg.key as string);
-        break;
-      case 's3.delete':
-        r = await this.delete(msg.key as string);
-        break;
-      case 's3.list':
-        r = await this.list(msg.prefix as string);
-        break;
-      default:
-        r = errorReply(`${msg.type}.error`, ErrorCode.InvalidRequest, `the filesystem object store does not answer '${msg.type}'; it answers s3.put, s3.get, s3.head, s3.delete, s3.list`, undefined, {});
-    }
-    return req === undefined ? r : { ...r, req };
+  handle(msg: Message): Promise<Message> {
+    return answerS3Request(this, 'the filesystem object store', msg);
   }
 
   /**

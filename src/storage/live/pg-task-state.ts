@@ -6,8 +6,7 @@
 import type { ExternalHandler } from '../../actors/index.ts';
 import type { Message } from '../../actors/types.ts';
 import { DEFAULT_MAX_VALUE_STORAGE_BYTES, MYSQL_MEDIUMTEXT_BYTES, type TaskScope } from '../messages.ts';
-import { valueBytes } from '../task-state.ts';
-import { answerTaskState, taskStateHandler, type TaskStateBackendApi } from './task-state-api.ts';
+import { answerTaskState, taskStateHandler, valueSizeCheck, type TaskStateBackendApi } from './task-state-api.ts';
 import { checkPgFence, type PostgresTaskLease } from './pg-lease.ts';
 import { ensureSchema, inTransaction, openPgPool, type PgPool, type PgQueryable } from './pg-connection.ts';
 import type { SqliteTaskStateOptions } from './sqlite-task-state.ts';
@@ -101,12 +100,9 @@ export class PostgresTaskStateStore implements TaskStateBackendApi {
   }
 
   async set(scope: TaskScope, key: string, value: string, expiresAt: number | null): ReturnType<TaskStateBackendApi['set']> {
-    const bytes = valueBytes(value);
-    if (bytes > this.rowCapBytes) return { tooLarge: `task state value for key '${key}' is ${bytes} bytes, over the row cap of ${this.rowCapBytes} bytes (MySQL MEDIUMTEXT)` };
-    const warned = bytes > this.maxValueStorageBytes;
-    if (warned) {
-      this.onWarning?.({ key, bytes, limit: this.maxValueStorageBytes, message: `task state value for key '${key}' is ${bytes} bytes, over max_value_storage_bytes (${this.maxValueStorageBytes}); writing it anyway` });
-    }
+    const size = valueSizeCheck(this, key, value, this.onWarning);
+    if ('tooLarge' in size) return size;
+    const { bytes, warned } = size;
     await this.write((db) =>
       db.query(
         'INSERT INTO task_state (dag_id, run_id, task_id, map_index, key, value, expires_at) VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (dag_id, run_id, task_id, map_index, key) DO UPDATE SET value = excluded.value, expires_at = excluded.expires_at',

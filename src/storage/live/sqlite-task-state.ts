@@ -8,8 +8,7 @@ import { createRequire } from 'node:module';
 import type { ExternalHandler } from '../../actors/index.ts';
 import type { Message } from '../../actors/types.ts';
 import { DEFAULT_MAX_VALUE_STORAGE_BYTES, MYSQL_MEDIUMTEXT_BYTES, type TaskScope } from '../messages.ts';
-import { valueBytes } from '../task-state.ts';
-import { answerTaskState, taskStateHandler, type TaskStateBackendApi } from './task-state-api.ts';
+import { answerTaskState, taskStateHandler, valueSizeCheck, type TaskStateBackendApi } from './task-state-api.ts';
 import { checkFence, type SqliteTaskLease } from './sqlite-lease.ts';
 import { useWal } from './sqlite-wal.ts';
 
@@ -141,12 +140,9 @@ export class SqliteTaskStateStore implements TaskStateBackendApi {
   }
 
   async set(scope: TaskScope, key: string, value: string, expiresAt: number | null): ReturnType<TaskStateBackendApi['set']> {
-    const bytes = valueBytes(value);
-    if (bytes > this.rowCapBytes) return { tooLarge: `task state value for key '${key}' is ${bytes} bytes, over the row cap of ${this.rowCapBytes} bytes (MySQL MEDIUMTEXT)` };
-    const warned = bytes > this.maxValueStorageBytes;
-    if (warned) {
-      this.onWarning?.({ key, bytes, limit: this.maxValueStorageBytes, message: `task state value for key '${key}' is ${bytes} bytes, over max_value_storage_bytes (${this.maxValueStorageBytes}); writing it anyway` });
-    }
+    const size = valueSizeCheck(this, key, value, this.onWarning);
+    if ('tooLarge' in size) return size;
+    const { bytes, warned } = size;
     this.write(() => this.st.set.run(scope.dagId, scope.runId, scope.taskId, scope.mapIndex, key, value, expiresAt));
     return { key, bytes, warned };
   }

@@ -3,7 +3,7 @@
 import type { ExternalHandler } from '../../actors/index.ts';
 import type { Message } from '../../actors/types.ts';
 import { ErrorCode, errorReply, type TaskScope, type TsReply } from '../messages.ts';
-import { scopeProblem } from '../task-state.ts';
+import { scopeProblem, valueBytes } from '../task-state.ts';
 import { LeaseLostError } from './sqlite-lease.ts';
 
 type Ok<T extends TsReply['type']> = Omit<Extract<TsReply, { type: T }>, 'type' | 'req'>;
@@ -106,4 +106,22 @@ export async function answerTaskState(api: TaskStateBackendApi, msg: Message): P
 /** An `ExternalHandler` for `runLive` over a live backend. */
 export function taskStateHandler(api: TaskStateBackendApi): ExternalHandler {
   return async (msg, from) => [{ to: from, msg: await answerTaskState(api, msg) }];
+}
+
+/** The database backends' size limits, as the simulated database backend applies them. */
+export interface ValueLimits {
+  readonly rowCapBytes: number;
+  readonly maxValueStorageBytes: number;
+}
+
+/**
+ * A value's size against the limits: over the row cap, why it is refused; else its size and
+ * whether it is over `maxValueStorageBytes` (then `warn` hears of it and the write proceeds).
+ */
+export function valueSizeCheck(limits: ValueLimits, key: string, value: string, warn: ((w: { key: string; bytes: number; limit: number; message: string }) => void) | undefined): { tooLarge: string } | { bytes: number; warned: boolean } {
+  const bytes = valueBytes(value);
+  if (bytes > limits.rowCapBytes) return { tooLarge: `task state value for key '${key}' is ${bytes} bytes, over the row cap of ${limits.rowCapBytes} bytes (MySQL MEDIUMTEXT)` };
+  const warned = bytes > limits.maxValueStorageBytes;
+  if (warned) warn?.({ key, bytes, limit: limits.maxValueStorageBytes, message: `task state value for key '${key}' is ${bytes} bytes, over max_value_storage_bytes (${limits.maxValueStorageBytes}); writing it anyway` });
+  return { bytes, warned };
 }
