@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { defaultServerConditions } from 'vite';
 import { defineConfig } from 'vitest/config';
 
@@ -22,5 +23,8 @@ export default defineConfig({
     testTimeout: 120_000,
     hookTimeout: 120_000,
     pool: 'forks',
+    // Many files wait on child processes (kills, leases, the CLI, servers): three files at a
+    // time overlap those waits on a 2-core CI machine, where vitest's default runs one.
+    maxWorkers: Math.max(3, availableParallelism() - 1),
   },
 });
