@@ -47,8 +47,10 @@ export interface ExchangeLink {
   readonly batchBytes: number;
   /** Local order: a FIFO (`bfs`) or a stack (`dfs`). */
   readonly order: 'bfs' | 'dfs';
-  /** Sleep between polls while idle. */
+  /** First sleep between polls while idle; it doubles while nothing arrives, up to `idleMaxMs`. */
   readonly idleMs: number;
+  /** Longest sleep between polls while idle (default `idleMs`). */
+  readonly idleMaxMs?: number;
 }
 
 interface Item {
@@ -93,6 +95,10 @@ export class ExchangeSearch implements Explorer {
   private head = 0;
   private started = false;
   private idleNow = false;
+  /** The next idle sleep: grows while polls find nothing, so idle shards leave the CPU to busy ones. */
+  private idleSleep = 0;
+  private unwatch: (() => void) | undefined;
+  private wake: (() => void) | undefined;
   private lastPeerCheck = 0;
   private depthCutNoted = false;
   worldsReceivedNew = 0;
@@ -119,9 +125,28 @@ export class ExchangeSearch implements Explorer {
     return { worldsSent: this.outbox.records, batchesSent: this.outbox.sent, bytesSent: this.outbox.bytes, worldsReceived: this.inbox.records, worldsReceivedNew: this.worldsReceivedNew, batchesReceived: this.inbox.received, bytesReceived: this.inbox.bytes, waves: this.term.waves };
   }
 
-  /** Sleeps while idle (the drive loop's pause between slices). */
+  /** Sleeps while idle (the drive loop's pause between slices), until the next poll or a batch arrives, where the file system tells. */
   pause(): Promise<void> {
-    return this.idleNow ? new Promise((r) => setTimeout(r, this.link.idleMs)) : yieldToLoop();
+    if (!this.idleNow) return yieldToLoop();
+    if (this.unwatch === undefined && this.link.io.watch && !this.outcome) this.unwatch = this.link.io.watch(`in-${this.link.index}`, () => this.wake?.());
+    return new Promise((r) => {
+      const t = setTimeout(() => {
+        this.wake = undefined;
+        r();
+      }, this.idleSleep);
+      this.wake = () => {
+        clearTimeout(t);
+        this.wake = undefined;
+        r();
+      };
+    });
+  }
+
+  /** Stops watching the inbox (the run is over for this shard). */
+  private close(): void {
+    this.unwatch?.();
+    this.unwatch = () => undefined;
+    this.wake?.();
   }
 
   private get size(): number {
@@ -288,8 +313,11 @@ export class ExchangeSearch implements Explorer {
 
   step(until: number): boolean {
     try {
-      return this.stepOn(until);
+      const end = this.stepOn(until);
+      if (end) this.close();
+      return end;
     } catch (e) {
+      this.close();
       // A shard that fails must not leave the others waiting for its worlds until they time out.
       if (!this.outcome) this.stopAll('error', `shard ${this.link.index + 1}/${this.link.count} failed: ${e instanceof Error ? e.message : String(e)}`);
       throw e;
@@ -342,7 +370,10 @@ export class ExchangeSearch implements Explorer {
     const s = this.s;
     s.queue = 0;
     this.outbox.flushAll();
-    if (this.poll()) return this.localEnd();
+    if (this.poll()) {
+      this.idleSleep = this.link.idleMs;
+      return this.localEnd();
+    }
     if (this.ended()) return true;
     const v = this.term.idle(this.outbox.sent, this.inbox.received);
     if (v?.kind === 'terminated') {
@@ -352,6 +383,7 @@ export class ExchangeSearch implements Explorer {
     if (v?.kind === 'silent') return this.silent(v.shard, v.ms, v.never);
     if (s.outOfBudget(performance.now())) return this.localEnd();
     this.idleNow = true;
+    this.idleSleep = Math.min(Math.max(this.link.idleMs, this.idleSleep * 2), this.link.idleMaxMs ?? this.link.idleMs);
     return false;
   }
 

@@ -154,10 +154,15 @@ export class Inbox {
   /** Looks for a waiting batch (senders in turn); true when one is held for `take`. */
   peek(): boolean {
     if (this.held) return true;
+    // One directory listing, then reads only of the batches listed (a read per sender costs an error each when none waits).
+    const listed = this.io.list ? new Set(this.io.list(`in-${this.index}`)) : undefined;
+    if (listed?.size === 0) return false;
     for (let k = 0; k < this.count; k++) {
       const from = (this.turn + k) % this.count;
       if (from === this.index) continue;
-      const data = this.io.read(batchName(from, this.index, this.next[from]!));
+      const name = batchName(from, this.index, this.next[from]!);
+      if (listed && !listed.has(name.slice(name.indexOf('/') + 1))) continue;
+      const data = this.io.read(name);
       if (!data) continue;
       this.turn = (from + 1) % this.count;
       this.held = { from, data };

@@ -63,8 +63,10 @@ export const EXCHANGE_DEFAULTS = {
   waveGapMs: 500,
   /** `ExchangeOptions.batchBytes`. */
   batchBytes: 1 << 20,
-  /** Sleep between polls of the directory while a shard is idle. */
-  idleMs: 10,
+  /** First sleep between polls of the directory while a shard is idle (doubling while nothing arrives). */
+  idleMs: 2,
+  /** Longest sleep between polls while idle (a batch arriving wakes a shard sooner where the file system tells). */
+  idleMaxMs: 200,
   /** A shard rewrites its status file at least this often (its heartbeat). */
   beatMs: 1000,
 } as const;
@@ -119,6 +121,7 @@ export async function openExchange(s: Session, opts: CheckOptions): Promise<Exch
     batchBytes: x.batchBytes ?? EXCHANGE_DEFAULTS.batchBytes,
     order: opts.strategy === 'dfs' ? 'dfs' : 'bfs',
     idleMs: EXCHANGE_DEFAULTS.idleMs,
+    idleMaxMs: EXCHANGE_DEFAULTS.idleMaxMs,
   });
 }
 
