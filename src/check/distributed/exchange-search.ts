@@ -79,6 +79,12 @@ export interface ExchangeCounts {
   bytesReceived: number;
   /** Termination detection waves read. */
   waves: number;
+  /**
+   * Process start to this shard's first owned world (module load, scenario build, joining
+   * the run, waiting for the first world): wall ms since the process started and the
+   * process's CPU ms by then. Absent when the shard owned no world.
+   */
+  startup?: { ms: number; cpuMs: number };
 }
 
 export class ExchangeSearch implements Explorer {
@@ -102,6 +108,7 @@ export class ExchangeSearch implements Explorer {
   private lastPeerCheck = 0;
   private depthCutNoted = false;
   worldsReceivedNew = 0;
+  private startup: { ms: number; cpuMs: number } | undefined;
   /** How the run ended for this shard: complete (termination detected), or stopped and why. */
   outcome: { kind: 'complete' } | { kind: 'stopped'; note: StopNote } | undefined;
 
@@ -122,7 +129,7 @@ export class ExchangeSearch implements Explorer {
   }
 
   counts(): ExchangeCounts {
-    return { worldsSent: this.outbox.records, batchesSent: this.outbox.sent, bytesSent: this.outbox.bytes, worldsReceived: this.inbox.records, worldsReceivedNew: this.worldsReceivedNew, batchesReceived: this.inbox.received, bytesReceived: this.inbox.bytes, waves: this.term.waves };
+    return { worldsSent: this.outbox.records, batchesSent: this.outbox.sent, bytesSent: this.outbox.bytes, worldsReceived: this.inbox.records, worldsReceivedNew: this.worldsReceivedNew, batchesReceived: this.inbox.received, bytesReceived: this.inbox.bytes, waves: this.term.waves, ...(this.startup ? { startup: this.startup } : {}) };
   }
 
   /** Sleeps while idle (the drive loop's pause between slices), until the next poll or a batch arrives, where the file system tells. */
@@ -179,6 +186,7 @@ export class ExchangeSearch implements Explorer {
   /** A world this shard owns, met for the first time: the checks of search/explore.ts's `arrive`, then queue it. */
   private arrive(world: World, entry: number, depth: number, lanes: Lanes | undefined): void {
     const s = this.s;
+    this.startup ??= processClock();
     const { all, end } = s.firstVisit(world, depth);
     if (end && this.report(end, () => this.paths.path(entry))) return;
     if (all.length === 0) return;
@@ -401,6 +409,12 @@ export class ExchangeSearch implements Explorer {
     this.stopAll('silent', `shard ${shard + 1}/${count} ${what} for ${Math.round(ms / 1000)} s (it may have died or never been scheduled); the run is incomplete: start all ${count} shards again with an empty directory, or raise the exchange timeout if shards start far apart`);
     return true;
   }
+}
+
+/** Wall ms since the process started and its CPU ms so far (zeros where there is no process, e.g. a browser). */
+function processClock(): { ms: number; cpuMs: number } {
+  const cpu = typeof process !== 'undefined' && typeof process.cpuUsage === 'function' ? process.cpuUsage() : { user: 0, system: 0 };
+  return { ms: Math.round(performance.now()), cpuMs: Math.round((cpu.user + cpu.system) / 1000) };
 }
 
 function cutText(c: CutBy): string {
