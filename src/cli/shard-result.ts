@@ -35,6 +35,8 @@ export interface ShardResultFile {
       worldsReceivedNew: number;
       /** Received worlds this shard already had (another shard sent it too, or it reached it itself): the duplicated transfers. */
       worldsReceivedDuplicate?: number;
+      /** How worlds got their owner: `fingerprint` or `actor:<id>` (one actor's snapshot). */
+      owner?: string;
       /** Process start to the first owned world: wall ms and the process's CPU ms by then. */
       startup?: { ms: number; cpuMs: number };
       /** Distinct worlds this shard owns per second of its process's CPU. */

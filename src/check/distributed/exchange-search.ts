@@ -51,6 +51,8 @@ export interface ExchangeLink {
   readonly idleMs: number;
   /** Longest sleep between polls while idle (default `idleMs`). */
   readonly idleMaxMs?: number;
+  /** Own worlds by this actor's snapshot hash instead of the fingerprint (distributed/exchange-owner.ts; never under symmetry). */
+  readonly ownerActor?: number;
 }
 
 interface Item {
@@ -202,7 +204,7 @@ export class ExchangeSearch implements Explorer {
     const init = initialWorld(this.sc, { detail: false });
     s.determinism?.checkInitial(init.world);
     s.hasher.world(init.world);
-    if (ownerOf(s.hasher.ha, s.hasher.hb, this.link.count) !== this.link.index) return;
+    if (this.ownerNow() !== this.link.index) return;
     s.states++;
     s.visited.add(s.hasher.ha, s.hasher.hb);
     const lanes = s.hasher.lastLanes;
@@ -210,6 +212,16 @@ export class ExchangeSearch implements Explorer {
     const v = stepViolation(this.sc, init.world, init.events);
     if (v && this.report(v, () => new Uint8Array(0))) return;
     this.arrive(init.world, entry, 0, lanes);
+  }
+
+  /** The owner of the world the session's hasher hashed last. */
+  private ownerNow(): number {
+    const h = this.s.hasher;
+    const k = this.link.ownerActor;
+    if (k === undefined) return ownerOf(h.ha, h.hb, this.link.count);
+    const a = h.snapshotLane(k, 0);
+    if (a === undefined) throw new Error('internal: exchange mode owns worlds by an actor snapshot, but the world was hashed under symmetry');
+    return ownerOf(a, h.snapshotLane(k, 1)!, this.link.count);
   }
 
   /** Expands one owned world: every enabled step, each successor kept, sent or dropped. */
@@ -228,7 +240,7 @@ export class ExchangeSearch implements Explorer {
       s.hasher.world(r.world, it.world, it.lanes);
       const a = s.hasher.ha;
       const b = s.hasher.hb;
-      const owner = ownerOf(a, b, count);
+      const owner = this.ownerNow();
       if (owner !== index) {
         // The step's own violations are checked here; the world's invariants by its owner.
         const v = stepViolation(sc, r.world, r.events, false);
