@@ -228,7 +228,7 @@ export class ExchangeSearch implements Explorer {
   private expand(it: Item): void {
     const s = this.s;
     const sc = this.sc;
-    const { index, count } = this.link;
+    const { index } = this.link;
     let myPath: Uint8Array | undefined;
     const pathTo = (via: number) => extendPath((myPath ??= this.paths.path(it.entry)), via);
     for (let j = 0; j < it.steps.length; j++) {
