@@ -29,6 +29,9 @@ export interface WorldCodecLike {
   decode(bytes: Uint8Array): World;
 }
 
+/** Received worlds hashed again to check their fingerprint: all of the first ones, then one in this many. */
+const VERIFY = { first: 256, every: 32 };
+
 /** The shard that owns a fingerprint (bits independent of the visited set's slot). */
 export function ownerOf(a: number, b: number, count: number): number {
   return ((Math.imul(a, 0xcc9e2d51) ^ Math.imul(b, 0x1b873593)) >>> 0) % count;
@@ -51,6 +54,8 @@ export interface ExchangeLink {
   readonly idleMs: number;
   /** Longest sleep between polls while idle (default `idleMs`). */
   readonly idleMaxMs?: number;
+  /** Received worlds hashed again to check the sender's fingerprint: the first `first`, then one in `every` (default 256 and 32). */
+  readonly verify?: { first: number; every: number };
   /** Own worlds by this actor's snapshot hash instead of the fingerprint (distributed/exchange-owner.ts; never under symmetry). */
   readonly ownerActor?: number;
 }
@@ -110,6 +115,8 @@ export class ExchangeSearch implements Explorer {
   private lastPeerCheck = 0;
   private depthCutNoted = false;
   worldsReceivedNew = 0;
+  /** Received worlds hashed here to check the sender's fingerprint. */
+  private verified = 0;
   private startup: { ms: number; cpuMs: number } | undefined;
   /** How the run ended for this shard: complete (termination detected), or stopped and why. */
   outcome: { kind: 'complete' } | { kind: 'stopped'; note: StopNote } | undefined;
@@ -245,7 +252,7 @@ export class ExchangeSearch implements Explorer {
         // The step's own violations are checked here; the world's invariants by its owner.
         const v = stepViolation(sc, r.world, r.events, false);
         if (v && this.report(v, () => pathTo(j))) return;
-        if (this.sentSet.add(a, b)) this.outbox.add(owner, a, b, this.link.codec.encode(r.world), pathTo(j));
+        if (this.sentSet.add(a, b)) this.outbox.add(owner, a, b, this.link.codec.encode(r.world), pathTo(j), s.hasher.lastLanes);
         continue;
       }
       const fresh = s.visited.add(a, b);
@@ -268,8 +275,13 @@ export class ExchangeSearch implements Explorer {
     const fresh = s.visited.add(x.a, x.b);
     if (!fresh && !this.checkRevisits) return;
     const world = this.link.codec.decode(x.world);
-    s.hasher.world(world);
-    if (s.hasher.ha >>> 0 !== x.a || s.hasher.hb >>> 0 !== x.b) throw new Error('internal: a world received from another shard has another fingerprint here (the world codec is not exact for this scenario)');
+    // The sender's lanes spare hashing the world again; a sample of worlds is hashed anyway, to catch a codec that is not exact.
+    const { first, every } = this.link.verify ?? VERIFY;
+    const verify = !x.lanes || this.verified++ < first || this.verified % every === 0;
+    if (verify) {
+      s.hasher.world(world);
+      if (s.hasher.ha >>> 0 !== x.a || s.hasher.hb >>> 0 !== x.b) throw new Error('internal: a world received from another shard has another fingerprint here (the world codec is not exact for this scenario)');
+    }
     if (!fresh) {
       // Under symmetry a permuted world may break an invariant its first visit kept.
       const v = invariantViolation(this.sc, world);
@@ -279,7 +291,7 @@ export class ExchangeSearch implements Explorer {
     this.worldsReceivedNew++;
     const v = invariantViolation(this.sc, world);
     if (v && this.report(v, () => x.path.slice())) return;
-    this.arrive(world, this.paths.root(x.path), pathLength(x.path), s.hasher.lastLanes);
+    this.arrive(world, this.paths.root(x.path), pathLength(x.path), x.lanes ?? s.hasher.lastLanes);
   }
 
   /** Consumes every waiting batch; true when one was consumed. */

@@ -6,11 +6,14 @@
 // initial world as step positions (distributed/exchange-paths.ts), so a violation anywhere is a
 // schedule from the initial world.
 //
-//   batch  := "IXB1" runTag:u32 count:u32 record*
-//   record := a:u32 b:u32 worldLength:varint world pathLength:varint path
+// With the world travel the sender's per-actor hash lanes (src/check/fingerprint), so its
+// owner hashes its successors incrementally without hashing the world itself again.
+//
+//   batch  := "IXB2" runTag:u32 count:u32 record*
+//   record := a:u32 b:u32 worldLength:varint world pathLength:varint path laneCount:varint lane:i32*
 import type { DirIo } from './exchange-dir.ts';
 
-const MAGIC = 0x31425849; // "IXB1" little-endian
+const MAGIC = 0x32425849; // "IXB2" little-endian
 
 /** The 32-bit tag of a run id written in every batch (a batch of another run is refused). */
 export function runTag(runId: string): number {
@@ -81,7 +84,7 @@ export class Outbox {
     this.seq = new Array<number>(count).fill(0);
   }
 
-  add(to: number, a: number, b: number, world: Uint8Array, path: Uint8Array): void {
+  add(to: number, a: number, b: number, world: Uint8Array, path: Uint8Array, lanes: ArrayLike<number> | undefined): void {
     let o = this.open[to];
     if (!o) {
       o = this.open[to] = new Bytes();
@@ -97,6 +100,9 @@ export class Outbox {
     o.bytes(world);
     o.varint(path.length);
     o.bytes(path);
+    const nl = lanes?.length ?? 0;
+    o.varint(nl);
+    for (let k = 0; k < nl; k++) o.u32(lanes![k]!);
     this.counts[to]!++;
     if (o.length >= this.batchBytes) this.flush(to);
   }
@@ -130,6 +136,8 @@ export interface Arrival {
   b: number;
   world: Uint8Array;
   path: Uint8Array;
+  /** The sender's hash lanes of the world (signed 32-bit), or undefined (under symmetry). */
+  lanes: Int32Array | undefined;
 }
 
 /** The next batches from every other shard, in each sender's order. */
@@ -214,7 +222,14 @@ export function parseBatch(d: Uint8Array, tag: number, name: string): Arrival[] 
     const pl = readVarint(d, at);
     const path = d.subarray(at.i, at.i + pl);
     at.i += pl;
-    out.push({ a, b, world, path });
+    const nl = readVarint(d, at);
+    let lanes: Int32Array | undefined;
+    if (nl > 0) {
+      lanes = new Int32Array(nl);
+      for (let k = 0; k < nl; k++) lanes[k] = view.getInt32(at.i + 4 * k, true);
+      at.i += 4 * nl;
+    }
+    out.push({ a, b, world, path, lanes });
   }
   if (at.i !== d.length) throw new Error(`exchange batch ${name} has ${d.length - at.i} bytes past its ${n} records`);
   return out;
