@@ -54,6 +54,10 @@ export interface ExchangeLink {
   readonly idleMs: number;
   /** Longest sleep between polls while idle (default `idleMs`). */
   readonly idleMaxMs?: number;
+  /** While busy, a batch is written at the end of a slice once it holds this many bytes (default 0: every slice). */
+  readonly flushBytes?: number;
+  /** ... or once its first record is this old (ms, the timing clock; default 0). */
+  readonly flushAgeMs?: number;
   /** Received worlds hashed again to check the sender's fingerprint: the first `first`, then one in `every` (default 256 and 32). */
   readonly verify?: { first: number; every: number };
   /** Own worlds by this actor's snapshot hash instead of the fingerprint (distributed/exchange-owner.ts; never under symmetry). */
@@ -115,6 +119,8 @@ export class ExchangeSearch implements Explorer {
   private lastPeerCheck = 0;
   private depthCutNoted = false;
   worldsReceivedNew = 0;
+  /** The link's clock when this slice began (the age of a batch is counted from the slice of its first record). */
+  private sliceStart = 0;
   /** Received worlds hashed here to check the sender's fingerprint. */
   private verified = 0;
   private startup: { ms: number; cpuMs: number } | undefined;
@@ -252,7 +258,7 @@ export class ExchangeSearch implements Explorer {
         // The step's own violations are checked here; the world's invariants by its owner.
         const v = stepViolation(sc, r.world, r.events, false);
         if (v && this.report(v, () => pathTo(j))) return;
-        if (this.sentSet.add(a, b)) this.outbox.add(owner, a, b, this.link.codec.encode(r.world), pathTo(j), s.hasher.lastLanes);
+        if (this.sentSet.add(a, b)) this.outbox.add(owner, a, b, this.link.codec.encode(r.world), pathTo(j), s.hasher.lastLanes, this.sliceStart);
         continue;
       }
       const fresh = s.visited.add(a, b);
@@ -359,6 +365,7 @@ export class ExchangeSearch implements Explorer {
   private stepOn(until: number): boolean {
     const s = this.s;
     this.idleNow = false;
+    this.sliceStart = this.link.timing.now();
     if (!this.started) {
       this.started = true;
       if (this.ended()) return true;
@@ -383,7 +390,8 @@ export class ExchangeSearch implements Explorer {
   /** End of a busy slice: send what is ready, take what came, say this shard is alive. */
   private endSlice(now: number): boolean {
     const s = this.s;
-    this.outbox.flushAll();
+    // Busy: only full or old batches (an idle shard sends all it has, in whenEmpty).
+    this.outbox.flushReady(this.link.timing.now(), this.link.flushBytes ?? 0, this.link.flushAgeMs ?? 0);
     this.poll();
     if (this.localEnd()) return true;
     this.term.tick(this.outbox.sent, this.inbox.received);

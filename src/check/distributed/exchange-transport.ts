@@ -70,6 +70,8 @@ export class Outbox {
   private readonly open: (Bytes | undefined)[];
   private readonly counts: number[];
   private readonly seq: number[];
+  /** When each open batch got its first record (the caller's clock). */
+  private readonly since: number[];
 
   constructor(
     private readonly io: DirIo,
@@ -82,14 +84,23 @@ export class Outbox {
     this.open = new Array<Bytes | undefined>(count).fill(undefined);
     this.counts = new Array<number>(count).fill(0);
     this.seq = new Array<number>(count).fill(0);
+    this.since = new Array<number>(count).fill(0);
   }
 
-  add(to: number, a: number, b: number, world: Uint8Array, path: Uint8Array, lanes: ArrayLike<number> | undefined): void {
+  /** Writes the batches that hold at least `minBytes` or got their first record at least `maxAgeMs` before `now`: a busy shard sends fewer, larger batches. */
+  flushReady(now: number, minBytes: number, maxAgeMs: number): void {
+    for (let to = 0; to < this.open.length; to++) {
+      if (this.counts[to]! > 0 && (this.open[to]!.length >= minBytes || now - this.since[to]! >= maxAgeMs)) this.flush(to);
+    }
+  }
+
+  add(to: number, a: number, b: number, world: Uint8Array, path: Uint8Array, lanes: ArrayLike<number> | undefined, now = 0): void {
     let o = this.open[to];
     if (!o) {
       o = this.open[to] = new Bytes();
     }
     if (o.length === 0) {
+      this.since[to] = now;
       o.u32(MAGIC);
       o.u32(this.tag);
       o.u32(0);

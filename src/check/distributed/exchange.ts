@@ -77,6 +77,10 @@ export const EXCHANGE_DEFAULTS = {
   idleMs: 2,
   /** Longest sleep between polls while idle (a batch arriving wakes a shard sooner where the file system tells). */
   idleMaxMs: 200,
+  /** A busy shard writes a batch at the end of a slice once it holds this many bytes... */
+  flushBytes: 256 * 1024,
+  /** ... or once its first world waited this long (ms). */
+  flushAgeMs: 100,
   /** A shard rewrites its status file at least this often (its heartbeat). */
   beatMs: 1000,
 } as const;
@@ -134,6 +138,8 @@ export async function openExchange(s: Session, opts: CheckOptions): Promise<Exch
     order: opts.strategy === 'dfs' ? 'dfs' : 'bfs',
     idleMs: EXCHANGE_DEFAULTS.idleMs,
     idleMaxMs: EXCHANGE_DEFAULTS.idleMaxMs,
+    flushBytes: EXCHANGE_DEFAULTS.flushBytes,
+    flushAgeMs: EXCHANGE_DEFAULTS.flushAgeMs,
     ...(owner.key.kind === 'actor' ? { ownerActor: owner.key.index } : {}),
   });
   owners.set(e, owner);

@@ -15,6 +15,8 @@ async function main(): Promise<void> {
   if (sc.name !== init.scenarioName) throw new Error(`source built scenario '${sc.name}', expected '${init.scenarioName}'`);
   const fp = initialFingerprint(sc, init.opts.symmetry);
   if (fp !== init.initialFp) throw new Error(`the rebuilt scenario '${sc.name}' starts from a different world than the coordinator's (check its parameters)`);
+  // Thread start to here: the worker's start-up (module load and scenario build), reported once.
+  post({ type: 'ready', ms: performance.now() });
   const s = new Session(sc, init.opts, false);
   const sampler = new Sampler(s, init.cfg, init.runs, init.first, init.stride);
   port.on('message', (m: ToWorker) => {

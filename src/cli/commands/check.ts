@@ -264,6 +264,8 @@ export async function runCheck(io: Io, name: string, flags: CheckFlags): Promise
   if (flags.result !== undefined) writeAtomically(flags.result, `${JSON.stringify(resultFile(api, sc, t, p, r, scenario, fps.value, interrupted, flags.result), null, 2)}\n`);
   const note = r.options.swarmNote;
   if (typeof note === 'string' && !flags.json) io.err(s.yellow(`note: ${note}`));
+  const up = r.options.workerStartupMs as { mean: number; max: number } | undefined;
+  if (up && !flags.json) io.err(s.dim(`swarm     ${String(r.options.workers)} workers started in ${(up.mean / 1000).toFixed(2)} s on average (at most ${(up.max / 1000).toFixed(2)} s): thread start to the scenario rebuilt`));
   const o = io.style;
 
   if (r.violation) {
