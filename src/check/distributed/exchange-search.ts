@@ -54,6 +54,8 @@ export interface ExchangeLink {
   readonly idleMs: number;
   /** Longest sleep between polls while idle (default `idleMs`). */
   readonly idleMaxMs?: number;
+  /** An idle shard writes its idle status and reads termination waves once it has been idle this long (ms, the timing clock; default 0). */
+  readonly waveDelayMs?: number;
   /** While busy, a batch is written at the end of a slice once it holds this many bytes (default 0: every slice). */
   readonly flushBytes?: number;
   /** ... or once its first record is this old (ms, the timing clock; default 0). */
@@ -119,6 +121,8 @@ export class ExchangeSearch implements Explorer {
   private lastPeerCheck = 0;
   private depthCutNoted = false;
   worldsReceivedNew = 0;
+  /** When this shard last ran dry with nothing arriving (the link's clock), while it stays so. */
+  private idleSince: number | undefined;
   /** The link's clock when this slice began (the age of a batch is counted from the slice of its first record). */
   private sliceStart = 0;
   /** Received worlds hashed here to check the sender's fingerprint. */
@@ -412,15 +416,21 @@ export class ExchangeSearch implements Explorer {
     this.outbox.flushAll();
     if (this.poll()) {
       this.idleSleep = this.link.idleMs;
+      this.idleSince = undefined;
       return this.localEnd();
     }
     if (this.ended()) return true;
-    const v = this.term.idle(this.outbox.sent, this.inbox.received);
-    if (v?.kind === 'terminated') {
-      writeDone(this.link.io, this.link.runId, this.link.index);
-      return this.complete();
+    // A shard that just ran dry usually gets work soon: it says idle and reads status waves only once it stayed idle a while.
+    const now = this.link.timing.now();
+    this.idleSince ??= now;
+    if (now - this.idleSince >= (this.link.waveDelayMs ?? 0)) {
+      const v = this.term.idle(this.outbox.sent, this.inbox.received);
+      if (v?.kind === 'terminated') {
+        writeDone(this.link.io, this.link.runId, this.link.index);
+        return this.complete();
+      }
+      if (v?.kind === 'silent') return this.silent(v.shard, v.ms, v.never);
     }
-    if (v?.kind === 'silent') return this.silent(v.shard, v.ms, v.never);
     if (s.outOfBudget(performance.now())) return this.localEnd();
     this.idleNow = true;
     this.idleSleep = Math.min(Math.max(this.link.idleMs, this.idleSleep * 2), this.link.idleMaxMs ?? this.link.idleMs);

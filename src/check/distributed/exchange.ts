@@ -81,6 +81,8 @@ export const EXCHANGE_DEFAULTS = {
   flushBytes: 256 * 1024,
   /** ... or once its first world waited this long (ms). */
   flushAgeMs: 100,
+  /** An idle shard joins termination detection once it has been idle this long (ms). */
+  waveDelayMs: 50,
   /** A shard rewrites its status file at least this often (its heartbeat). */
   beatMs: 1000,
 } as const;
@@ -140,6 +142,7 @@ export async function openExchange(s: Session, opts: CheckOptions): Promise<Exch
     idleMaxMs: EXCHANGE_DEFAULTS.idleMaxMs,
     flushBytes: EXCHANGE_DEFAULTS.flushBytes,
     flushAgeMs: EXCHANGE_DEFAULTS.flushAgeMs,
+    waveDelayMs: EXCHANGE_DEFAULTS.waveDelayMs,
     ...(owner.key.kind === 'actor' ? { ownerActor: owner.key.index } : {}),
   });
   owners.set(e, owner);

@@ -30,7 +30,7 @@ async function runShards(sc: Scenario, count: number, opts: { seed?: number; ord
     const io = store.view();
     const runId = joinRun(io, '/shared/run', index, count, { scenario: sc.name, count });
     const s = new Session(sc, { strategy: opts.order ?? 'bfs', por: false, determinism: false, ...opts.check }, false);
-    const e = new ExchangeSearch(s, { io, where: '/shared/run', runId, index, count, codec: index === opts.failing ? { encode: (w) => codecs[index]!.encode(w), decode: () => { throw new Error('cannot decode'); } } : codecs[index]!, timing: { now: () => store.clock, waveGapMs: opts.maxLag ?? 5, silentMs: opts.silentMs ?? 1e9, beatMs: 20 }, batchBytes: 2000, flushBytes: 600, flushAgeMs: 3, order: opts.order ?? 'bfs', idleMs: 0, ...(opts.ownerActor === undefined ? {} : { ownerActor: opts.ownerActor }), ...(opts.trustLanes ? { verify: { first: 0, every: 1e9 } } : {}) });
+    const e = new ExchangeSearch(s, { io, where: '/shared/run', runId, index, count, codec: index === opts.failing ? { encode: (w) => codecs[index]!.encode(w), decode: () => { throw new Error('cannot decode'); } } : codecs[index]!, timing: { now: () => store.clock, waveGapMs: opts.maxLag ?? 5, silentMs: opts.silentMs ?? 1e9, beatMs: 20 }, batchBytes: 2000, flushBytes: 600, flushAgeMs: 3, waveDelayMs: 2, order: opts.order ?? 'bfs', idleMs: 0, ...(opts.ownerActor === undefined ? {} : { ownerActor: opts.ownerActor }), ...(opts.trustLanes ? { verify: { first: 0, every: 1e9 } } : {}) });
     return { s, e, done: index === opts.dead };
   });
   while (shards.some((x) => !x.done)) {
