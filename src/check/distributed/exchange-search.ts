@@ -97,7 +97,12 @@ export interface ExchangeCounts {
    * the run, waiting for the first world): wall ms since the process started and the
    * process's CPU ms by then. Absent when the shard owned no world.
    */
-  startup?: { ms: number; cpuMs: number };
+  startup?: {
+    /** Wall ms since the process started. */
+    ms: number;
+    /** The process's CPU ms (user + system) by then. */
+    cpuMs: number;
+  };
 }
 
 export class ExchangeSearch implements Explorer {

@@ -62,7 +62,18 @@ export interface ExchangeInfo extends ExchangeCounts {
   /** sha256 of this shard's owned fingerprints (sorted 64-bit, little-endian). */
   digest: string;
   /** How worlds got their owner, and what the sample predicted (the same in every shard). */
-  owner: { key: string; why: string; sampled: number; cross: number; balance: number };
+  owner: {
+    /** `fingerprint`, or `actor:<id>` (that actor's snapshot hash). */
+    key: string;
+    /** Why, in words. */
+    why: string;
+    /** Worlds of the sampled prefix (0 when nothing was sampled). */
+    sampled: number;
+    /** Share of the sample's steps whose successor has another owner, under this key. */
+    cross: number;
+    /** The sample's largest shard against an even share, under this key. */
+    balance: number;
+  };
 }
 
 /** Exchange mode's defaults: silence timeout, wave gap and batch size (see `ExchangeOptions`), idle poll and heartbeat intervals (ms). */
