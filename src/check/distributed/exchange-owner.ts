@@ -3,11 +3,11 @@
 // successors cross to another shard. The fingerprint's hash sends (n-1)/n of them, each
 // encoded, written, read, decoded and hashed again. Owning a world by one actor's snapshot
 // (as Lerda and Sisto's partition by one process's state in distributed SPIN) keeps every
-// step that leaves that snapshot alone on its shard. Every shard samples the same breadth-first
-// prefix and picks the actor whose snapshot changes least often among those that still
+// step that leaves that snapshot alone on its shard. Every shard samples the same seeded random
+// walks and picks the actor whose snapshot changes least often among those that still
 // spread the sample evenly over the shards; otherwise the fingerprint. The run key carries the
 // choice, so shards that disagree refuse to share a run.
-import { apply, enabled, initialWorld, type Scenario, type World } from '../../actors/index.ts';
+import { apply, enabled, initialWorld, rng, type Scenario } from '../../actors/index.ts';
 import { WorldHasher } from '../fingerprint/fingerprint.ts';
 import { checkerMemo } from '../search/memo-key.ts';
 import { ownerOf } from './exchange-search.ts';
@@ -18,7 +18,7 @@ export type OwnerKey = { kind: 'fingerprint' } | { kind: 'actor'; index: number;
 /** The choice and what the sample predicted. */
 export interface OwnerChoice {
   key: OwnerKey;
-  /** Worlds and transitions of the sampled prefix. */
+  /** Distinct worlds and steps of the sampled walks. */
   sampled: { states: number; transitions: number };
   /** Share of the sample's transitions whose successor has another owner than its source, under this key. */
   cross: number;
@@ -28,11 +28,13 @@ export interface OwnerChoice {
   why: string;
 }
 
-/** Worlds in the sampled prefix: small against a shard's part of any search worth sharding. */
-export const OWNER_SAMPLE = 1000;
+/** Steps sampled (seeded random walks): small against a shard's part of any search worth sharding. */
+export const OWNER_SAMPLE = 2000;
+/** Longest walk; a walk also ends where no step is enabled. */
+const WALK_MAX = 400;
 /** An actor key is taken only if it spreads the sample about as evenly as the fingerprint does. */
-const BALANCE_SLACK = 1.15;
-const BALANCE_FLOOR = 1.3;
+const BALANCE_SLACK = 1.25;
+const BALANCE_FLOOR = 1.5;
 
 const label = (k: OwnerKey): string => (k.kind === 'fingerprint' ? 'fingerprint' : `actor:${k.id}`);
 
@@ -42,7 +44,7 @@ export function ownerKeyText(k: OwnerKey): string {
 }
 
 /**
- * Samples the breadth-first prefix (no reduction, `sample` worlds) and picks the owner key.
+ * Samples `sample` steps of seeded random walks from the initial world and picks the owner key.
  * `mode` 'fingerprint' skips the sample; so does symmetry (an actor's snapshot is not
  * canonical under a permutation) and a single shard.
  */
@@ -58,10 +60,11 @@ export function chooseOwner(sc: Scenario, count: number, opts: { symmetric: bool
   const memo = checkerMemo();
   const init = initialWorld(sc, { detail: false }).world;
   h.world(init);
-  const seen = new Set<string>([`${h.ha}:${h.hb}`]);
-  // Each queued world with its lanes, so a successor hashes only the actors its step touched.
-  const queue: { w: World; lanes: number[] }[] = [{ w: init, lanes: h.lastLanes! }];
-  // Per world sampled: its fingerprint's owner and each actor's snapshot owner.
+  // Seeded random walks from the initial world: deep worlds, where most of a big search's
+  // worlds are (a breadth-first prefix holds only the first few values of most actors).
+  const r = rng(0x5eed);
+  const seen = new Set<string>();
+  // Per distinct world met: its fingerprint's owner and each actor's snapshot owner.
   const owners: Int32Array[] = [];
   const ownersOf = (): Int32Array => {
     const o = new Int32Array(n + 1);
@@ -69,23 +72,30 @@ export function chooseOwner(sc: Scenario, count: number, opts: { symmetric: bool
     for (let i = 0; i < n; i++) o[i] = ownerOf(h.snapshotLane(i, 0)!, h.snapshotLane(i, 1)!, count);
     return o;
   };
-  owners.push(ownersOf());
   const crossed = new Float64Array(n + 1);
   let transitions = 0;
-  for (let head = 0; head < queue.length && head < limit; head++) {
-    const { w, lanes } = queue[head]!;
-    const from = owners[head]!;
-    for (const t of enabled(sc, w)) {
-      const r = apply(sc, w, t, { detail: false, memo });
-      h.world(r.world, w, lanes);
+  while (transitions < limit) {
+    let w = init;
+    h.world(w);
+    let lanes = h.lastLanes!;
+    let from = ownersOf();
+    for (let len = 0; len < WALK_MAX && transitions < limit; len++) {
+      const key = `${h.ha}:${h.hb}`;
+      if (!seen.has(key)) {
+        seen.add(key);
+        owners.push(from);
+      }
+      const steps = enabled(sc, w);
+      if (steps.length === 0) break;
+      const t = steps[r.int(steps.length)]!;
+      const next = apply(sc, w, t, { detail: false, memo }).world;
+      h.world(next, w, lanes);
       const to = ownersOf();
       transitions++;
       for (let k = 0; k <= n; k++) if (to[k] !== from[k]) crossed[k]!++;
-      const key = `${h.ha}:${h.hb}`;
-      if (seen.has(key) || seen.size >= limit) continue;
-      seen.add(key);
-      queue.push({ w: r.world, lanes: h.lastLanes! });
-      owners.push(to);
+      w = next;
+      lanes = h.lastLanes!;
+      from = to;
     }
   }
   const balanceOf = (k: number): number => {

@@ -30,7 +30,7 @@ export interface ExchangeOptions {
   /** Write a batch of worlds to a shard once it holds this many bytes (default 1 MiB; every 50 ms anyway). */
   batchBytes?: number;
   /**
-   * How worlds get their owner shard: `auto` (default) samples the first worlds and owns
+   * How worlds get their owner shard: `auto` (default) samples seeded random walks and owns
    * them by one actor's snapshot when that keeps most steps on their shard and still
    * spreads the worlds evenly, else by the fingerprint; `fingerprint` always hashes the
    * fingerprint (docs/sharding.md).
@@ -67,7 +67,7 @@ export interface ExchangeInfo extends ExchangeCounts {
     key: string;
     /** Why, in words. */
     why: string;
-    /** Worlds of the sampled prefix (0 when nothing was sampled). */
+    /** Distinct worlds the sampled walks met (0 when nothing was sampled). */
     sampled: number;
     /** Share of the sample's steps whose successor has another owner, under this key. */
     cross: number;
