@@ -43,6 +43,10 @@ export function planCheck(sc: Scenario, opts: CheckOptions): Plan {
   // PCT's bug depth means nothing to the other strategies: refuse it rather than ignore it.
   const perRun = strategy === 'swarm' ? (opts.swarmStrategy ?? 'pct') : strategy;
   if (opts.depth !== undefined && perRun === 'pos') throw new Error(`depth is PCT's bug depth; pos has no parameters: drop depth, or use strategy 'pct'`);
+  // Workers are the swarm's: a random or PCT check given workers would silently run in one thread.
+  if (opts.workers !== undefined && opts.workers > 1 && strategy !== 'swarm') {
+    throw new Error(`workers (${opts.workers}) run the swarm strategy's threads; ${strategy} runs in one thread: ${exhaustive ? 'split a dfs/bfs over processes with shard (docs/sharding.md)' : `use strategy 'swarm' (it spreads ${strategy === 'pct' ? 'PCT' : strategy === 'pos' ? 'POS' : 'random'} runs over the workers)`}, or drop workers`);
+  }
   const seed = (opts.seed ?? (exhaustive ? 0 : defaultSeed())) >>> 0;
   // Liveness keeps the whole state graph: no sleep sets, no symmetry (liveness/state-graph.ts).
   const liveness = exhaustive && opts.liveness !== false && hasLiveness(sc);
@@ -55,7 +59,7 @@ export function planCheck(sc: Scenario, opts: CheckOptions): Plan {
   const notes: CheckNotes = { strategy, seed, por: por.enabled, symmetry, shrink: opts.shrink !== false };
   if (por.reason && opts.por !== false) notes.porNote = `POR off: ${por.reason}`;
   if (liveness && opts.por !== false) notes.porNote = 'POR off: liveness properties are decided on the full state graph';
-  if (exchange && opts.por !== false) notes.porNote = "POR off: exchange mode (the reduction's cycle proviso does not hold across shards)";
+  if (exchange && opts.por !== false) notes.porNote = "POR off: exchange mode (the reduction's cycle proviso does not hold across shards, and a world's sleep set would depend on which shard's step reached it first)";
   if (hasLiveness(sc) && !liveness) notes.livenessNote = exhaustive ? 'liveness properties not checked (liveness: false)' : `liveness properties are checked by dfs and bfs only; ${strategy} checked the other properties`;
   if (exhaustive) notes.determinism = opts.determinism ?? true;
   // A sharded bfs starts from many roots (its frontier worlds): the compact frontier keeps each root's world and prefix.

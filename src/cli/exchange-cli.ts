@@ -16,14 +16,25 @@ export function exchangeChecks(flags: { exchange?: string; shardPrefix?: number;
   if (flags.frontier !== undefined) throw new UsageError('--frontier does not apply to exchange mode (each shard queues the worlds it owns); drop it');
 }
 
-/** The result file's `shard` of an exchange-mode shard. */
-export function exchangeShard(x: ExchangeInfo): ShardResultFile['shard'] {
+/** The result file's `shard` of an exchange-mode shard (`cpuMs`: this process's CPU so far). */
+export function exchangeShard(x: ExchangeInfo, cpuMs: number): ShardResultFile['shard'] {
   return {
     i: x.index + 1,
     n: x.count,
     mode: 'exchange',
     runId: x.runId,
-    exchange: { worldsSent: x.worldsSent, bytesSent: x.bytesSent, batchesSent: x.batchesSent, worldsReceived: x.worldsReceived, worldsReceivedNew: x.worldsReceivedNew, ...(x.stoppedBy ? { stoppedBy: `${x.stoppedBy.shard + 1}/${x.count}: ${x.stoppedBy.message}` } : {}) },
+    exchange: {
+      worldsSent: x.worldsSent,
+      bytesSent: x.bytesSent,
+      batchesSent: x.batchesSent,
+      worldsReceived: x.worldsReceived,
+      worldsReceivedNew: x.worldsReceivedNew,
+      worldsReceivedDuplicate: x.worldsReceived - x.worldsReceivedNew,
+      owner: x.owner.key,
+      ...(x.startup ? { startup: x.startup } : {}),
+      statesPerCpuSecond: Math.round(x.owned / Math.max(0.001, cpuMs / 1000)),
+      ...(x.stoppedBy ? { stoppedBy: `${x.stoppedBy.shard + 1}/${x.count}: ${x.stoppedBy.message}` } : {}),
+    },
   };
 }
 
@@ -40,6 +51,8 @@ export function exchangeLines(r: CheckResult, o: Style): string[] {
   const n = (v: number) => Math.round(v).toLocaleString('en-US');
   const mb = (v: number) => `${(v / 1048576).toFixed(1)} MB`;
   const out = [o.dim(`exchange  shard ${x.index + 1}/${x.count} of run ${x.runId} in ${x.dir}: owns ${n(x.owned)} worlds; sent ${n(x.worldsSent)} worlds (${mb(x.bytesSent)} in ${n(x.batchesSent)} batches), received ${n(x.worldsReceived)} (${n(x.worldsReceivedNew)} new)`)];
+  out.push(o.dim(`owner     worlds owned by ${x.owner.why}`));
+  if (x.startup) out.push(o.dim(`start-up  ${(x.startup.ms / 1000).toFixed(2)} s from process start to the first owned world (${(x.startup.cpuMs / 1000).toFixed(2)} s of CPU: module load, scenario build, joining the run)`));
   if (typeof r.options.porNote === 'string') out.push(o.dim(`por       ${r.options.porNote}`));
   if (x.stoppedBy?.reason === 'silent') out.push(o.yellow(x.stoppedBy.message));
   out.push(o.dim(`merge     the verdict of the whole run: npx interleave merge <the ${x.count} --result files>`));

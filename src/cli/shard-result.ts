@@ -27,7 +27,22 @@ export interface ShardResultFile {
     /** Shared-visited mode: the claims this shard sent and received, the frontier worlds it started, and who stopped the run early, if one did. */
     shareVisited?: { claimsSent: number; claimsReceived: number; foreign: number; duplicate: number; rootsStarted: { own: number; others: number }; rootsSkipped: number; rootsWoken: number; claimsMarked: number; stoppedBy?: string };
     /** Exchange mode: this shard's traffic, and who stopped the run early, if one did. */
-    exchange?: { worldsSent: number; bytesSent: number; batchesSent: number; worldsReceived: number; worldsReceivedNew: number; stoppedBy?: string };
+    exchange?: {
+      worldsSent: number;
+      bytesSent: number;
+      batchesSent: number;
+      worldsReceived: number;
+      worldsReceivedNew: number;
+      /** Received worlds this shard already had (another shard sent it too, or it reached it itself): the duplicated transfers. */
+      worldsReceivedDuplicate?: number;
+      /** How worlds got their owner: `fingerprint` or `actor:<id>` (one actor's snapshot). */
+      owner?: string;
+      /** Process start to the first owned world: wall ms and the process's CPU ms by then. */
+      startup?: { ms: number; cpuMs: number };
+      /** Distinct worlds this shard owns per second of its process's CPU. */
+      statesPerCpuSecond?: number;
+      stoppedBy?: string;
+    };
     prefix?: number;
     prefixDepth?: number;
     prefixStates?: number;

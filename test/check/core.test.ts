@@ -188,5 +188,8 @@ describe('bad options', () => {
     await expect(check(sc, { strategy: 'astar' as never })).rejects.toThrow(/unknown strategy 'astar'; use one of dfs, bfs, random, pct, pos, swarm/);
     await expect(check(sc, { strategy: 'pct', depth: 0 })).rejects.toThrow(/pct depth must be a whole number >= 1/);
     await expect(check(sc, { strategy: 'swarm', shard: { index: 2, count: 2 }, workers: 0 })).rejects.toThrow(/shard must be index\/count with 0 <= index < count/);
+    // Workers belong to the swarm: a random check given workers is refused, not run in one thread.
+    await expect(check(sc, { strategy: 'random', workers: 4 })).rejects.toThrow(/workers \(4\) run the swarm strategy's threads; random runs in one thread: use strategy 'swarm'/);
+    await expect(check(sc, { strategy: 'bfs', workers: 2 })).rejects.toThrow(/split a dfs\/bfs over processes with shard/);
   });
 });

@@ -40,10 +40,23 @@ describe('exchange mode as separate processes', () => {
     expect(s1).toMatchObject({ shard: { i: 1, n: 2, mode: 'exchange' }, ok: true, complete: true, options: { por: false } });
     expect(s1.shard.runId).toBe(json(join(dir, 's2.json')).shard.runId);
     expect(s1.shard.exchange.worldsSent).toBeGreaterThan(0);
+    // Start-up ends at the first owned world, within the process's CPU; the rate is owned worlds per CPU second.
+    const x1 = s1.shard.exchange;
+    expect(x1.startup.cpuMs).toBeGreaterThan(0);
+    expect(x1.startup.cpuMs).toBeLessThanOrEqual(s1.cpuMs);
+    expect(x1.statesPerCpuSecond).toBe(Math.round(s1.stats.distinctStates / (s1.cpuMs / 1000)));
+    expect(x1.worldsReceivedDuplicate).toBe(x1.worldsReceived - x1.worldsReceivedNew);
+    expect(a.stdout).toMatch(/start-up {2}[\d.]+ s from process start to the first owned world/);
 
     const merged = cli(['merge', 's1.json', 's2.json'], { cwd: dir });
     expect(merged.code).toBe(0);
     expect(merged.stdout).toContain('complete: the run ended with every shard idle and no world in transit');
+    const s2 = json(join(dir, 's2.json'));
+    const cpu = ((s1.cpuMs + s2.cpuMs) / 1000).toFixed(1);
+    expect(merged.stdout).toContain(`cost: ${cpu} s of CPU summed over the 2 shards`);
+    const sent = (s1.shard.exchange.worldsSent + s2.shard.exchange.worldsSent).toLocaleString('en-US');
+    expect(merged.stdout).toContain(`traffic: ${sent} worlds sent`);
+    expect(merged.stdout).toMatch(/start-up: [\d.]+ s of CPU on average from process start to the first owned world; at most [\d.]+% of a shard's CPU/);
     const missing = await run('merge', join(dir, 's1.json'));
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('shard 2/2 missing');
@@ -82,12 +95,15 @@ describe('exchange mode as separate processes', () => {
     expect(replay.stdout).toContain('still fails');
   });
 
-  it('refusals: no shard, a sampling strategy, --shard-prefix, liveness', async () => {
+  it('refusals: no shard, a sampling strategy, --shard-prefix, liveness; workers outside a swarm', async () => {
     const cases: [string[], RegExp][] = [
       [['check', 'lost-update', '--exchange', '/tmp/x'], /--exchange splits one search over shards: give the shard too/],
       [['check', 'lost-update', '--strategy', 'swarm', '--shard', '1/2', '--exchange', '/tmp/x'], /--exchange splits a dfs or bfs search, not swarm/],
       [['check', 'lost-update', '--shard', '1/2', '--shard-prefix', '4', '--exchange', '/tmp/x'], /exchange mode has no prefix/],
       [['check', 'rally', '--strategy', 'bfs', '--shard', '1/2', '--exchange', '/tmp/x'], /declares liveness properties, which a sharded search cannot decide/],
+      // Workers belong to the swarm: random with workers is refused, never run in one thread.
+      [['check', 'lost-update', '--strategy', 'random', '--workers', '4'], /--workers 4 runs the threads of --strategy swarm; random runs in one thread: use --strategy swarm --workers 4/],
+      [['check', 'lost-update', '--strategy', 'pct', '--workers', '2'], /use --strategy swarm --workers 2 \(it spreads PCT runs/],
     ];
     for (const [argv, re] of cases) {
       const r = await run(...argv);

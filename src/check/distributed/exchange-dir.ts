@@ -12,7 +12,7 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { linkSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import { linkSync, readdirSync, readFileSync, unlinkSync, watch, writeFileSync } from 'node:fs';
 import { makeDir } from '../../actors/make-dir.ts';
 import { writeAtomically } from '../trace/trace-file.ts';
 
@@ -26,6 +26,14 @@ export interface DirIo {
   create(name: string, data: string): boolean;
   /** Deletes the file (no error when it is gone). */
   remove(name: string): void;
+  /** The names of the files in a subdirectory (empty when it does not exist): one call instead of a read per expected file. */
+  list?(sub: string): string[];
+  /**
+   * Calls `changed` when a file appears in the subdirectory (created if missing), where the
+   * file system tells (inotify, FSEvents: not across hosts on NFS); returns the stop. Polls
+   * stay the only signal between hosts, so a shard may wait longer between them.
+   */
+  watch?(sub: string, changed: () => void): () => void;
 }
 
 /** Exchange mode cannot run (a directory of another run, one it cannot write, worlds it cannot carry): exit 2 on the CLI, with what to do. */
@@ -78,6 +86,25 @@ export function fsDirIo(dir: string): DirIo {
         unlinkSync(join(dir, name));
       } catch (e) {
         if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+      }
+    },
+    watch(sub, changed) {
+      const at = join(dir, sub);
+      makeDir(at);
+      try {
+        const w = watch(at, { persistent: false }, () => changed());
+        w.on('error', () => undefined);
+        return () => w.close();
+      } catch {
+        return () => undefined;
+      }
+    },
+    list(sub) {
+      try {
+        return readdirSync(join(dir, sub));
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code === 'ENOENT') return [];
+        throw e;
       }
     },
   };

@@ -29,6 +29,9 @@ export interface WorldCodecLike {
   decode(bytes: Uint8Array): World;
 }
 
+/** Received worlds hashed again to check their fingerprint: all of the first ones, then one in this many. */
+const VERIFY = { first: 256, every: 32 };
+
 /** The shard that owns a fingerprint (bits independent of the visited set's slot). */
 export function ownerOf(a: number, b: number, count: number): number {
   return ((Math.imul(a, 0xcc9e2d51) ^ Math.imul(b, 0x1b873593)) >>> 0) % count;
@@ -47,8 +50,20 @@ export interface ExchangeLink {
   readonly batchBytes: number;
   /** Local order: a FIFO (`bfs`) or a stack (`dfs`). */
   readonly order: 'bfs' | 'dfs';
-  /** Sleep between polls while idle. */
+  /** First sleep between polls while idle; it doubles while nothing arrives, up to `idleMaxMs`. */
   readonly idleMs: number;
+  /** Longest sleep between polls while idle (default `idleMs`). */
+  readonly idleMaxMs?: number;
+  /** An idle shard writes its idle status and reads termination waves once it has been idle this long (ms, the timing clock; default 0). */
+  readonly waveDelayMs?: number;
+  /** While busy, a batch is written at the end of a slice once it holds this many bytes (default 0: every slice). */
+  readonly flushBytes?: number;
+  /** ... or once its first record is this old (ms, the timing clock; default 0). */
+  readonly flushAgeMs?: number;
+  /** Received worlds hashed again to check the sender's fingerprint: the first `first`, then one in `every` (default 256 and 32). */
+  readonly verify?: { first: number; every: number };
+  /** Own worlds by this actor's snapshot hash instead of the fingerprint (distributed/exchange-owner.ts; never under symmetry). */
+  readonly ownerActor?: number;
 }
 
 interface Item {
@@ -77,6 +92,17 @@ export interface ExchangeCounts {
   bytesReceived: number;
   /** Termination detection waves read. */
   waves: number;
+  /**
+   * Process start to this shard's first owned world (module load, scenario build, joining
+   * the run, waiting for the first world): wall ms since the process started and the
+   * process's CPU ms by then. Absent when the shard owned no world.
+   */
+  startup?: {
+    /** Wall ms since the process started. */
+    ms: number;
+    /** The process's CPU ms (user + system) by then. */
+    cpuMs: number;
+  };
 }
 
 export class ExchangeSearch implements Explorer {
@@ -93,9 +119,20 @@ export class ExchangeSearch implements Explorer {
   private head = 0;
   private started = false;
   private idleNow = false;
+  /** The next idle sleep: grows while polls find nothing, so idle shards leave the CPU to busy ones. */
+  private idleSleep = 0;
+  private unwatch: (() => void) | undefined;
+  private wake: (() => void) | undefined;
   private lastPeerCheck = 0;
   private depthCutNoted = false;
   worldsReceivedNew = 0;
+  /** When this shard last ran dry with nothing arriving (the link's clock), while it stays so. */
+  private idleSince: number | undefined;
+  /** The link's clock when this slice began (the age of a batch is counted from the slice of its first record). */
+  private sliceStart = 0;
+  /** Received worlds hashed here to check the sender's fingerprint. */
+  private verified = 0;
+  private startup: { ms: number; cpuMs: number } | undefined;
   /** How the run ended for this shard: complete (termination detected), or stopped and why. */
   outcome: { kind: 'complete' } | { kind: 'stopped'; note: StopNote } | undefined;
 
@@ -116,12 +153,31 @@ export class ExchangeSearch implements Explorer {
   }
 
   counts(): ExchangeCounts {
-    return { worldsSent: this.outbox.records, batchesSent: this.outbox.sent, bytesSent: this.outbox.bytes, worldsReceived: this.inbox.records, worldsReceivedNew: this.worldsReceivedNew, batchesReceived: this.inbox.received, bytesReceived: this.inbox.bytes, waves: this.term.waves };
+    return { worldsSent: this.outbox.records, batchesSent: this.outbox.sent, bytesSent: this.outbox.bytes, worldsReceived: this.inbox.records, worldsReceivedNew: this.worldsReceivedNew, batchesReceived: this.inbox.received, bytesReceived: this.inbox.bytes, waves: this.term.waves, ...(this.startup ? { startup: this.startup } : {}) };
   }
 
-  /** Sleeps while idle (the drive loop's pause between slices). */
+  /** Sleeps while idle (the drive loop's pause between slices), until the next poll or a batch arrives, where the file system tells. */
   pause(): Promise<void> {
-    return this.idleNow ? new Promise((r) => setTimeout(r, this.link.idleMs)) : yieldToLoop();
+    if (!this.idleNow) return yieldToLoop();
+    if (this.unwatch === undefined && this.link.io.watch && !this.outcome) this.unwatch = this.link.io.watch(`in-${this.link.index}`, () => this.wake?.());
+    return new Promise((r) => {
+      const t = setTimeout(() => {
+        this.wake = undefined;
+        r();
+      }, this.idleSleep);
+      this.wake = () => {
+        clearTimeout(t);
+        this.wake = undefined;
+        r();
+      };
+    });
+  }
+
+  /** Stops watching the inbox (the run is over for this shard). */
+  private close(): void {
+    this.unwatch?.();
+    this.unwatch = () => undefined;
+    this.wake?.();
   }
 
   private get size(): number {
@@ -154,6 +210,7 @@ export class ExchangeSearch implements Explorer {
   /** A world this shard owns, met for the first time: the checks of search/explore.ts's `arrive`, then queue it. */
   private arrive(world: World, entry: number, depth: number, lanes: Lanes | undefined): void {
     const s = this.s;
+    this.startup ??= processClock();
     const { all, end } = s.firstVisit(world, depth);
     if (end && this.report(end, () => this.paths.path(entry))) return;
     if (all.length === 0) return;
@@ -169,7 +226,7 @@ export class ExchangeSearch implements Explorer {
     const init = initialWorld(this.sc, { detail: false });
     s.determinism?.checkInitial(init.world);
     s.hasher.world(init.world);
-    if (ownerOf(s.hasher.ha, s.hasher.hb, this.link.count) !== this.link.index) return;
+    if (this.ownerNow() !== this.link.index) return;
     s.states++;
     s.visited.add(s.hasher.ha, s.hasher.hb);
     const lanes = s.hasher.lastLanes;
@@ -179,11 +236,21 @@ export class ExchangeSearch implements Explorer {
     this.arrive(init.world, entry, 0, lanes);
   }
 
+  /** The owner of the world the session's hasher hashed last. */
+  private ownerNow(): number {
+    const h = this.s.hasher;
+    const k = this.link.ownerActor;
+    if (k === undefined) return ownerOf(h.ha, h.hb, this.link.count);
+    const a = h.snapshotLane(k, 0);
+    if (a === undefined) throw new Error('internal: exchange mode owns worlds by an actor snapshot, but the world was hashed under symmetry');
+    return ownerOf(a, h.snapshotLane(k, 1)!, this.link.count);
+  }
+
   /** Expands one owned world: every enabled step, each successor kept, sent or dropped. */
   private expand(it: Item): void {
     const s = this.s;
     const sc = this.sc;
-    const { index, count } = this.link;
+    const { index } = this.link;
     let myPath: Uint8Array | undefined;
     const pathTo = (via: number) => extendPath((myPath ??= this.paths.path(it.entry)), via);
     for (let j = 0; j < it.steps.length; j++) {
@@ -195,12 +262,12 @@ export class ExchangeSearch implements Explorer {
       s.hasher.world(r.world, it.world, it.lanes);
       const a = s.hasher.ha;
       const b = s.hasher.hb;
-      const owner = ownerOf(a, b, count);
+      const owner = this.ownerNow();
       if (owner !== index) {
         // The step's own violations are checked here; the world's invariants by its owner.
         const v = stepViolation(sc, r.world, r.events, false);
         if (v && this.report(v, () => pathTo(j))) return;
-        if (this.sentSet.add(a, b)) this.outbox.add(owner, a, b, this.link.codec.encode(r.world), pathTo(j));
+        if (this.sentSet.add(a, b)) this.outbox.add(owner, a, b, this.link.codec.encode(r.world), pathTo(j), s.hasher.lastLanes, this.sliceStart);
         continue;
       }
       const fresh = s.visited.add(a, b);
@@ -223,8 +290,13 @@ export class ExchangeSearch implements Explorer {
     const fresh = s.visited.add(x.a, x.b);
     if (!fresh && !this.checkRevisits) return;
     const world = this.link.codec.decode(x.world);
-    s.hasher.world(world);
-    if (s.hasher.ha >>> 0 !== x.a || s.hasher.hb >>> 0 !== x.b) throw new Error('internal: a world received from another shard has another fingerprint here (the world codec is not exact for this scenario)');
+    // The sender's lanes spare hashing the world again; a sample of worlds is hashed anyway, to catch a codec that is not exact.
+    const { first, every } = this.link.verify ?? VERIFY;
+    const verify = !x.lanes || this.verified++ < first || this.verified % every === 0;
+    if (verify) {
+      s.hasher.world(world);
+      if (s.hasher.ha >>> 0 !== x.a || s.hasher.hb >>> 0 !== x.b) throw new Error('internal: a world received from another shard has another fingerprint here (the world codec is not exact for this scenario)');
+    }
     if (!fresh) {
       // Under symmetry a permuted world may break an invariant its first visit kept.
       const v = invariantViolation(this.sc, world);
@@ -234,7 +306,7 @@ export class ExchangeSearch implements Explorer {
     this.worldsReceivedNew++;
     const v = invariantViolation(this.sc, world);
     if (v && this.report(v, () => x.path.slice())) return;
-    this.arrive(world, this.paths.root(x.path), pathLength(x.path), s.hasher.lastLanes);
+    this.arrive(world, this.paths.root(x.path), pathLength(x.path), x.lanes ?? s.hasher.lastLanes);
   }
 
   /** Consumes every waiting batch; true when one was consumed. */
@@ -288,8 +360,11 @@ export class ExchangeSearch implements Explorer {
 
   step(until: number): boolean {
     try {
-      return this.stepOn(until);
+      const end = this.stepOn(until);
+      if (end) this.close();
+      return end;
     } catch (e) {
+      this.close();
       // A shard that fails must not leave the others waiting for its worlds until they time out.
       if (!this.outcome) this.stopAll('error', `shard ${this.link.index + 1}/${this.link.count} failed: ${e instanceof Error ? e.message : String(e)}`);
       throw e;
@@ -299,6 +374,7 @@ export class ExchangeSearch implements Explorer {
   private stepOn(until: number): boolean {
     const s = this.s;
     this.idleNow = false;
+    this.sliceStart = this.link.timing.now();
     if (!this.started) {
       this.started = true;
       if (this.ended()) return true;
@@ -323,7 +399,8 @@ export class ExchangeSearch implements Explorer {
   /** End of a busy slice: send what is ready, take what came, say this shard is alive. */
   private endSlice(now: number): boolean {
     const s = this.s;
-    this.outbox.flushAll();
+    // Busy: only full or old batches (an idle shard sends all it has, in whenEmpty).
+    this.outbox.flushReady(this.link.timing.now(), this.link.flushBytes ?? 0, this.link.flushAgeMs ?? 0);
     this.poll();
     if (this.localEnd()) return true;
     this.term.tick(this.outbox.sent, this.inbox.received);
@@ -342,16 +419,26 @@ export class ExchangeSearch implements Explorer {
     const s = this.s;
     s.queue = 0;
     this.outbox.flushAll();
-    if (this.poll()) return this.localEnd();
-    if (this.ended()) return true;
-    const v = this.term.idle(this.outbox.sent, this.inbox.received);
-    if (v?.kind === 'terminated') {
-      writeDone(this.link.io, this.link.runId, this.link.index);
-      return this.complete();
+    if (this.poll()) {
+      this.idleSleep = this.link.idleMs;
+      this.idleSince = undefined;
+      return this.localEnd();
     }
-    if (v?.kind === 'silent') return this.silent(v.shard, v.ms, v.never);
+    if (this.ended()) return true;
+    // A shard that just ran dry usually gets work soon: it says idle and reads status waves only once it stayed idle a while.
+    const now = this.link.timing.now();
+    this.idleSince ??= now;
+    if (now - this.idleSince >= (this.link.waveDelayMs ?? 0)) {
+      const v = this.term.idle(this.outbox.sent, this.inbox.received);
+      if (v?.kind === 'terminated') {
+        writeDone(this.link.io, this.link.runId, this.link.index);
+        return this.complete();
+      }
+      if (v?.kind === 'silent') return this.silent(v.shard, v.ms, v.never);
+    }
     if (s.outOfBudget(performance.now())) return this.localEnd();
     this.idleNow = true;
+    this.idleSleep = Math.min(Math.max(this.link.idleMs, this.idleSleep * 2), this.link.idleMaxMs ?? this.link.idleMs);
     return false;
   }
 
@@ -369,6 +456,12 @@ export class ExchangeSearch implements Explorer {
     this.stopAll('silent', `shard ${shard + 1}/${count} ${what} for ${Math.round(ms / 1000)} s (it may have died or never been scheduled); the run is incomplete: start all ${count} shards again with an empty directory, or raise the exchange timeout if shards start far apart`);
     return true;
   }
+}
+
+/** Wall ms since the process started and its CPU ms so far (zeros where there is no process, e.g. a browser). */
+function processClock(): { ms: number; cpuMs: number } {
+  const cpu = typeof process !== 'undefined' && typeof process.cpuUsage === 'function' ? process.cpuUsage() : { user: 0, system: 0 };
+  return { ms: Math.round(performance.now()), cpuMs: Math.round((cpu.user + cpu.system) / 1000) };
 }
 
 function cutText(c: CutBy): string {

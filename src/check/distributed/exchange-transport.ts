@@ -6,11 +6,14 @@
 // initial world as step positions (distributed/exchange-paths.ts), so a violation anywhere is a
 // schedule from the initial world.
 //
-//   batch  := "IXB1" runTag:u32 count:u32 record*
-//   record := a:u32 b:u32 worldLength:varint world pathLength:varint path
+// With the world travel the sender's per-actor hash lanes (src/check/fingerprint), so its
+// owner hashes its successors incrementally without hashing the world itself again.
+//
+//   batch  := "IXB2" runTag:u32 count:u32 record*
+//   record := a:u32 b:u32 worldLength:varint world pathLength:varint path laneCount:varint lane:i32*
 import type { DirIo } from './exchange-dir.ts';
 
-const MAGIC = 0x31425849; // "IXB1" little-endian
+const MAGIC = 0x32425849; // "IXB2" little-endian
 
 /** The 32-bit tag of a run id written in every batch (a batch of another run is refused). */
 export function runTag(runId: string): number {
@@ -67,6 +70,8 @@ export class Outbox {
   private readonly open: (Bytes | undefined)[];
   private readonly counts: number[];
   private readonly seq: number[];
+  /** When each open batch got its first record (the caller's clock). */
+  private readonly since: number[];
 
   constructor(
     private readonly io: DirIo,
@@ -79,14 +84,23 @@ export class Outbox {
     this.open = new Array<Bytes | undefined>(count).fill(undefined);
     this.counts = new Array<number>(count).fill(0);
     this.seq = new Array<number>(count).fill(0);
+    this.since = new Array<number>(count).fill(0);
   }
 
-  add(to: number, a: number, b: number, world: Uint8Array, path: Uint8Array): void {
+  /** Writes the batches that hold at least `minBytes` or got their first record at least `maxAgeMs` before `now`: a busy shard sends fewer, larger batches. */
+  flushReady(now: number, minBytes: number, maxAgeMs: number): void {
+    for (let to = 0; to < this.open.length; to++) {
+      if (this.counts[to]! > 0 && (this.open[to]!.length >= minBytes || now - this.since[to]! >= maxAgeMs)) this.flush(to);
+    }
+  }
+
+  add(to: number, a: number, b: number, world: Uint8Array, path: Uint8Array, lanes: ArrayLike<number> | undefined, now = 0): void {
     let o = this.open[to];
     if (!o) {
       o = this.open[to] = new Bytes();
     }
     if (o.length === 0) {
+      this.since[to] = now;
       o.u32(MAGIC);
       o.u32(this.tag);
       o.u32(0);
@@ -97,6 +111,9 @@ export class Outbox {
     o.bytes(world);
     o.varint(path.length);
     o.bytes(path);
+    const nl = lanes?.length ?? 0;
+    o.varint(nl);
+    for (let k = 0; k < nl; k++) o.u32(lanes![k]!);
     this.counts[to]!++;
     if (o.length >= this.batchBytes) this.flush(to);
   }
@@ -130,6 +147,8 @@ export interface Arrival {
   b: number;
   world: Uint8Array;
   path: Uint8Array;
+  /** The sender's hash lanes of the world (signed 32-bit), or undefined (under symmetry). */
+  lanes: Int32Array | undefined;
 }
 
 /** The next batches from every other shard, in each sender's order. */
@@ -154,10 +173,15 @@ export class Inbox {
   /** Looks for a waiting batch (senders in turn); true when one is held for `take`. */
   peek(): boolean {
     if (this.held) return true;
+    // One directory listing, then reads only of the batches listed (a read per sender costs an error each when none waits).
+    const listed = this.io.list ? new Set(this.io.list(`in-${this.index}`)) : undefined;
+    if (listed?.size === 0) return false;
     for (let k = 0; k < this.count; k++) {
       const from = (this.turn + k) % this.count;
       if (from === this.index) continue;
-      const data = this.io.read(batchName(from, this.index, this.next[from]!));
+      const name = batchName(from, this.index, this.next[from]!);
+      if (listed && !listed.has(name.slice(name.indexOf('/') + 1))) continue;
+      const data = this.io.read(name);
       if (!data) continue;
       this.turn = (from + 1) % this.count;
       this.held = { from, data };
@@ -209,7 +233,14 @@ export function parseBatch(d: Uint8Array, tag: number, name: string): Arrival[] 
     const pl = readVarint(d, at);
     const path = d.subarray(at.i, at.i + pl);
     at.i += pl;
-    out.push({ a, b, world, path });
+    const nl = readVarint(d, at);
+    let lanes: Int32Array | undefined;
+    if (nl > 0) {
+      lanes = new Int32Array(nl);
+      for (let k = 0; k < nl; k++) lanes[k] = view.getInt32(at.i + 4 * k, true);
+      at.i += 4 * nl;
+    }
+    out.push({ a, b, world, path, lanes });
   }
   if (at.i !== d.length) throw new Error(`exchange batch ${name} has ${d.length - at.i} bytes past its ${n} records`);
   return out;

@@ -8,6 +8,7 @@ import type { Session } from '../search/session.ts';
 import { TOOL_VERSION } from '../trace/trace-file.ts';
 import type { CheckOptions } from '../types.ts';
 import { createWorldCodec } from '../codec/world-codec.ts';
+import { chooseOwner, ownerKeyText, type OwnerChoice } from './exchange-owner.ts';
 
 export { ExchangeError };
 
@@ -28,6 +29,13 @@ export interface ExchangeOptions {
   waveGapMs?: number;
   /** Write a batch of worlds to a shard once it holds this many bytes (default 1 MiB; every 50 ms anyway). */
   batchBytes?: number;
+  /**
+   * How worlds get their owner shard: `auto` (default) samples seeded random walks and owns
+   * them by one actor's snapshot when that keeps most steps on their shard and still
+   * spreads the worlds evenly, else by the fingerprint; `fingerprint` always hashes the
+   * fingerprint (docs/sharding.md).
+   */
+  owner?: 'auto' | 'fingerprint';
 }
 
 /** What an exchange-mode shard did (`CheckResult.exchange`). */
@@ -53,6 +61,19 @@ export interface ExchangeInfo extends ExchangeCounts {
   };
   /** sha256 of this shard's owned fingerprints (sorted 64-bit, little-endian). */
   digest: string;
+  /** How worlds got their owner, and what the sample predicted (the same in every shard). */
+  owner: {
+    /** `fingerprint`, or `actor:<id>` (that actor's snapshot hash). */
+    key: string;
+    /** Why, in words. */
+    why: string;
+    /** Distinct worlds the sampled walks met (0 when nothing was sampled). */
+    sampled: number;
+    /** Share of the sample's steps whose successor has another owner, under this key. */
+    cross: number;
+    /** The sample's largest shard against an even share, under this key. */
+    balance: number;
+  };
 }
 
 /** Exchange mode's defaults: silence timeout, wave gap and batch size (see `ExchangeOptions`), idle poll and heartbeat intervals (ms). */
@@ -63,8 +84,16 @@ export const EXCHANGE_DEFAULTS = {
   waveGapMs: 500,
   /** `ExchangeOptions.batchBytes`. */
   batchBytes: 1 << 20,
-  /** Sleep between polls of the directory while a shard is idle. */
-  idleMs: 10,
+  /** First sleep between polls of the directory while a shard is idle (doubling while nothing arrives). */
+  idleMs: 2,
+  /** Longest sleep between polls while idle (a batch arriving wakes a shard sooner where the file system tells). */
+  idleMaxMs: 200,
+  /** A busy shard writes a batch at the end of a slice once it holds this many bytes... */
+  flushBytes: 256 * 1024,
+  /** ... or once its first world waited this long (ms). */
+  flushAgeMs: 100,
+  /** An idle shard joins termination detection once it has been idle this long (ms). */
+  waveDelayMs: 50,
   /** A shard rewrites its status file at least this often (its heartbeat). */
   beatMs: 1000,
 } as const;
@@ -94,9 +123,11 @@ export async function openExchange(s: Session, opts: CheckOptions): Promise<Exch
   if (typeof x.dir !== 'string' || x.dir === '') throw new ExchangeError('exchange.dir must name the run directory shared by every shard');
   let io: DirIo;
   let runId: string;
+  if (x.owner !== undefined && x.owner !== 'auto' && x.owner !== 'fingerprint') throw new ExchangeError(`exchange.owner must be 'auto' or 'fingerprint', got ${JSON.stringify(x.owner)}`);
+  const owner = chooseOwner(s.sc, count, { symmetric: s.hasher.symmetric, mode: x.owner });
   try {
     io = fsDirIo(x.dir);
-    runId = joinRun(io, x.dir, index, count, runKey(s.sc, s, opts, count, 'exchange'));
+    runId = joinRun(io, x.dir, index, count, runKey(s.sc, s, opts, count, 'exchange', { owner: ownerKeyText(owner.key) }));
   } catch (e) {
     if (e instanceof ExchangeError) throw e;
     throw new ExchangeError(`cannot use ${x.dir} as the exchange directory: ${e instanceof Error ? e.message : String(e)}; give a directory every shard can create files in`);
@@ -108,7 +139,7 @@ export async function openExchange(s: Session, opts: CheckOptions): Promise<Exch
     if (!(e instanceof Error) || e.name !== 'WorldCodecError') throw e;
     throw new ExchangeError(`exchange mode cannot carry this scenario's worlds between shards: ${e.message}${/without --exchange/.test(e.message) ? '' : '; shard it without --exchange (no communication) or run it in one process'}`);
   }
-  return new ExchangeSearch(s, {
+  const e = new ExchangeSearch(s, {
     io,
     where: x.dir,
     runId,
@@ -119,7 +150,21 @@ export async function openExchange(s: Session, opts: CheckOptions): Promise<Exch
     batchBytes: x.batchBytes ?? EXCHANGE_DEFAULTS.batchBytes,
     order: opts.strategy === 'dfs' ? 'dfs' : 'bfs',
     idleMs: EXCHANGE_DEFAULTS.idleMs,
+    idleMaxMs: EXCHANGE_DEFAULTS.idleMaxMs,
+    flushBytes: EXCHANGE_DEFAULTS.flushBytes,
+    flushAgeMs: EXCHANGE_DEFAULTS.flushAgeMs,
+    waveDelayMs: EXCHANGE_DEFAULTS.waveDelayMs,
+    ...(owner.key.kind === 'actor' ? { ownerActor: owner.key.index } : {}),
   });
+  owners.set(e, owner);
+  return e;
+}
+
+const owners = new WeakMap<ExchangeSearch, OwnerChoice>();
+
+function ownerInfo(o: OwnerChoice | undefined): ExchangeInfo['owner'] {
+  if (!o) return { key: 'fingerprint', why: 'the fingerprint', sampled: 0, cross: 0, balance: 1 };
+  return { key: ownerKeyText(o.key), why: o.why, sampled: o.sampled.states, cross: Math.round(o.cross * 1000) / 1000, balance: Math.round(o.balance * 100) / 100 };
 }
 
 /** The result's `exchange` part. */
@@ -135,5 +180,6 @@ export function exchangeInfo(e: ExchangeSearch, s: Session, opts: CheckOptions, 
     ...e.counts(),
     ...(stop ? { stoppedBy: { shard: stop.by, reason: stop.reason, message: stop.message } } : {}),
     digest,
+    owner: ownerInfo(owners.get(e)),
   };
 }

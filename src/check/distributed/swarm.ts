@@ -32,7 +32,7 @@ export interface SwarmHandle {
 /** Messages between the coordinator and workers. */
 export type ToWorker = { type: 'bound'; index: number } | { type: 'stop' };
 export type FromWorker =
-  | { type: 'ready' }
+  | { type: 'ready'; ms: number }
   | { type: 'progress'; states: number; transitions: number; runs: number; distinct: number; maxDepth: number }
   | { type: 'found'; index: number; seed: number; property: PropertyRef; schedule: string[] }
   | { type: 'done'; states: number; transitions: number; runs: number; distinct: number; maxDepth: number; unreached: string[]; cutBy?: string }
@@ -108,6 +108,8 @@ export function runSwarm(sc: Scenario, s: Session, cfg: SampleConfig, runs: numb
     let best: Extract<FromWorker, { type: 'found' }> | undefined;
     let failure: string | undefined;
     const workers: Worker[] = [];
+    // Each worker's start-up: thread start to its scenario rebuilt and checked (module load and scenario build).
+    const startup: number[] = [];
     const finished = Array.from({ length: wanted }, (_, w) =>
       new Promise<void>((resolve) => {
         const init: WorkerInit = {
@@ -124,6 +126,7 @@ export function runSwarm(sc: Scenario, s: Session, cfg: SampleConfig, runs: numb
         workers.push(worker);
         per[w] = { states: 0, transitions: 0, runs: 0, distinct: 0, maxDepth: 0 };
         worker.on('message', (m: FromWorker) => {
+          if (m.type === 'ready') startup[w] = m.ms;
           if (m.type === 'progress' || m.type === 'done') per[w] = { states: m.states, transitions: m.transitions, runs: m.runs, distinct: m.distinct, maxDepth: m.maxDepth };
           if (m.type === 'found' && (!best || m.index < best.index)) {
             best = m;
@@ -163,6 +166,10 @@ export function runSwarm(sc: Scenario, s: Session, cfg: SampleConfig, runs: numb
     progress.next(s.progress());
     if (failure && !best) throw new Error(`swarm worker failed: ${failure}`);
     options.distinctStatesNote = 'distinct states are counted per worker and summed';
+    if (startup.length > 0) {
+      const ms = startup.filter((x) => x !== undefined);
+      options.workerStartupMs = { mean: Math.round(ms.reduce((a, b) => a + b, 0) / Math.max(1, ms.length)), max: Math.round(Math.max(...ms)) };
+    }
     if (best) s.found = { property: best.property, schedule: best.schedule, seed: best.seed };
     else {
       s.cutBy ??= 'runs';

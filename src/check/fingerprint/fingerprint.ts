@@ -111,6 +111,14 @@ export class WorldHasher {
   }
 
   /**
+   * Lane `half` (0: A, 1: B) of actor `i`'s snapshot hash in the last world hashed without
+   * symmetry (no copy; undefined under symmetry). Exchange mode may own worlds by one actor's snapshot.
+   */
+  snapshotLane(i: number, half: 0 | 1): number | undefined {
+    return this.scratchValid ? this.scratch![i * LANE + A_SNAP + half] : undefined;
+  }
+
+  /**
    * Sets `ha`/`hb` to the world's fingerprint. Given the world it was derived from
    * and that world's `lastLanes`, actors whose snapshot, status and inbox are the
    * same objects reuse their lanes, so a step costs only the actors it touched.

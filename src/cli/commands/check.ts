@@ -291,6 +291,8 @@ export async function runCheck(io: Io, name: string, flags: CheckFlags, clock = 
   r.stats.phases = { ...clock.phases, ...r.stats.phases };
   const note = r.options.swarmNote;
   if (typeof note === 'string' && !flags.json) io.err(s.yellow(`note: ${note}`));
+  const up = r.options.workerStartupMs as { mean: number; max: number } | undefined;
+  if (up && !flags.json) io.err(s.dim(`swarm     ${String(r.options.workers)} workers started in ${(up.mean / 1000).toFixed(2)} s on average (at most ${(up.max / 1000).toFixed(2)} s): thread start to the scenario rebuilt`));
   const o = io.style;
 
   if (r.violation) {
@@ -477,6 +479,9 @@ function shardChecks(api: CheckerApi, sc: Scenario, opts: CheckOptions, flags: C
   const exhaustive = strategy === 'dfs' || strategy === 'bfs';
   const where = chosen && chosen.from !== '--shard' ? ` (shard ${chosen.index + 1}/${chosen.count} from ${chosen.from})` : '';
   if (flags.depth !== undefined && strategy === 'pos') throw new UsageError('--depth is PCT\'s bug depth; pos has no parameters: drop --depth, or use --strategy pct');
+  if (flags.workers !== undefined && flags.workers > 1 && strategy !== 'swarm') {
+    throw new UsageError(`--workers ${flags.workers} runs the threads of --strategy swarm; ${strategy} runs in one thread: ${exhaustive ? 'split a dfs/bfs over processes with --shard i/n --exchange DIR (docs/sharding.md)' : `use --strategy swarm --workers ${flags.workers} (it spreads ${strategy === 'pct' ? 'PCT' : strategy === 'pos' ? 'POS' : 'random'} runs over the workers)`}, or drop --workers`);
+  }
   if (chosen && !exhaustive && strategy !== 'swarm') throw new UsageError(`--shard splits dfs, bfs and swarm checks, not ${strategy}${where}; use --strategy dfs|bfs|swarm`);
   if (chosen && exhaustive && flags.from !== undefined) throw new UsageError(`--shard does not combine with --from${where}: a search around a recording runs in one process`);
   if (chosen && exhaustive && opts.liveness !== false && api.hasLiveness(sc)) {
@@ -498,6 +503,12 @@ function shardChecks(api: CheckerApi, sc: Scenario, opts: CheckOptions, flags: C
   return out;
 }
 
+/** This process's CPU time so far (user + system), ms. */
+function cpuMs(): number {
+  const u = process.cpuUsage();
+  return Math.round((u.user + u.system) / 1000);
+}
+
 /** The result file of this check (one shard, or the whole check as shard 1/1). */
 function resultFile(api: CheckerApi, sc: Scenario, t: Target, p: ParamValues, r: CheckResult, scenario: ShardResultFile['scenario'], fps: BigUint64Array | undefined, interrupted: boolean, path: string): ShardResultFile {
   const sh = r.shard;
@@ -511,14 +522,14 @@ function resultFile(api: CheckerApi, sc: Scenario, t: Target, p: ParamValues, r:
     tool: { name: 'interleave', version: VERSION },
     scenario,
     strategy: r.strategy,
-    shard: r.exchange ? exchangeShard(r.exchange) : r.shareVisited ? shareVisitedShard(r) : sh ? { i: sh.index + 1, n: sh.count, prefix: sh.prefix, prefixDepth: sh.prefixDepth, prefixStates: sh.prefixStates, frontier: sh.frontier, roots: sh.roots, ...(sh.partitionDepth === undefined ? {} : { partitionDepth: sh.partitionDepth }) } : { i: 1, n: 1 },
+    shard: r.exchange ? exchangeShard(r.exchange, cpuMs()) : r.shareVisited ? shareVisitedShard(r) : sh ? { i: sh.index + 1, n: sh.count, prefix: sh.prefix, prefixDepth: sh.prefixDepth, prefixStates: sh.prefixStates, frontier: sh.frontier, roots: sh.roots, ...(sh.partitionDepth === undefined ? {} : { partitionDepth: sh.partitionDepth }) } : { i: 1, n: 1 },
     options,
     ok: r.ok,
     complete: r.complete && !interrupted,
     ...(r.cutBy ? { cutBy: r.cutBy } : {}),
     interrupted,
     stats: r.stats,
-    cpuMs: Math.round((process.cpuUsage().user + process.cpuUsage().system) / 1000),
+    cpuMs: cpuMs(),
     fingerprintDigest: r.exchange?.digest ?? sh?.digest ?? (fps ? api.fingerprintDigest(fps) : ''),
     distinctFingerprints: fps?.length ?? 0,
     unreached: r.unreached,

@@ -86,6 +86,34 @@ function printShares(io: Io, shards: readonly { shard: string; distinctStates: n
   }
 }
 
+/**
+ * What the split cost: CPU summed over the shards and, for an exchange run, the traffic,
+ * the duplicated transfers, the slowest start-up and the balance (largest shard against an even share).
+ */
+export function costLines(rs: readonly ShardResultFile[]): string[] {
+  const n = (x: number) => Math.round(x).toLocaleString('en-US');
+  const sec = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+  const cpu = rs.reduce((a, r) => a + (r.cpuMs ?? 0), 0);
+  const states = rs.reduce((a, r) => a + r.stats.distinctStates, 0);
+  const largest = rs.reduce((a, r) => (r.stats.distinctStates > a.stats.distinctStates ? r : a));
+  const balance = largest.stats.distinctStates / Math.max(1, states / rs.length);
+  const out = [`cost: ${sec(cpu)} of CPU summed over the ${rs.length} shards (largest ${sec(Math.max(...rs.map((r) => r.cpuMs ?? 0)))}), ${n(states / Math.max(0.001, cpu / 1000))} distinct states per CPU second; balance ${balance.toFixed(2)} (largest shard ${largest.shard.i}/${largest.shard.n} against an even share)`];
+  const xs = rs.map((r) => ({ r, x: r.shard.exchange })).filter((e) => e.x !== undefined);
+  if (xs.length === rs.length) {
+    const sum = (f: (x: NonNullable<ShardResultFile['shard']['exchange']>) => number) => xs.reduce((a, e) => a + f(e.x!), 0);
+    const sent = sum((x) => x.worldsSent);
+    const dup = sum((x) => x.worldsReceivedDuplicate ?? x.worldsReceived - x.worldsReceivedNew);
+    out.push(`traffic: ${n(sent)} worlds sent (${(sent / Math.max(1, states)).toFixed(2)} a state), ${n(sum((x) => x.worldsReceived))} received, ${n(dup)} of them duplicates (${((100 * dup) / Math.max(1, sum((x) => x.worldsReceived))).toFixed(1)}%), ${(sum((x) => x.bytesSent) / 1048576).toFixed(1)} MB in ${n(sum((x) => x.batchesSent))} batches`);
+    const ups = xs.filter((e) => e.x!.startup).map((e) => ({ i: e.r.shard.i, up: e.x!.startup!, cpu: e.r.cpuMs ?? 0 }));
+    if (ups.length > 0) {
+      const worst = ups.reduce((a, b) => (b.up.cpuMs / Math.max(1, b.cpu) > a.up.cpuMs / Math.max(1, a.cpu) ? b : a));
+      const mean = ups.reduce((a, u) => a + u.up.cpuMs, 0) / ups.length;
+      out.push(`start-up: ${sec(mean)} of CPU on average from process start to the first owned world; at most ${((100 * worst.up.cpuMs) / Math.max(1, worst.cpu)).toFixed(1)}% of a shard's CPU (shard ${worst.i}/${rs[0]!.shard.n}: ${sec(worst.up.cpuMs)} of ${sec(worst.cpu)})`);
+    }
+  }
+  return out;
+}
+
 export async function runMerge(io: Io, files: string[], flags: { json?: boolean; out?: string }): Promise<number> {
   if (files.length === 0) throw new UsageError("merge takes the result files of a sharded check, e.g. interleave merge shard-*.json");
   // Result files of a large check are big (a trace each): on a terminal a line says which is read.
@@ -104,7 +132,7 @@ export async function runMerge(io: Io, files: string[], flags: { json?: boolean;
   const o = io.style;
   const sum = (f: (r: ShardResultFile) => number) => rs.reduce((a, r) => a + f(r), 0);
   const perShard = [...rs].sort((a, b) => a.shard.i - b.shard.i).map((r) => ({ shard: `${r.shard.i}/${r.shard.n}`, distinctStates: r.stats.distinctStates, ms: Math.round(r.stats.ms) }));
-  const stats = { shards: rs.length, count: rs[0]!.shard.n, distinctStates: sum((r) => r.stats.distinctStates), states: sum((r) => r.stats.states), prefixStates: rs[0]!.shard.prefixStates ?? 0, ms: Math.max(...rs.map((r) => r.stats.ms)), perShard };
+  const stats = { shards: rs.length, count: rs[0]!.shard.n, distinctStates: sum((r) => r.stats.distinctStates), states: sum((r) => r.stats.states), prefixStates: rs[0]!.shard.prefixStates ?? 0, ms: Math.max(...rs.map((r) => r.stats.ms)), cpuMs: sum((r) => r.cpuMs ?? 0), perShard };
   if (mismatch.length > 0) {
     if (flags.json) printJson(io, { ok: null, complete: false, problems: mismatch });
     else {
@@ -180,6 +208,9 @@ export async function runMerge(io: Io, files: string[], flags: { json?: boolean;
   else io.out(o.yellow(`not complete: ${cut.map((r) => `shard ${r.shard.i}/${r.shard.n} ${(r.shard.exchange ?? r.shard.shareVisited)?.stoppedBy ? `stopped by shard ${(r.shard.exchange ?? r.shard.shareVisited)!.stoppedBy}` : `cut by ${r.cutBy ?? (r.interrupted ? 'Ctrl-C' : 'a budget')}`}`).join(', ')}; no violation in the part explored`));
   if (unreached.length) io.out(o.yellow(`never reached${complete ? '' : ' (in the part explored)'}: ${unreached.join(', ')}`));
   // Shares of a cut run say nothing about the split.
-  if (complete && rs.length > 1) printShares(io, perShard, stats.distinctStates, mode);
+  if (complete && rs.length > 1) {
+    printShares(io, perShard, stats.distinctStates, mode);
+    for (const line of costLines(rs)) io.out(line);
+  }
   return EXIT.ok;
 }

@@ -52,7 +52,7 @@ function simulate(seed: number, n: number, maxLag: number, waveGapMs: number, ti
         spawned++;
         const to = r.int(n);
         if (to === i) me.work.push(budget - 1);
-        else me.out.add(to, 0, 0, Uint8Array.of(budget - 1), new Uint8Array(0));
+        else me.out.add(to, 0, 0, Uint8Array.of(budget - 1), new Uint8Array(0), undefined);
       }
       if (r.int(3) === 0) me.out.flushAll();
       me.term.tick(me.out.sent, me.inbox.received);
