@@ -20,6 +20,7 @@ import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
 import type { ExternalHandler } from '../../actors/index.ts';
 import type { Message } from '../../actors/types.ts';
 import { TEMP_PREFIX, keyProblem, prefixProblem } from '../keys.ts';
+import { KeyLocks } from './key-locks.ts';
 import { answerS3Request } from './s3-requests.ts';
 import { ErrorCode, errorReply, type ByteRange, type MissingKeyAnswer, type PutCondition, type S3Reply } from '../messages.ts';
 import { etagOf, putConditionShapeProblem, putPreconditionProblem } from '../common.ts';
@@ -123,20 +124,10 @@ export class FsObjectStore {
 
   /** Runs `f` after every earlier locked call on `key` has settled. */
   private locked<T>(key: string, f: () => Promise<T>): Promise<T> {
-    const prev = this.locks.get(key) ?? Promise.resolve();
-    const run = prev.then(f, f);
-    const tail = run.then(
-      () => undefined,
-      () => undefined,
-    );
-    this.locks.set(key, tail);
-    void tail.then(() => {
-      if (this.locks.get(key) === tail) this.locks.delete(key);
-    });
-    return run;
+    return this.locks.run(key, f);
   }
 
-  private readonly locks = new Map<string, Promise<void>>();
+  private readonly locks = new KeyLocks();
 
   private async write1(key: string, body: Uint8Array): Promise<Reply<'s3.put.ok'>> {
     return this.run('put', key, async (dirs, name) => {

@@ -14,6 +14,7 @@ import type { ExternalHandler } from '../../actors/index.ts';
 import type { Message } from '../../actors/types.ts';
 import { etagOf, putConditionShapeProblem, putPreconditionProblem } from '../common.ts';
 import { keyProblem, prefixProblem } from '../keys.ts';
+import { KeyLocks } from './key-locks.ts';
 import { answerS3Request } from './s3-requests.ts';
 import { ErrorCode, errorReply, type ByteRange, type MissingKeyAnswer, type PutCondition, type S3Reply } from '../messages.ts';
 import type { FsReply, FsSnapshot } from './fs-object-store.ts';
@@ -114,7 +115,7 @@ export class S3ObjectStore {
   private readonly opts: S3ObjectStoreOptions;
   private readonly onIo: S3ObjectStoreOptions['onIo'];
   private clientP: Promise<S3ClientLike> | undefined;
-  private readonly locks = new Map<string, Promise<void>>();
+  private readonly locks = new KeyLocks();
 
   constructor(opts: S3ObjectStoreOptions) {
     if (typeof opts?.bucket !== 'string' || opts.bucket === '') throw new Error('S3ObjectStore: give the bucket name (`bucket`); the bucket must exist');
@@ -430,17 +431,7 @@ export class S3ObjectStore {
 
   /** Runs `f` after every earlier locked call on `key` has settled. */
   private locked<T>(key: string, f: () => Promise<T>): Promise<T> {
-    const prev = this.locks.get(key) ?? Promise.resolve();
-    const run = prev.then(f, f);
-    const tail = run.then(
-      () => undefined,
-      () => undefined,
-    );
-    this.locks.set(key, tail);
-    void tail.then(() => {
-      if (this.locks.get(key) === tail) this.locks.delete(key);
-    });
-    return run;
+    return this.locks.run(key, f);
   }
 }
 
