@@ -2,9 +2,10 @@
 // (snapshot, message) pair met again, and a reducer's for the same state, message,
 // sender, outcome and time; worlds and events must be the same as without it.
 import { describe, expect, it } from 'vitest';
+import { createMachine } from 'xstate';
 import { StepMemo, apply, enabled, initialWorld, WorldHasher, fpHex, type ApplyResult } from 'interleave/kernel';
-import { rng, type Scenario, type Step, type World } from 'interleave';
-import { contentKeyOf } from '../../../src/check/search/memo-key.ts';
+import { defineScenario, rng, type Scenario, type Step, type World } from 'interleave';
+import { checkerMemo, contentKeyOf } from '../../../src/check/search/memo-key.ts';
 import { sameContent } from '../../../src/actors/same-content.ts';
 import { randomMachineSystem } from '../../fixtures/check/random-machines.ts';
 import { lostUpdate, machineRing, retryModel } from '../../fixtures/check/models.ts';
@@ -185,6 +186,36 @@ describe('step memo by content, with colliding keys', () => {
     }
     // Equal pairs met again as other objects were reused too (the test is not only misses).
     expect(sameHits).toBeGreaterThan(0);
+  });
+});
+
+describe('step memo switch-off', () => {
+  it('turns itself off after `probe` lookups with under 2% hits, and stays on while they hit', () => {
+    const snap = {};
+    const idle = new StepMemo(undefined, undefined, 8);
+    for (let k = 0; k < 8; k++) expect(idle.get(0, {}, k)).toBeUndefined();
+    idle.set(0, snap, 'm', 'r');
+    // Off: nothing is recorded or found any more.
+    expect(idle.get(0, snap, 'm')).toBeUndefined();
+    expect(idle.counts.lookups).toBe(8);
+
+    const busy = new StepMemo(undefined, undefined, 8);
+    busy.set(0, snap, 'm', 'r');
+    for (let k = 0; k < 8; k++) expect(busy.get(0, snap, 'm')).toBe('r');
+    expect(busy.get(0, snap, 'm')).toBe('r');
+    expect(busy.counts).toEqual({ lookups: 9, hits: 9 });
+  });
+
+  it('a one-actor scenario decides after 512 lookups, others after 4,096', () => {
+    const one = checkerMemo(defineScenario({ name: 'one', actors: { a: createMachine({ id: 'a', initial: 'x', states: { x: {} } }) } }));
+    const many = checkerMemo(lostUpdate({ cas: false, clients: 2, rounds: 1 }));
+    for (let k = 0; k < 600; k++) {
+      one.get(0, {}, k);
+      many.get(0, {}, k);
+    }
+    // Off after 512 misses: lookups are no longer counted.
+    expect(one.counts.lookups).toBe(512);
+    expect(many.counts.lookups).toBe(600);
   });
 });
 
