@@ -1,7 +1,7 @@
 // Whole numbers with thousands separators, as `toLocaleString('en-US')` writes them.
-// The first `toLocaleString` of a process loads ICU's number formatting (about 12 ms of
-// CPU) and every later one builds a formatter; a counterexample's text and the check's
-// summary print a handful of counts, so they are grouped here instead.
+// The first `toLocaleString` of a process loads ICU's number formatting and every later
+// one builds a formatter; a counterexample's text and the check's summary print a
+// handful of counts, so they are grouped here instead (docs/measurements.md).
 
 /** `1234567` as `1,234,567` (what `toLocaleString('en-US')` gives); other than a safe integer, that. */
 export function countText(n: number): string {
