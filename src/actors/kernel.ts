@@ -336,6 +336,7 @@ export function initialWorld(sc: Scenario, opts: ApplyOptions = {}): ApplyResult
     ...(sc.inputSlots > 0 ? { inputs: new Array<number>(sc.inputSlots).fill(0) } : {}),
   };
   const d = new Draft(sc, empty, opts.detail ?? true);
+  d.memo = opts.memo;
   for (let i = 0; i < n; i++) boot(d, i);
   for (const s of sc.start ?? []) {
     const from = s.from === undefined || s.from === 'env' ? sc.envIndex : sc.index.get(s.from)!;

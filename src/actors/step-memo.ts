@@ -64,11 +64,13 @@ export class StepMemo {
   /**
    * `limit`: results held before the memo starts afresh. `contentKey`: a key of a
    * machine's snapshot and message by content (the checker's hash of both), which turns
-   * on the lookup of equal pairs reached as other objects (see `byContent`).
+   * on the lookup of equal pairs reached as other objects (see `byContent`). `probe`:
+   * lookups after which the memo turns itself off if under 2% of them hit.
    */
   constructor(
     private readonly limit = 1 << 14,
     private readonly contentKey?: (actor: number, snapshot: object, msg: unknown) => string,
+    private readonly probe = 4096,
   ) {}
 
   /** Lookups so far and how many found a result (for benchmarks: the hit rate). */
@@ -142,8 +144,8 @@ export class StepMemo {
   private find(actor: number, key: object, msg: unknown, from: number, outcome: string | undefined, now: number): unknown {
     if (this.off) return undefined;
     // A search where pairs do not recur (one machine driven by its inputs: every state is
-    // stepped once per event) gains nothing: after 4,096 lookups under 2% hits, stop.
-    if (++this.lookupCount === 4096 && this.hitCount * 50 < this.lookupCount) {
+    // stepped once per event) gains nothing: after `probe` lookups under 2% hits, stop.
+    if (++this.lookupCount === this.probe && this.hitCount * 50 < this.lookupCount) {
       this.off = true;
       this.map = new Map();
       this.byContent = new Map();

@@ -6,7 +6,7 @@
 // `Math.random() < p` then differs from at least one run for any p in (0.01, 0.99),
 // and `Math.floor(Math.random() * n)` gives 0 and n - 1. After many draws in one
 // re-step the values spread over [0, 1), so a rejection loop still ends.
-import { rng } from '../actors/index.ts';
+import { rng, type Rng } from '../actors/index.ts';
 
 /** How far the clocks move in re-step k: a year and k + 1 odd milliseconds, times k + 1. */
 function clockShift(k: number): number {
@@ -23,7 +23,8 @@ interface RandomSource {
 const BANDED_DRAWS = 1024;
 
 /** The re-step in progress: what the replacements read (one set of them, made once). */
-const cur = { shift: 0, high: false, draws: 0, r: rng(1) };
+/** `r` is made at the re-step's first draw from `seed`: most steps draw nothing. */
+const cur: { shift: number; high: boolean; draws: number; seed: number; r: Rng | undefined } = { shift: 0, high: false, draws: 0, seed: 1, r: undefined };
 
 /**
  * Runs `f` with `Date.now`, `new Date()`, `performance.now`, `Math.random`,
@@ -36,7 +37,8 @@ export function withShiftedSources<T>(k: number, f: () => T): T {
   cur.shift = clockShift(k);
   cur.high = k % 2 === 1;
   cur.draws = 0;
-  cur.r = rng((0x9e3779b9 * (k + 1)) >>> 0);
+  cur.seed = (0x9e3779b9 * (k + 1)) >>> 0;
+  cur.r = undefined;
   const { real } = fakes;
   g.Date = fakes.Date;
   Math.random = fakes.random;
@@ -69,7 +71,7 @@ function makeFakes() {
   const cr = (globalThis as { crypto?: RandomSource }).crypto;
   const real = { Date: RealDate, random: Math.random, perfNow: realPerfNow, randomUUID: cr?.randomUUID, getRandomValues: cr?.getRandomValues };
   const random = (): number => {
-    const u = cur.r.next();
+    const u = (cur.r ??= rng(cur.seed)).next();
     if (++cur.draws > BANDED_DRAWS) return u;
     return cur.high ? 0.99 + u * 0.01 : u * 0.01;
   };

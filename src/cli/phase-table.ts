@@ -1,6 +1,7 @@
 // `check --verbose`: where the time went, as a small table after the verdict.
 import { PHASE_ORDER, cpuNowMs, type PhaseName, type Phases } from '../check/phases.ts';
 import type { Style } from '../report/style.ts';
+import { countText } from '../report/count-text.ts';
 
 const LABEL: Record<PhaseName, string> = {
   moduleLoad: 'module load',
@@ -23,6 +24,6 @@ export function phaseLines(phases: Phases | undefined, o: Style): string[] {
   }
   rows.push(['process so far', performance.now(), cpuNowMs()]);
   const w = Math.max(...rows.map((r) => r[0].length));
-  const n = (x: number) => Math.round(x).toLocaleString('en-US').padStart(8);
+  const n = (x: number) => countText(Math.round(x)).padStart(8);
   return ['', o.dim(`${'phase'.padEnd(w)}  ${'wall ms'.padStart(8)}  ${'CPU ms'.padStart(8)}`), ...rows.map(([l, a, b]) => `${l.padEnd(w)}  ${n(a)}  ${n(b)}`), o.dim('CPU is the whole process (all threads); the process so far includes start-up and printing.')];
 }

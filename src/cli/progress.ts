@@ -2,9 +2,10 @@
 import cliProgress from 'cli-progress';
 import type { Observable } from 'rxjs';
 import type { Progress } from './check-api.ts';
+import { countText } from '../report/count-text.ts';
 
 function n(x: number): string {
-  return Math.round(x).toLocaleString('en-US');
+  return countText(Math.round(x));
 }
 
 export function progressText(p: Progress, label: string): string {

@@ -1,5 +1,6 @@
 // A trace as a numbered step list, one line a step:
 //   12  worker:LE  ← reader:LE#0  EndChannel   (LE: waiting → consuming)
+import { countText } from './count-text.ts';
 import { propertyNote, stepNotes, type Legend } from '../actors/legend.ts';
 import type { ReportContext } from './context.ts';
 import { busyActors, fileView, type StepView, type TraceView } from './model.ts';
@@ -90,7 +91,7 @@ export function propertyLabel(legend: Legend | undefined, name: string): string 
 
 /** `1 step`, `2 steps`. */
 export function stepsText(n: number): string {
-  return `${n.toLocaleString('en-US')} step${n === 1 ? '' : 's'}`;
+  return `${countText(n)} step${n === 1 ? '' : 's'}`;
 }
 
 /** How the last line of a counterexample reads: where it fails, or where its cycle closes. */

@@ -5,7 +5,7 @@
 // reduced graph; shrinking follows). Both explore with `apply(..., { detail: false })`;
 // the counterexample trace is replayed with detail.
 import { checkerMemo } from './memo-key.ts';
-import { apply, enabled, type Scenario, type Step, type World } from '../../actors/index.ts';
+import { apply, enabled, type Scenario, type Step, type StepMemo, type World } from '../../actors/index.ts';
 import { inSet, markOf, nextSleep, visible, wokenSteps, type PorContext } from '../por/sleep-sets.ts';
 import { Stubborn } from '../por/stubborn.ts';
 import { stepViolation } from '../properties.ts';
@@ -86,7 +86,7 @@ export abstract class Search implements Explorer {
   protected readonly sc: Scenario;
   private started = false;
   /** The same (snapshot, message) pair recurs across interleavings: step it once. */
-  protected readonly memo = checkerMemo();
+  protected readonly memo: StepMemo;
   /** Nodes keep their enabled steps (`Node.en`): the compact frontier encodes steps as positions in it. */
   protected keepsEnabled = false;
 
@@ -117,6 +117,7 @@ export abstract class Search implements Explorer {
     protected readonly por: PorContext,
   ) {
     this.sc = s.sc;
+    this.memo = checkerMemo(s.sc);
     this.checkRevisits = s.hasher.symmetric || s.opts.inspect?.violation !== undefined;
     this.sleepSets = por.enabled && !s.hasher.symmetric;
     // A shard's learned may-send relation could miss steps only other shards reach (docs/sharding.md).

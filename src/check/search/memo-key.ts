@@ -1,7 +1,7 @@
 // The checker's step memo: by identity, and by content through the fingerprint hash
 // (step-memo.ts). A content key is the actor and 64-bit hashes of the snapshot and
 // the message; the memo then compares the two pairs exactly before it reuses a step.
-import { StepMemo } from '../../actors/index.ts';
+import { StepMemo, type Scenario } from '../../actors/index.ts';
 import { Hasher } from '../fingerprint/hash.ts';
 
 /** A content key of machine steps: the actor and the structural hashes of the snapshot and the message. */
@@ -16,7 +16,13 @@ export function contentKeyOf(): (actor: number, snapshot: object, msg: unknown) 
   };
 }
 
-/** A step memo for one search, with content lookups keyed by the structural hash. */
-export function checkerMemo(): StepMemo {
-  return new StepMemo(undefined, contentKeyOf());
+/**
+ * A step memo for one search, with content lookups keyed by the structural hash. With
+ * one actor, a pair recurs only in worlds that differ outside its snapshot (timers,
+ * messages to itself, input counts), so the memo decides sooner whether it pays: a
+ * machine fed only its inputs is stepped once per state and event, and the lookups of
+ * a small check would otherwise cost it most of its warm-up.
+ */
+export function checkerMemo(sc?: Scenario): StepMemo {
+  return new StepMemo(undefined, contentKeyOf(), sc !== undefined && sc.ids.length === 1 ? 512 : undefined);
 }

@@ -13,6 +13,7 @@ import {
   type RecordedEvent,
   type Scenario,
   type Step,
+  type StepMemo,
   type TraceEvent,
   type World,
 } from '../../actors/index.ts';
@@ -47,12 +48,13 @@ function record(out: RecordedEvent[] | undefined, evs: readonly TraceEvent[], st
 export function runSchedule(
   sc: Scenario,
   schedule: readonly string[],
-  opts: { detail: boolean; lenient: boolean; inputs?: readonly ScheduleInput[]; through?: boolean; collect?: (events: readonly TraceEvent[]) => void; purity?: DeterminismCheck | undefined },
+  opts: { detail: boolean; lenient: boolean; inputs?: readonly ScheduleInput[]; through?: boolean; collect?: (events: readonly TraceEvent[]) => void; purity?: DeterminismCheck | undefined; memo?: StepMemo | undefined },
 ): ReplayOutcome {
   let first: PropertyRef | undefined;
   const trace: RecordedEvent[] | undefined = opts.detail ? [] : undefined;
   const taken: string[] = [];
-  const init = initialWorld(sc, { detail: opts.detail });
+  const memo = opts.memo;
+  const init = initialWorld(sc, { detail: opts.detail, memo });
   let w = init.world;
   opts.purity?.checkInitial(w);
   record(trace, init.events, 0);
@@ -74,7 +76,7 @@ export function runSchedule(
         throw new Divergence(i, want, steps.map((s) => s.id));
       }
     }
-    const r = opts.purity ? opts.purity.apply(w, step, { detail: opts.detail }) : apply(sc, w, step, { detail: opts.detail });
+    const r = opts.purity ? opts.purity.apply(w, step, { detail: opts.detail, memo }) : apply(sc, w, step, { detail: opts.detail, memo });
     w = r.world;
     taken.push(step.id);
     record(trace, r.events, taken.length);

@@ -6,7 +6,7 @@
 // 2. Adjacent swaps toward fewer context switches (consecutive steps of different
 //    actors), so the story reads actor by actor.
 // Also finds a nearby passing schedule (greedy, bounded: see `nearestPassing`).
-import { apply, enabled, isFault, type Scenario } from '../../actors/index.ts';
+import { StepMemo, apply, enabled, isFault, type Scenario } from '../../actors/index.ts';
 import { endViolation, sameProperty, stepViolation } from '../properties.ts';
 import { runSchedule } from './replay.ts';
 import { NondeterminismError, type DeterminismCheck } from '../purity.ts';
@@ -50,13 +50,16 @@ export function shrinkSchedule(sc: Scenario, property: PropertyRef, schedule: re
   let replays = 0;
   let steps = 0;
   const budget = () => replays < maxReplays && steps < maxSteps;
+  // Candidates share most of their steps with the schedule they came from: the memo
+  // (and the start results it keeps) lets each replay reuse those machine steps.
+  const memo = new StepMemo();
   /** The schedule actually taken, if the candidate still fails the same way. */
   const fails = (cand: readonly string[]): string[] | undefined => {
     replays++;
     steps += cand.length;
     let out;
     try {
-      out = runSchedule(sc, cand, { detail: false, lenient: true, purity: opts.purity });
+      out = runSchedule(sc, cand, { detail: false, lenient: true, purity: opts.purity, memo });
     } catch (e) {
       if (e instanceof NondeterminismError) throw e;
       return undefined;
@@ -134,10 +137,11 @@ export const NEAREST_PASSING_TRIES = 200;
  */
 export function nearestPassing(sc: Scenario, schedule: readonly string[], maxTries = NEAREST_PASSING_TRIES, purity?: DeterminismCheck): NearPassing | undefined {
   let tries = 0;
+  const memo = new StepMemo();
   const passes = (cand: string[]): string[] | undefined => {
     tries++;
     try {
-      return runsClean(sc, cand, purity);
+      return runsClean(sc, cand, purity, memo);
     } catch (e) {
       if (e instanceof NondeterminismError) throw e;
       // a candidate that cannot run is simply not a passing schedule
@@ -180,8 +184,8 @@ export function nearestPassing(sc: Scenario, schedule: readonly string[], maxTri
  * steps, preferring the candidate's own. The whole schedule if nothing fails on the
  * way or at the end.
  */
-function runsClean(sc: Scenario, cand: readonly string[], purity: DeterminismCheck | undefined): string[] | undefined {
-  const r = runSchedule(sc, cand, { detail: false, lenient: true, purity });
+function runsClean(sc: Scenario, cand: readonly string[], purity: DeterminismCheck | undefined, memo: StepMemo): string[] | undefined {
+  const r = runSchedule(sc, cand, { detail: false, lenient: true, purity, memo });
   if (r.property || cand.length - r.schedule.length > 2) return undefined;
   const taken = [...r.schedule];
   const rest = cand.filter((id) => !taken.includes(id));
@@ -193,7 +197,7 @@ function runsClean(sc: Scenario, cand: readonly string[], purity: DeterminismChe
     const normal = steps.filter((x) => !isFault(x) && x.kind !== 'restart');
     if (normal.length === 0) return taken;
     const step = normal.find((x) => rest.includes(x.id)) ?? normal[0]!;
-    const res = purity ? purity.apply(w, step) : apply(sc, w, step, { detail: false });
+    const res = purity ? purity.apply(w, step, { memo }) : apply(sc, w, step, { detail: false, memo });
     w = res.world;
     taken.push(step.id);
     if (stepViolation(sc, w, res.events)) return undefined;

@@ -20,6 +20,7 @@ import type { RecordingMisfit } from '../../check/trace/recorded.ts';
 import { DATA_WHY } from '../recording-misfit.ts';
 import { PhaseClock, roundPhases } from '../../check/phases.ts';
 import { phaseLines } from '../phase-table.ts';
+import { countText } from '../../report/count-text.ts';
 
 export interface CheckFlags {
   param: string[];
@@ -178,7 +179,7 @@ export function htmlPathFor(jsonPath: string): string {
 
 function stats(r: CheckResult, verbose: boolean): string {
   const s = r.stats;
-  const n = (x: number) => Math.round(x).toLocaleString('en-US');
+  const n = (x: number) => countText(Math.round(x));
   const runs = s.runs !== undefined ? `, ${n(s.runs)} runs` : '';
   const p = r.collisionProbability;
   // States are told apart by a 64-bit hash; the chance two were confused is the optimistic bound TLC prints.
@@ -199,7 +200,7 @@ function firstViolationLine(r: CheckResult, verbose: boolean): string | undefine
   if (fv?.search !== 'unreduced') return undefined;
   const [kind, ...rest] = fv.reduced.split(':');
   const name = rest.join(':');
-  if (verbose) return `the reduced search met ${kind} '${name}' first (${fv.reducedDistinctStates.toLocaleString('en-US')} distinct states); shown is the unreduced search's first violation, as with --no-por`;
+  if (verbose) return `the reduced search met ${kind} '${name}' first (${countText(fv.reducedDistinctStates)} distinct states); shown is the unreduced search's first violation, as with --no-por`;
   // The same property either way: nothing a reader needs to know.
   const v = r.violation?.property;
   if (v && v.kind === kind && v.name === name) return undefined;
@@ -398,7 +399,7 @@ export async function runCheck(io: Io, name: string, flags: CheckFlags, clock = 
   // Around a recording the depth bound is the recording's own unless --max-depth was given.
   const traceDepth = r.strategy === 'from-trace' && typeof r.options.maxDepth === 'number' ? r.options.maxDepth : undefined;
   const cutText = r.cutBy === 'maxDepth' && traceDepth !== undefined && flags.maxDepth === undefined
-    ? `the depth bound of ${traceDepth.toLocaleString('en-US')} steps (the recording's ${Number(r.options.seedLength).toLocaleString('en-US')} steps + 1,000; --max-depth sets another)`
+    ? `the depth bound of ${countText(traceDepth)} steps (the recording's ${countText(Number(r.options.seedLength))} steps + 1,000; --max-depth sets another)`
     : (CUT[r.cutBy ?? ''] ?? r.cutBy ?? 'a budget');
   const verdict = r.complete ? 'complete' : (stoppedByOther(r) ?? `cut by ${cutText}`);
   // --require-complete: a search that stopped early is not a pass.
@@ -430,7 +431,7 @@ export async function runCheck(io: Io, name: string, flags: CheckFlags, clock = 
   io.out(r.complete
     ? `exploration complete: ${everything} (${r.strategy}; ${stats(r, flags.verbose === true)})`
     : o.yellow(`exploration not complete: ${verdict}; no violation found in the part explored (${r.strategy}, seed ${r.seed}; ${stats(r, flags.verbose === true)})`));
-  if (traceDepth !== undefined) io.out(o.dim(`depth bound ${traceDepth.toLocaleString('en-US')} steps (${flags.maxDepth === undefined ? `the recording's ${Number(r.options.seedLength).toLocaleString('en-US')} steps as explored + 1,000` : '--max-depth'})`));
+  if (traceDepth !== undefined) io.out(o.dim(`depth bound ${countText(traceDepth)} steps (${flags.maxDepth === undefined ? `the recording's ${countText(Number(r.options.seedLength))} steps as explored + 1,000` : '--max-depth'})`));
   if (r.unreached.length) io.out(o.yellow(`never reached${r.complete ? '' : ' (in the part explored)'}: ${r.unreached.join(', ')}`));
   if (typeof r.options.livenessNote === 'string') io.out(o.yellow(r.options.livenessNote));
   if (r.vacuous) io.out(o.yellow(`could not have failed (only evaluated where the actors they read had not moved): ${r.vacuous.join(', ')}`));

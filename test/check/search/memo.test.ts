@@ -2,9 +2,11 @@
 // (snapshot, message) pair met again, and a reducer's for the same state, message,
 // sender, outcome and time; worlds and events must be the same as without it.
 import { describe, expect, it } from 'vitest';
+import { createMachine } from 'xstate';
 import { StepMemo, apply, enabled, initialWorld, WorldHasher, fpHex, type ApplyResult } from 'interleave/kernel';
-import { rng, type Scenario, type Step, type World } from 'interleave';
-import { contentKeyOf } from '../../../src/check/search/memo-key.ts';
+import { defineScenario, rng, type Scenario, type Step, type World } from 'interleave';
+import { checkerMemo, contentKeyOf } from '../../../src/check/search/memo-key.ts';
+import { runSchedule } from '../../../src/check/trace/replay.ts';
 import { sameContent } from '../../../src/actors/same-content.ts';
 import { randomMachineSystem } from '../../fixtures/check/random-machines.ts';
 import { lostUpdate, machineRing, retryModel } from '../../fixtures/check/models.ts';
@@ -185,6 +187,75 @@ describe('step memo by content, with colliding keys', () => {
     }
     // Equal pairs met again as other objects were reused too (the test is not only misses).
     expect(sameHits).toBeGreaterThan(0);
+  });
+});
+
+describe('replays through a memo (shrinking, the nearby passing schedule)', () => {
+  it('a replay with a memo shared across candidates takes the same steps to the same world and verdict as one without', () => {
+    let hits = 0;
+    let replays = 0;
+    for (let seed = 1; seed <= 12; seed++) {
+      const sc = randomMachineSystem(seed);
+      const hasher = new WorldHasher(sc, false);
+      const r = rng(seed);
+      // A random walk, then candidates cut from it as delta debugging cuts them (chunks removed, neighbours swapped).
+      const walk: string[] = [];
+      let w: World = initialWorld(sc, { detail: false }).world;
+      for (let d = 0; d < 30; d++) {
+        const en = enabled(sc, w);
+        if (en.length === 0) break;
+        const t = r.pick(en);
+        walk.push(t.id);
+        w = apply(sc, w, t, { detail: false }).world;
+      }
+      const memo = new CountingMemo();
+      for (let k = 0; k < 40; k++) {
+        const cand = walk.slice();
+        const at = r.int(Math.max(1, cand.length));
+        if (r.int(2) === 0) cand.splice(at, 1 + r.int(4));
+        else if (at + 1 < cand.length) [cand[at], cand[at + 1]] = [cand[at + 1]!, cand[at]!];
+        const plain = runSchedule(sc, cand, { detail: false, lenient: true });
+        const memoed = runSchedule(sc, cand, { detail: false, lenient: true, memo });
+        replays++;
+        expect(memoed.schedule).toEqual(plain.schedule);
+        expect(memoed.property).toEqual(plain.property);
+        expect(fpHex(hasher.fp(memoed.world))).toBe(fpHex(hasher.fp(plain.world)));
+      }
+      hits += memo.hits;
+    }
+    expect(replays).toBe(480);
+    // Candidates share their prefixes: the memo is used, not only missed.
+    expect(hits).toBeGreaterThan(0);
+  });
+});
+
+describe('step memo switch-off', () => {
+  it('turns itself off after `probe` lookups with under 2% hits, and stays on while they hit', () => {
+    const snap = {};
+    const idle = new StepMemo(undefined, undefined, 8);
+    for (let k = 0; k < 8; k++) expect(idle.get(0, {}, k)).toBeUndefined();
+    idle.set(0, snap, 'm', 'r');
+    // Off: nothing is recorded or found any more.
+    expect(idle.get(0, snap, 'm')).toBeUndefined();
+    expect(idle.counts.lookups).toBe(8);
+
+    const busy = new StepMemo(undefined, undefined, 8);
+    busy.set(0, snap, 'm', 'r');
+    for (let k = 0; k < 8; k++) expect(busy.get(0, snap, 'm')).toBe('r');
+    expect(busy.get(0, snap, 'm')).toBe('r');
+    expect(busy.counts).toEqual({ lookups: 9, hits: 9 });
+  });
+
+  it('a one-actor scenario decides after 512 lookups, others after 4,096', () => {
+    const one = checkerMemo(defineScenario({ name: 'one', actors: { a: createMachine({ id: 'a', initial: 'x', states: { x: {} } }) } }));
+    const many = checkerMemo(lostUpdate({ cas: false, clients: 2, rounds: 1 }));
+    for (let k = 0; k < 600; k++) {
+      one.get(0, {}, k);
+      many.get(0, {}, k);
+    }
+    // Off after 512 misses: lookups are no longer counted.
+    expect(one.counts.lookups).toBe(512);
+    expect(many.counts.lookups).toBe(600);
   });
 });
 
