@@ -48,9 +48,10 @@
     if (depth < 3 && isRecord(from) && isRecord(to)) {
       var ks = Object.keys(from).concat(Object.keys(to).filter(function (k) { return !(k in from); }));
       ks.forEach(function (k) {
-        if (!(k in from)) list.push({ key: key + '.' + k, to: to[k], known: false });
-        else if (!(k in to)) list.push({ key: key + '.' + k, from: from[k], to: undefined, known: true });
-        else diff(list, key + '.' + k, from[k], to[k], depth + 1);
+        var path = key === '' ? k : key + '.' + k;
+        if (!(k in from)) list.push({ key: path, to: to[k], known: false });
+        else if (!(k in to)) list.push({ key: path, from: from[k], to: undefined, known: true });
+        else diff(list, path, from[k], to[k], depth + 1);
       });
       return;
     }
@@ -247,7 +248,7 @@
       var t = el('table', { 'data-actor': a });
       byActor[a].forEach(function (c) {
         var tr = el('tr');
-        tr.appendChild(el('td', { class: 'key' }, c.key));
+        var key = el('td', { class: 'key' }); key.appendChild(cut(c.key, 40)); tr.appendChild(key);
         var old = el('td', { class: 'old' }); if (c.known) old.appendChild(cut(json1(c.from), 40)); tr.appendChild(old);
         tr.appendChild(el('td', { class: 'arrow' }, c.known ? '→' : '='));
         var now = el('td', { class: 'new' }); now.appendChild(cut(json1(c.to), 40)); tr.appendChild(now);
