@@ -116,6 +116,9 @@ describe('check: a violation, saved and replayed', () => {
     expect(out.code).toBe(1);
     expect(out.stdout).toContain("✗ invariant 'no-lost-update' violated: all 2 clients finished but the counter is 1");
     expect(out.stdout).toMatch(/^ +1 {2}client\d +← env +start +\(client\d: idle → reading\)$/m);
+    // The store is a reducer: its writes show under their steps, the lost one as a version bump only.
+    expect(out.stdout).toMatch(/^ +\d+ {2}store +← client\d +Put\n +Δ store: value 0 → 1, version 0 → 1$/m);
+    expect(out.stdout).toMatch(/^ +\d+ {2}store +← client\d +Put\n +Δ store: version 1 → 2$/m);
     expect(out.stdout).toMatch(/^seed {6}0 \(bfs;/m);
     expect(out.stdout).toContain('replay    npx interleave replay .interleave/lost-update-seed0.json');
     expect(out.stdout).toContain('viewer    .interleave/lost-update-seed0.html');
