@@ -13,6 +13,7 @@ import { pathToFileURL } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatHtml } from 'interleave';
+import { fileView } from '../../src/report/index.ts';
 import { lostUpdateTrace } from '../helpers/report-traces.ts';
 import { readBlocks } from '../helpers/doc-blocks.ts';
 import { runMain } from '../helpers/cli.ts';
@@ -93,6 +94,17 @@ describe('HTML viewer in Chromium', () => {
     expect(await page.locator('#changed table[data-actor="client1"] tr').evaluateAll((rs) => rs.map((r) => r.textContent))).toEqual(['readnull→0', 'tries0→1']);
     await page.keyboard.press('ArrowLeft');
     expect(await text('#step-label')).toBe('step 4 / 10');
+  });
+
+  it("shows the store's writes (a reducer's state) in the changed context, key by key", async () => {
+    const puts = fileView(lostUpdateTrace()).steps.filter((s) => s.actor === 'store' && s.what === 'Put').map((s) => s.n);
+    expect(puts).toHaveLength(2);
+    const rows = () => page.locator('#changed table[data-actor="store"] tr').evaluateAll((rs) => rs.map((r) => r.textContent));
+    await page.evaluate((n) => (globalThis as any).interleaveViewer.go(n), puts[0]);
+    expect(await rows()).toEqual(['value0→1', 'version0→1']);
+    expect(await page.locator('#states tr[data-actor="store"]').getAttribute('class')).toBe('moved');
+    await page.evaluate((n) => (globalThis as any).interleaveViewer.go(n), puts[1]);
+    expect(await rows()).toEqual(['version1→2']);
   });
 
   it('marks the failing step at the end', async () => {
@@ -240,6 +252,10 @@ describe('the amber-loop report at 1400x1000', () => {
     expect(await changed.textContent()).toContain('streamingtrue→false');
     const box = (await changed.boundingBox())!;
     expect(box.y + box.height).toBeLessThan(1000);
+    // The store (a reducer) records the main loop's read in flight at step 10: the cause of the 403.
+    await amber.evaluate(() => (globalThis as any).interleaveViewer.go(10));
+    expect(await amber.locator('#changed table[data-actor="store"]').textContent()).toMatch(/^mainReads\.LE=.*result/);
+    await amber.evaluate(() => (globalThis as any).interleaveViewer.go(18));
     await amber.screenshot({ path: join(SHOTS, 'amber-loop-failing-step.png') });
   });
 
