@@ -16,7 +16,7 @@ export { enabled, isFault, isQuiescent, isOffered, offersInput, inputStep, tickS
 
 /** Options of `apply` and `initialWorld`. */
 export interface ApplyOptions {
-  /** Record context changes on `state` events (costs a shallow diff per step). Default true. */
+  /** Record context changes on `state` events and reducers' state changes as `context` events, which monitors do not see (costs a shallow diff per step). Default true. */
   readonly detail?: boolean;
   /** Reuse machine step results for (snapshot, message) pairs already stepped (see step-memo.ts). */
   readonly memo?: StepMemo;
