@@ -145,6 +145,31 @@ describe('HTML viewer in Chromium', () => {
   });
 });
 
+describe('a viewer written by check without --charts', () => {
+  it('says where the charts would be that they were left out, with the commands that draw them', async () => {
+    // The page above had no commands to give: no statecharts section at all.
+    expect(await page.locator('#machines-section').isHidden()).toBe(true);
+    const dir = mkdtempSync(join(tmpdir(), 'interleave-no-charts-'));
+    expect((await runMain('check', 'lost-update', '--out', `${dir}/`)).code).toBe(1);
+    const json = join(dir, readdirSync(dir).find((f) => f.endsWith('.json'))!);
+    const html = json.replace(/\.json$/, '.html');
+    const p = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+    p.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+    await p.goto(pathToFileURL(html).href);
+    expect(await p.locator('#machines-section').isVisible()).toBe(true);
+    expect(await p.locator('#machines figure').count()).toBe(0);
+    expect(await p.locator('#charts-left-out p').first().textContent()).toMatch(/^Not drawn in this page: .* leaves the statecharts out/);
+    const cmds = await p.locator('#charts-left-out code').allTextContents();
+    expect(cmds).toEqual([`npx interleave show ${json} --format html --out ${html}`, 'npx interleave check lost-update --charts']);
+    // The first command does what the page says: the same page, with the charts and without the note.
+    expect((await runMain('show', json, '--format', 'html', '--out', html)).code).toBe(0);
+    await p.goto(pathToFileURL(html).href);
+    expect(await p.locator('#machines figure').count()).toBeGreaterThan(0);
+    expect(await p.locator('#charts-left-out').isHidden()).toBe(true);
+    await p.close();
+  }, 60_000);
+});
+
 // ---------------------------------------------------------------------------------------
 // The amber-loop report, as written by `interleave check amber-loop --charts`.
 

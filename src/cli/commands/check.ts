@@ -143,10 +143,11 @@ function recordedOf(r: CheckResult, v: Violation, seed: { schedule: readonly str
   };
 }
 
-/** The viewer's context; the statecharts only when asked for (`show --format html` draws them too). */
-function viewerContext(sc: Scenario, f: ScenarioFamily, charts: boolean): ReportContext {
+/** The viewer's context; the statecharts only when asked for, else the commands that draw them (`show --format html` draws them too). */
+function viewerContext(sc: Scenario, f: ScenarioFamily, charts: boolean, leftOut: readonly string[]): ReportContext {
   const { charts: all, ...rest } = reportContext(sc, f.params);
-  return charts && all ? { ...rest, charts: all } : rest;
+  if (charts && all) return { ...rest, charts: all };
+  return all && all.charts.length + all.others.length > 0 ? { ...rest, chartsLeftOut: leftOut } : rest;
 }
 
 /** A user's scenario name may hold any character; a file name should not. */
@@ -301,13 +302,15 @@ export async function runCheck(io: Io, name: string, flags: CheckFlags, clock = 
     const timed = new PhaseClock();
     end = timed.start();
     const file = traceFileOf(api, sc, t, p, r, v, jsonPath, seedFile);
+    const shown = (x: string) => (resolve(x).startsWith(process.cwd()) ? relative(process.cwd(), resolve(x)) || x : resolve(x));
     const htmlPath = htmlPathFor(jsonPath);
     let writeError: string | undefined;
     try {
       writeAtomically(jsonPath, `${JSON.stringify(file, null, 2)}\n`);
       end('traceWrite');
       end = timed.start();
-      writeAtomically(htmlPath, formatHtmlPieces(file, viewerContext(sc, f, flags.charts === true)));
+      const drawCharts = [`npx interleave show ${shellWord(shown(jsonPath))} --format html --out ${shellWord(shown(htmlPath))}`, `npx interleave check ${shellWord(arg)}${paramFlags(f, p)} --charts`];
+      writeAtomically(htmlPath, formatHtmlPieces(file, viewerContext(sc, f, flags.charts === true, drawCharts)));
       end('htmlWrite');
     } catch (e) {
       // The violation is still the result; say why the files are missing.
@@ -316,7 +319,6 @@ export async function runCheck(io: Io, name: string, flags: CheckFlags, clock = 
     }
     Object.assign(phases, timed.phases);
     r.stats.phases = roundPhases(phases);
-    const shown = (x: string) => (resolve(x).startsWith(process.cwd()) ? relative(process.cwd(), resolve(x)) || x : resolve(x));
     const replayCmd = `npx interleave replay ${shellWord(shown(jsonPath))}`;
     const lasso = v.cycleStart !== undefined ? { cycleStart: v.cycleStart } : {};
     const view = traceView(file.schedule, file.trace);
