@@ -144,12 +144,12 @@
   // A page written by `check` without --charts: say so where the charts would be, and how to draw them.
   var leftOut = data.chartsLeftOut || [];
   if (data.machines.length === 0 && leftOut.length > 0) {
-    var lo = document.getElementById('charts-left-out');
-    lo.hidden = false;
-    lo.appendChild(el('p', null, 'Not drawn in this page: the command that wrote it leaves the statecharts out so that it finishes sooner. To draw them, run this from the directory it ran in (it rewrites this page with the charts):'));
+    var noCharts = document.getElementById('charts-left-out');
+    noCharts.hidden = false;
+    noCharts.appendChild(el('p', null, 'Not drawn in this page: the command that wrote it leaves the statecharts out so that it finishes sooner. To draw them, run this from the directory it ran in (it rewrites this page with the charts):'));
     leftOut.forEach(function (c, i) {
-      if (i > 0) lo.appendChild(el('p', null, 'or check again with the charts:'));
-      lo.appendChild(el('code', null, c));
+      if (i > 0) noCharts.appendChild(el('p', null, 'or check again with the charts:'));
+      noCharts.appendChild(el('code', null, c));
     });
     document.getElementById('machines-hint').hidden = true;
   }
