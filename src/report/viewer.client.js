@@ -25,6 +25,9 @@
   // The context keys step n changed, per actor, old → new: a trace records only the new
   // values, so the old one is the last recorded before n (records compared key by key).
   function isRecord(v) { return typeof v === 'object' && v !== null && !Array.isArray(v); }
+  // The actors whose context (a reducer's state) the trace records.
+  var hasContext = {};
+  steps.forEach(function (s) { Object.keys(s.changed).forEach(function (a) { hasContext[a] = true; }); });
   function contextChanges(n) {
     var out = {};
     var s = steps[n];
@@ -245,7 +248,11 @@
       var name = el('td', { class: 'actor' }, a);
       if (data.roles[a]) name.title = data.roles[a];
       tr.appendChild(name);
-      tr.appendChild(el('td', { class: 'state' }, a in s.states ? s.states[a] : '—'));
+      // A reducer (a storage actor) or a machine with only a context ('{}') has data but no states: say where its data shows.
+      var stateless = a in s.states ? s.states[a] === '{}' : hasContext[a];
+      var st = el('td', { class: 'state' }, stateless ? '(no states)' : a in s.states ? s.states[a] : '—');
+      if (stateless) st.title = 'it has no states (a reducer, a storage actor or a machine with only a context); what it holds shows under Changed context at the steps that change it, and whole under Events at step 0';
+      tr.appendChild(st);
       table.appendChild(tr);
     });
 

@@ -103,6 +103,8 @@ describe('HTML viewer in Chromium', () => {
     await page.evaluate((n) => (globalThis as any).interleaveViewer.go(n), puts[0]);
     expect(await rows()).toEqual(['value0→1', 'version0→1']);
     expect(await page.locator('#states tr[data-actor="store"]').getAttribute('class')).toBe('moved');
+    expect(await stateOf('store')).toBe('(no states)');
+    expect(await page.locator('#states tr[data-actor="store"] td.state').getAttribute('title')).toMatch(/^it has no states \(a reducer, .*\); what it holds shows under Changed context/);
     await page.evaluate((n) => (globalThis as any).interleaveViewer.go(n), puts[1]);
     expect(await rows()).toEqual(['version1→2']);
   });
@@ -424,6 +426,7 @@ describe('the pictures the docs show', () => {
     // The bank is a machine with a context only: no '→ {}' in the chart, its context change in view.
     expect(await p.locator('#chart text.move').allTextContents()).not.toContain('→ {}');
     expect(await p.locator('#changed table[data-actor="bank"]').textContent()).toContain('balance90→80');
+    expect(await p.locator('#states tr[data-actor="bank"] td.state').textContent()).toBe('(no states)');
     // The timer that fired the retry sent the failing Pay: it is drawn stronger too.
     expect(await p.locator('#chart g.step.key').evaluateAll((es) => es.map((e) => Number(e.getAttribute('data-step'))))).toEqual([1, 2, 3]);
     await docShot(p, 'viewer-payment-race.png');
