@@ -74,7 +74,7 @@ main { display:flex; gap:0; flex:1 1 auto; min-height:0; }
 #chart-wrap { flex:1 1 auto; min-width:0; overflow:auto; height:100%; background:#fff; border-right:1px solid var(--line); }
 aside { flex:0 0 min(460px, 42vw); padding:6px 16px 24px; height:100%; overflow:auto; }
 #charts-left-out p { margin:2px 0 4px; }
-#charts-left-out code { display:block; font-family:ui-monospace, Menlo, Consolas, monospace; font-size:12px; background:#f3f4f6; padding:3px 6px; border-radius:4px; margin:2px 0 6px; user-select:all; word-break:break-all; }
+#charts-left-out code { display:block; font-family:ui-monospace, Menlo, Consolas, monospace; font-size:12px; background:#f3f4f6; padding:3px 6px; border-radius:4px; margin:2px 0 6px; user-select:all; overflow-wrap:anywhere; }
 #changed table { font-size:12px; font-family:ui-monospace, Menlo, Consolas, monospace; }
 #changed td.key { font-weight:600; white-space:nowrap; }
 #changed td.old { white-space:nowrap; color:var(--muted); text-decoration:line-through; text-decoration-color:#b0b6c0; }
