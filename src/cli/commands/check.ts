@@ -187,8 +187,9 @@ function stats(r: CheckResult, verbose: boolean): string {
   const live = s.liveness ? `, liveness graph ${n(s.liveness.edges)} edges at ${n(s.liveness.bytesPerState)} B/state` : '';
   const mb = (x: number) => `${(x / 1048576).toFixed(0)} MB`;
   const m = s.memory;
-  // Per-state figures of a small search are the runtime's own memory divided by a few states.
-  const per = m && s.distinctStates >= 10_000 ? ` (${n(m.rssBytesPerState)} B/state; heap +${n(m.heapGrowthBytesPerState)} B/state, visited set ${n(s.bytesPerState)})` : '';
+  // Per-state figures of a small search are the runtime's own memory divided by a few states;
+  // a large one's are for tuning the checker, so --verbose prints them.
+  const per = m && verbose && s.distinctStates >= 10_000 ? ` (${n(m.rssBytesPerState)} B/state; heap +${n(m.heapGrowthBytesPerState)} B/state, visited set ${n(s.bytesPerState)} B/state)` : '';
   const mem = m ? `; peak RSS ${mb(m.peakRssBytes)}${per}` : '';
   return `${n(s.states)} states, ${n(s.distinctStates)} distinct, ${n(s.transitions)} transitions, max depth ${s.maxDepth}${runs}, ${(s.ms / 1000).toFixed(2)}s (${n(s.statesPerSecond)} states/s)${live}${collision}${mem}`;
 }
