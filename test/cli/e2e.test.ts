@@ -186,6 +186,21 @@ describe('check: a violation, saved and replayed', () => {
     expect(r.code).toBe(0);
     expect(readFileSync(join(dir, 'view/x.html'), 'utf8')).toMatch(/^<!doctype html>/);
   });
+
+  it("show reads a trace saved before reducers' state changes were recorded, and adds them from the re-run", () => {
+    const f = JSON.parse(readFileSync(join(dir, '.interleave/lost-update-seed0.json'), 'utf8'));
+    expect(f.trace.some((e: { kind: string }) => e.kind === 'context')).toBe(true);
+    f.trace = f.trace.filter((e: { kind: string }) => e.kind !== 'context');
+    writeFileSync(join(dir, 'older.json'), JSON.stringify(f));
+    const r = run('show', 'older.json');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('Δ store: version 1 → 2');
+    // Drawn as saved, it has none; a trace that differs otherwise is still refused.
+    expect(run('show', 'older.json', '--no-verify').stdout).not.toContain('Δ store');
+    f.trace = f.trace.filter((e: { kind: string; step: number }) => !(e.kind === 'state' && e.step === 3));
+    writeFileSync(join(dir, 'older-edited.json'), JSON.stringify(f));
+    expect(run('show', 'older-edited.json').code).toBe(2);
+  });
 });
 
 describe('malformed trace files exit 2 naming the problem', () => {
