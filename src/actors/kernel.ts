@@ -16,7 +16,7 @@ export { enabled, isFault, isQuiescent, isOffered, offersInput, inputStep, tickS
 
 /** Options of `apply` and `initialWorld`. */
 export interface ApplyOptions {
-  /** Record context changes on `state` events (costs a shallow diff per step). Default true. */
+  /** Record context changes on `state` events and reducers' state changes as `context` events, which monitors do not see (costs a shallow diff per step). Default true. */
   readonly detail?: boolean;
   /** Reuse machine step results for (snapshot, message) pairs already stepped (see step-memo.ts). */
   readonly memo?: StepMemo;
@@ -171,6 +171,23 @@ function contextDiff(prev: any, next: any): Record<string, unknown> | undefined 
   return any ? out : undefined;
 }
 
+const isPlainRecord = (v: unknown): v is Record<string, unknown> => {
+  if (typeof v !== 'object' || v === null) return false;
+  const p = Object.getPrototypeOf(v);
+  return p === Object.prototype || p === null;
+};
+
+/**
+ * With detail, a reducer's new state as a `context` event: the top-level keys that changed
+ * (a state that is not a plain object whole, under the key ''). Monitors never see these
+ * events (see observe), so a run with detail fails exactly where one without does.
+ */
+function recordContext(d: Draft, actor: string, prev: unknown, next: unknown): void {
+  if (prev === next) return;
+  const changed = isPlainRecord(next) && (prev === undefined || isPlainRecord(prev)) ? contextDiff(prev, next) : { '': next };
+  if (changed) d.events.push({ kind: 'context', actor, changed });
+}
+
 /** Hands `msg` from `from` to actor `to` and applies what it does. */
 function receive(d: Draft, from: number, to: number, msg: Message, outcome: string | undefined): void {
   const sc = d.sc;
@@ -201,6 +218,7 @@ function receive(d: Draft, from: number, to: number, msg: Message, outcome: stri
       return;
     }
     d.setSnap(to, r.state);
+    if (d.detail) recordContext(d, actor.id, state, r.state);
     if (r.events) for (const ev of r.events) d.events.push(ev);
     if (r.send) for (const s of r.send) send(d, to, targetOf(sc, actor, s), s.msg);
     return;
@@ -263,7 +281,9 @@ function settle(d: Draft, actor: CompiledActor & { kind: 'machine' }, prev: AnyM
 function boot(d: Draft, i: number): void {
   const actor = d.sc.actorList[i]!;
   if (actor.kind === 'reducer') {
-    d.setSnap(i, actor.logic.init(actor.input));
+    const state = actor.logic.init(actor.input);
+    d.setSnap(i, state);
+    if (d.detail) recordContext(d, actor.id, undefined, state);
     return;
   }
   if (actor.kind === 'external') {
@@ -297,6 +317,7 @@ function observe(sc: Scenario, base: World, d: Draft): World {
     const def = sc.monitorDefs[m]!;
     let s = monitors[m];
     for (const ev of d.events) {
+      if (ev.kind === 'context') continue;
       const r = def.observe(s, ev, q);
       if (r && typeof r === 'object' && 'fail' in r && typeof (r as { fail: unknown }).fail === 'string') {
         const message = (r as { fail: string }).fail;

@@ -199,6 +199,18 @@ export type TraceEvent =
       /** The context fields that changed, with their new values (when the run records detail). */
       readonly changed?: Readonly<Record<string, unknown>>;
     }
+  /**
+   * A reducer's (a storage actor's) state changed: recorded only when the run records
+   * detail (the final replay of a check, replay, live runs), and never shown to monitors.
+   */
+  | {
+      /** A reducer's state changed. */
+      readonly kind: 'context';
+      /** The reducer. */
+      readonly actor: ActorId;
+      /** The top-level keys of its state that changed, with their new values (the whole state at the start); a state that is not a plain object is recorded whole under the key `''`. */
+      readonly changed: Readonly<Record<string, unknown>>;
+    }
   | {
       /** A timer was set. */
       readonly kind: 'timer-set';

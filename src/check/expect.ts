@@ -13,6 +13,8 @@ function eventLine(e: RecordedEvent): string {
       return `  ${e.from} outputs ${e.msg.type} ${payload(e.msg)}`;
     case 'state':
       return `  ${e.actor}: ${e.from} -> ${e.to}${e.changed ? ` ${canonicalJson(e.changed)}` : ''}`;
+    case 'context':
+      return `  ${e.actor}: ${canonicalJson(e.changed)}`;
     case 'timer-fire':
       return `timer ${e.actor}:${e.id} fires at ${e.at}`;
     case 'fault':

@@ -204,7 +204,7 @@ function idsOf(steps: readonly Step[]): string {
 
 function kindsOf(events: readonly TraceEvent[]): string {
   let s = '';
-  for (const e of events) if (e.kind !== 'state' && e.kind !== 'log') s += s ? `,${e.kind}` : e.kind;
+  for (const e of events) if (e.kind !== 'state' && e.kind !== 'context' && e.kind !== 'log') s += s ? `,${e.kind}` : e.kind;
   return s;
 }
 

@@ -1,5 +1,5 @@
-// What a step changed in the actors' contexts, old → new. A trace records per step
-// only the new values of the keys that changed (step 0: the whole initial context), so
+// What a step changed in the actors' contexts (a reducer's: its state), old → new. A trace
+// records per step only the new values of the keys that changed (step 0: the whole initial context), so
 // the old value of a key is the last one the trace recorded before the step.
 import type { TraceView } from './model.ts';
 
@@ -41,7 +41,7 @@ function diff(actor: string, key: string, from: unknown, to: unknown, out: Conte
   if (same(from, to)) return;
   if (depth < 3 && isRecord(from) && isRecord(to)) {
     for (const k of new Set([...Object.keys(from), ...Object.keys(to)])) {
-      const path = `${key}.${k}`;
+      const path = key === '' ? k : `${key}.${k}`;
       if (!(k in from)) out.push({ actor, key: path, from: undefined, to: to[k], known: false });
       else if (!(k in to)) out.push({ actor, key: path, from: from[k], to: undefined, known: true });
       else diff(actor, path, from[k], to[k], out, depth + 1);
@@ -59,6 +59,11 @@ export function shortValue(v: unknown, width = 24): string {
   } catch {
     s = String(v);
   }
+  return shortText(s, width);
+}
+
+/** Text cut in the middle past `width` characters (keys and values differ at their ends). */
+function shortText(s: string, width: number): string {
   if (s.length <= width) return s;
   const head = Math.ceil((width - 1) * 0.6);
   return `${s.slice(0, head)}…${s.slice(s.length - (width - 1 - head))}`;
@@ -69,7 +74,8 @@ export function shortValue(v: unknown, width = 24): string {
  * at `valueWidth`, the line at `width` (then `… +N more`).
  */
 export function contextLine(changes: readonly ContextChange[], width = 110, valueWidth = 24): string {
-  const parts = changes.map((c) => `${c.key} ${c.known ? `${shortValue(c.from, valueWidth)} → ` : '= '}${shortValue(c.to, valueWidth)}`);
+  // A reducer's state that is not a record is recorded whole, under the key ''.
+  const parts = changes.map((c) => `${c.key === '' ? '' : `${shortText(c.key, 40)} `}${c.known ? `${shortValue(c.from, valueWidth)} → ` : '= '}${shortValue(c.to, valueWidth)}`);
   let line = '';
   for (let i = 0; i < parts.length; i++) {
     const next = line ? `${line}, ${parts[i]}` : parts[i]!;

@@ -10,6 +10,11 @@ export interface ReportContext {
   readonly legend?: Legend;
   /** The scenario's statecharts (the viewer draws them beside the trace). */
   readonly charts?: ScenarioCharts;
+  /**
+   * Commands that draw the statecharts, for a page written without `charts`: the viewer says
+   * where the charts would be that they were left out, and gives these commands.
+   */
+  readonly chartsLeftOut?: readonly string[];
   /** Parameter defaults: the viewer shows the parameters that differ, the rest on demand. */
   readonly defaults?: Readonly<Record<string, unknown>>;
 }

@@ -73,6 +73,8 @@ button { font:inherit; padding:2px 10px; }
 main { display:flex; gap:0; flex:1 1 auto; min-height:0; }
 #chart-wrap { flex:1 1 auto; min-width:0; overflow:auto; height:100%; background:#fff; border-right:1px solid var(--line); }
 aside { flex:0 0 min(460px, 42vw); padding:6px 16px 24px; height:100%; overflow:auto; }
+#charts-left-out p { margin:2px 0 4px; }
+#charts-left-out code { display:block; font-family:ui-monospace, Menlo, Consolas, monospace; font-size:12px; background:#f3f4f6; padding:3px 6px; border-radius:4px; margin:2px 0 6px; user-select:all; overflow-wrap:anywhere; }
 #changed table { font-size:12px; font-family:ui-monospace, Menlo, Consolas, monospace; }
 #changed td.key { font-weight:600; white-space:nowrap; }
 #changed td.old { white-space:nowrap; color:var(--muted); text-decoration:line-through; text-decoration-color:#b0b6c0; }
@@ -169,6 +171,8 @@ export function viewerData(f: TraceFileData, ctx: ReportContext = {}) {
     steps: view.steps.map((s) => ({ ...s, annotations: stepNotes(legend, s.id) })),
     passing,
     machines: machines?.data ?? [],
+    /** Without charts: the commands that draw them (the page says so where they would be). */
+    chartsLeftOut: machines ? [] : [...(ctx.chartsLeftOut ?? [])],
     /** The charts' SVG markup (put in the page, not in the JSON island). */
     machinesHtml: machines?.html ?? '',
   };
@@ -271,7 +275,8 @@ export function* formatHtmlPieces(f: TraceFileData, ctx: ReportContext = {}): Ge
 <table><thead><tr><th>#</th><th>counterexample</th><th>#</th><th>passing</th></tr></thead><tbody id="diff-rows"></tbody></table>
 </details>
 ${recordedHtml(f)}<section id="machines-section">
-<h2>Statecharts <span class="hint">(this step's actor first, its current state in view; scroll to pan, click a name to fit the whole chart)</span></h2>
+<h2>Statecharts <span class="hint" id="machines-hint">(this step's actor first, its current state in view; scroll to pan, click a name to fit the whole chart)</span></h2>
+<div id="charts-left-out" hidden></div>
 <div id="machines">
 ${machinesHtml}
 </div>

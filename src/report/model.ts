@@ -24,7 +24,7 @@ export interface StepView {
   readonly sentAt: number;
   /** State changes (context-only changes are in `changed`). */
   readonly moves: readonly StateMove[];
-  /** Per actor, the context fields this step changed. */
+  /** Per actor, the context fields (a reducer's state fields) this step changed. */
   readonly changed: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
   /** Every actor's state after this step. */
   readonly states: Readonly<Record<string, string>>;
@@ -88,7 +88,7 @@ function noteOf(e: Ev): string | undefined {
     case 'emit':
       return `${e.actor} emits ${msgType(e.msg)}`;
     default:
-      return typeof e.kind === 'string' && !['deliver', 'send', 'state', 'timer-set', 'timer-fire', 'timer-cancel', 'tick', 'fault'].includes(e.kind) ? `${e.kind} ${brief(e)}` : undefined;
+      return typeof e.kind === 'string' && !['deliver', 'send', 'state', 'context', 'timer-set', 'timer-fire', 'timer-cancel', 'tick', 'fault'].includes(e.kind) ? `${e.kind} ${brief(e)}` : undefined;
   }
 }
 
@@ -102,7 +102,8 @@ export function traceView(schedule: readonly string[], trace: readonly unknown[]
   };
   for (const e of events) {
     if (e.step >= 0 && e.step < byStep.length) byStep[e.step]!.push(e);
-    for (const k of ['actor', 'from', 'to'] as const) if (e.kind !== 'state' && e.kind !== 'monitor-fail') see(e[k]);
+    // A reducer's context events do not place it: its lifeline stays where its first message puts it.
+    for (const k of ['actor', 'from', 'to'] as const) if (e.kind !== 'state' && e.kind !== 'context' && e.kind !== 'monitor-fail') see(e[k]);
     if (e.kind === 'state') see(e.actor);
   }
   // env first, so inputs come from the left.
@@ -191,6 +192,9 @@ export function traceView(schedule: readonly string[], trace: readonly unknown[]
         case 'state':
           states[e.actor] = e.to;
           if (e.from !== e.to) moves.push({ actor: e.actor, from: e.from, to: e.to, change: stateChange(e.from, e.to), after: stateAfter(e.from, e.to) });
+          if (e.changed && typeof e.changed === 'object') changed[e.actor] = { ...(changed[e.actor] ?? {}), ...e.changed };
+          break;
+        case 'context':
           if (e.changed && typeof e.changed === 'object') changed[e.actor] = { ...(changed[e.actor] ?? {}), ...e.changed };
           break;
         case 'monitor-fail':

@@ -18,6 +18,7 @@ const eventFields = {
   send: { from: str, to: str, msg: message },
   output: { from: str, msg: message },
   state: { actor: str, from: str, to: str, changed: z.record(z.string(), z.unknown()).optional() },
+  context: { actor: str, changed: z.record(z.string(), z.unknown()) },
   'timer-set': { actor: str, id: str, due: num, msg: message },
   'timer-fire': { actor: str, id: str, at: num, msg: message },
   'timer-cancel': { actor: str, id: str },

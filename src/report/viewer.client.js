@@ -25,6 +25,9 @@
   // The context keys step n changed, per actor, old → new: a trace records only the new
   // values, so the old one is the last recorded before n (records compared key by key).
   function isRecord(v) { return typeof v === 'object' && v !== null && !Array.isArray(v); }
+  // The actors whose context (a reducer's state) the trace records.
+  var hasContext = {};
+  steps.forEach(function (s) { Object.keys(s.changed).forEach(function (a) { hasContext[a] = true; }); });
   function contextChanges(n) {
     var out = {};
     var s = steps[n];
@@ -48,9 +51,10 @@
     if (depth < 3 && isRecord(from) && isRecord(to)) {
       var ks = Object.keys(from).concat(Object.keys(to).filter(function (k) { return !(k in from); }));
       ks.forEach(function (k) {
-        if (!(k in from)) list.push({ key: key + '.' + k, to: to[k], known: false });
-        else if (!(k in to)) list.push({ key: key + '.' + k, from: from[k], to: undefined, known: true });
-        else diff(list, key + '.' + k, from[k], to[k], depth + 1);
+        var path = key === '' ? k : key + '.' + k;
+        if (!(k in from)) list.push({ key: path, to: to[k], known: false });
+        else if (!(k in to)) list.push({ key: path, from: from[k], to: undefined, known: true });
+        else diff(list, path, from[k], to[k], depth + 1);
       });
       return;
     }
@@ -140,7 +144,19 @@
     var shown = shownActors();
     for (var a in figures) figures[a].fig.hidden = shown.indexOf(a) < 0;
   }
-  document.getElementById('machines-section').hidden = data.machines.length === 0;
+  // A page written by `check` without --charts: say so where the charts would be, and how to draw them.
+  var leftOut = data.chartsLeftOut || [];
+  if (data.machines.length === 0 && leftOut.length > 0) {
+    var noCharts = document.getElementById('charts-left-out');
+    noCharts.hidden = false;
+    noCharts.appendChild(el('p', null, 'Not drawn in this page: the command that wrote it leaves the statecharts out so that it finishes sooner. To draw them, run this from the directory it ran in (it rewrites this page with the charts):'));
+    leftOut.forEach(function (c, i) {
+      if (i > 0) noCharts.appendChild(el('p', null, 'or check again with the charts:'));
+      noCharts.appendChild(el('code', null, c));
+    });
+    document.getElementById('machines-hint').hidden = true;
+  }
+  document.getElementById('machines-section').hidden = data.machines.length === 0 && leftOut.length === 0;
 
   function highlight(s) {
     // The actor this step is about first, then the others in chart order.
@@ -232,7 +248,11 @@
       var name = el('td', { class: 'actor' }, a);
       if (data.roles[a]) name.title = data.roles[a];
       tr.appendChild(name);
-      tr.appendChild(el('td', { class: 'state' }, a in s.states ? s.states[a] : '—'));
+      // A reducer (a storage actor) or a machine with only a context ('{}') has data but no states: say where its data shows.
+      var stateless = a in s.states ? s.states[a] === '{}' : hasContext[a];
+      var st = el('td', { class: 'state' }, stateless ? '(no states)' : a in s.states ? s.states[a] : '—');
+      if (stateless) st.title = 'it has no states (a reducer, a storage actor or a machine with only a context); what it holds shows under Changed context at the steps that change it, and whole under Events at step 0';
+      tr.appendChild(st);
       table.appendChild(tr);
     });
 
@@ -247,7 +267,7 @@
       var t = el('table', { 'data-actor': a });
       byActor[a].forEach(function (c) {
         var tr = el('tr');
-        tr.appendChild(el('td', { class: 'key' }, c.key));
+        var key = el('td', { class: 'key' }); key.appendChild(cut(c.key, 40)); tr.appendChild(key);
         var old = el('td', { class: 'old' }); if (c.known) old.appendChild(cut(json1(c.from), 40)); tr.appendChild(old);
         tr.appendChild(el('td', { class: 'arrow' }, c.known ? '→' : '='));
         var now = el('td', { class: 'new' }); now.appendChild(cut(json1(c.to), 40)); tr.appendChild(now);

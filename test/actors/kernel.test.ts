@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { apply, enabled, initialWorld, isFailureEvent, isFault, canonicalJson } from 'interleave/kernel';
-import { defineScenario, drive, randomChooser, rng, queryOf, type Scenario, type Chooser, type Step, type TraceEvent, type World } from 'interleave';
+import { defineScenario, drive, randomChooser, rng, queryOf, type Message, type Scenario, type Chooser, type Step, type TraceEvent, type World } from 'interleave';
 import { alarm, badGuard, finisher, picky, recorder, sender, store, talker, timekeeper } from '../fixtures/actors/machines.ts';
 import { explore } from '../fixtures/actors/explore.ts';
 
@@ -344,5 +344,47 @@ describe('the world is an immutable value', () => {
       }
     }
     expect(shared).toBeGreaterThan(1000);
+  });
+});
+
+describe("a reducer's state changes", () => {
+  // A counter reducer (a record), a tally (a bare number) and a monitor that counts every event it sees.
+  const tally = { kind: 'reducer' as const, init: () => 0, receive: (n: number, msg: Message) => (msg.type === 'put' ? { state: n + 1 } : { state: n, unhandled: true }) };
+  const sc = defineScenario({
+    name: 'reducer-detail',
+    actors: { store, tally },
+    start: [
+      { to: 'store', msg: { type: 'put' } },
+      { to: 'tally', msg: { type: 'put' } },
+    ],
+    monitors: { seen: { init: 0, observe: (n: number) => n + 1 } },
+  });
+  const run = (detail: boolean) => {
+    let r = initialWorld(sc, { detail });
+    const events = [...r.events];
+    for (let s = enabled(sc, r.world)[0]; s; s = enabled(sc, r.world)[0]) {
+      r = apply(sc, r.world, s, { detail });
+      events.push(...r.events);
+    }
+    return { world: r.world, events };
+  };
+
+  it('are context events with detail: the initial state, then the keys that changed (a bare value under the key "")', () => {
+    const ctx = run(true).events.filter((e) => e.kind === 'context');
+    expect(ctx).toEqual([
+      { kind: 'context', actor: 'store', changed: { puts: 0 } },
+      { kind: 'context', actor: 'tally', changed: { '': 0 } },
+      { kind: 'context', actor: 'store', changed: { puts: 1 } },
+      { kind: 'context', actor: 'tally', changed: { '': 1 } },
+    ]);
+  });
+
+  it('are not recorded without detail, and monitors never see them', () => {
+    const plain = run(false);
+    const detailed = run(true);
+    expect(plain.events.some((e) => e.kind === 'context')).toBe(false);
+    expect(detailed.events.length).toBeGreaterThan(plain.events.length);
+    expect(canonicalJson(detailed.world)).toBe(canonicalJson(plain.world));
+    expect(detailed.world.monitors).toEqual(plain.world.monitors);
   });
 });

@@ -2,7 +2,7 @@
 // compare-and-set fix (complete pass), deadlock, eventually, vacuity, budgets, stop.
 import { firstValueFrom, toArray } from 'rxjs';
 import { describe, expect, it } from 'vitest';
-import { defineScenario, check, checkRun, expectHolds, type ReducerLogic } from 'interleave';
+import { defineScenario, check, checkRun, expectHolds, formatViolation, type ReducerLogic } from 'interleave';
 import { counterModel, diningLocks, lostUpdate, tokenRing } from '../fixtures/check/models.ts';
 
 describe('lost update (read-then-write)', () => {
@@ -62,6 +62,13 @@ describe('lost update (read-then-write)', () => {
     expect(store.value).toBe(1);
     expect(v.trace.filter((e) => e.kind === 'deliver')).toHaveLength(v.schedule.length);
     expect(v.trace.some((e) => e.kind === 'state' && e.changed !== undefined)).toBe(true);
+    // The store is a reducer: the final replay records its state changes, the second write's too.
+    expect(v.trace.filter((e) => e.kind === 'context' && e.actor === 'store').map((e) => (e as { changed: unknown }).changed)).toEqual([
+      { value: 0, version: 0, writes: 0 },
+      { value: 1, version: 1, writes: 1 },
+      { version: 2, writes: 2 },
+    ]);
+    expect(formatViolation(v)).toContain('store: {"version":2,"writes":2}');
     expect(() => expectHolds(r)).toThrow(/invariant 'noLostUpdate' violated[\s\S]*1\. deliver:env->c[12]:go[\s\S]*8\. deliver:c[12]->store:write/);
   });
 });

@@ -116,6 +116,9 @@ describe('check: a violation, saved and replayed', () => {
     expect(out.code).toBe(1);
     expect(out.stdout).toContain("✗ invariant 'no-lost-update' violated: all 2 clients finished but the counter is 1");
     expect(out.stdout).toMatch(/^ +1 {2}client\d +← env +start +\(client\d: idle → reading\)$/m);
+    // The store is a reducer: its writes show under their steps, the lost one as a version bump only.
+    expect(out.stdout).toMatch(/^ +\d+ {2}store +← client\d +Put\n +Δ store: value 0 → 1, version 0 → 1$/m);
+    expect(out.stdout).toMatch(/^ +\d+ {2}store +← client\d +Put\n +Δ store: version 1 → 2$/m);
     expect(out.stdout).toMatch(/^seed {6}0 \(bfs;/m);
     expect(out.stdout).toContain('replay    npx interleave replay .interleave/lost-update-seed0.json');
     expect(out.stdout).toContain('viewer    .interleave/lost-update-seed0.html');
@@ -182,6 +185,21 @@ describe('check: a violation, saved and replayed', () => {
     const r = run('show', '.interleave/lost-update-seed0.json', '--out', 'view/x.html');
     expect(r.code).toBe(0);
     expect(readFileSync(join(dir, 'view/x.html'), 'utf8')).toMatch(/^<!doctype html>/);
+  });
+
+  it("show reads a trace saved before reducers' state changes were recorded, and adds them from the re-run", () => {
+    const f = JSON.parse(readFileSync(join(dir, '.interleave/lost-update-seed0.json'), 'utf8'));
+    expect(f.trace.some((e: { kind: string }) => e.kind === 'context')).toBe(true);
+    f.trace = f.trace.filter((e: { kind: string }) => e.kind !== 'context');
+    writeFileSync(join(dir, 'older.json'), JSON.stringify(f));
+    const r = run('show', 'older.json');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('Δ store: version 1 → 2');
+    // Drawn as saved, it has none; a trace that differs otherwise is still refused.
+    expect(run('show', 'older.json', '--no-verify').stdout).not.toContain('Δ store');
+    f.trace = f.trace.filter((e: { kind: string; step: number }) => !(e.kind === 'state' && e.step === 3));
+    writeFileSync(join(dir, 'older-edited.json'), JSON.stringify(f));
+    expect(run('show', 'older-edited.json').code).toBe(2);
   });
 });
 

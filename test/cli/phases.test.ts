@@ -49,6 +49,16 @@ describe('phases', () => {
     expect((await run('check', 'lost-update', '--out', join(dir, 'c.json'))).stdout).not.toContain('\nphase');
   });
 
+  it('prints the per-state memory figures of a large search only with --verbose, each with its unit', async () => {
+    const chain = `${join(process.cwd(), 'test/fixtures/user-scenarios/long-chain.ts')}#longChain`;
+    const quiet = await run('check', chain);
+    expect(quiet.code).toBe(0);
+    expect(quiet.stdout).toMatch(/10,501 distinct.*; peak RSS \d+ MB\)$/m);
+    expect(quiet.stdout).not.toContain('B/state');
+    const loud = await run('check', chain, '--verbose');
+    expect(loud.stdout).toMatch(/; peak RSS \d+ MB \([\d,]+ B\/state; heap \+[\d,]+ B\/state, visited set [\d,]+ B\/state\)\)$/m);
+  }, 60_000);
+
   it('the viewer has the statecharts only with --charts; the counterexample is the same', async () => {
     await run('check', 'lost-update', '--out', join(dir, 'plain.json'));
     await run('check', 'lost-update', '--charts', '--out', join(dir, 'charts.json'));

@@ -27,6 +27,32 @@ describe('context changes', () => {
     expect(formatText(f)).toContain('Δ client1: read null → 0, tries 0 → 1');
   });
 
+  it("shows a reducer's state changes: the lost write only bumps the store's version", () => {
+    const puts = view.steps.filter((s) => s.actor === 'store' && s.what === 'Put').map((s) => s.n);
+    expect(puts).toHaveLength(2);
+    const all = contextChanges(view);
+    expect(all[puts[0]!]).toEqual([
+      { actor: 'store', key: 'value', from: 0, to: 1, known: true },
+      { actor: 'store', key: 'version', from: 0, to: 1, known: true },
+    ]);
+    expect(all[puts[1]!]).toEqual([{ actor: 'store', key: 'version', from: 1, to: 2, known: true }]);
+    expect(formatText(f)).toContain('Δ store: version 1 → 2');
+  });
+
+  it('reads a trace recorded before reducers had context events: no store line, the rest as before', () => {
+    const old = { ...f, trace: f.trace.filter((e) => e.kind !== 'context') };
+    const text = formatText(old);
+    expect(text).not.toContain('Δ store');
+    expect(text).toContain('Δ client1: read null → 0, tries 0 → 1');
+  });
+
+  it('prints a reducer state recorded whole (not a record) without a key', () => {
+    const v = { actors: ['t'], steps: [{ ...view.steps[0]!, changed: { t: { '': 0 } } }, { ...view.steps[1]!, n: 1, changed: { t: { '': 1 } } }] };
+    const cs = contextChanges(v)[1]!;
+    expect(cs).toEqual([{ actor: 't', key: '', from: 0, to: 1, known: true }]);
+    expect(contextLine(cs)).toBe('0 → 1');
+  });
+
   it('goes into records key by key, and cuts long values and lines', () => {
     const view2 = {
       actors: ['a'],

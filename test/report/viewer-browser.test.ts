@@ -13,6 +13,7 @@ import { pathToFileURL } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatHtml } from 'interleave';
+import { fileView } from '../../src/report/index.ts';
 import { lostUpdateTrace } from '../helpers/report-traces.ts';
 import { readBlocks } from '../helpers/doc-blocks.ts';
 import { runMain } from '../helpers/cli.ts';
@@ -95,6 +96,19 @@ describe('HTML viewer in Chromium', () => {
     expect(await text('#step-label')).toBe('step 4 / 10');
   });
 
+  it("shows the store's writes (a reducer's state) in the changed context, key by key", async () => {
+    const puts = fileView(lostUpdateTrace()).steps.filter((s) => s.actor === 'store' && s.what === 'Put').map((s) => s.n);
+    expect(puts).toHaveLength(2);
+    const rows = () => page.locator('#changed table[data-actor="store"] tr').evaluateAll((rs) => rs.map((r) => r.textContent));
+    await page.evaluate((n) => (globalThis as any).interleaveViewer.go(n), puts[0]);
+    expect(await rows()).toEqual(['value0→1', 'version0→1']);
+    expect(await page.locator('#states tr[data-actor="store"]').getAttribute('class')).toBe('moved');
+    expect(await stateOf('store')).toBe('(no states)');
+    expect(await page.locator('#states tr[data-actor="store"] td.state').getAttribute('title')).toMatch(/^it has no states \(a reducer, .*\); what it holds shows under Changed context/);
+    await page.evaluate((n) => (globalThis as any).interleaveViewer.go(n), puts[1]);
+    expect(await rows()).toEqual(['version1→2']);
+  });
+
   it('marks the failing step at the end', async () => {
     await page.keyboard.press('End');
     expect(await text('#step-label')).toBe('step 10 / 10');
@@ -131,6 +145,31 @@ describe('HTML viewer in Chromium', () => {
   it('loaded nothing from the network and raised no errors (the CSP allowed its own script)', () => {
     expect(problems).toEqual([]);
   });
+});
+
+describe('a viewer written by check without --charts', () => {
+  it('says where the charts would be that they were left out, with the commands that draw them', async () => {
+    // The page above had no commands to give: no statecharts section at all.
+    expect(await page.locator('#machines-section').isHidden()).toBe(true);
+    const dir = mkdtempSync(join(tmpdir(), 'interleave-no-charts-'));
+    expect((await runMain('check', 'lost-update', '--out', `${dir}/`)).code).toBe(1);
+    const json = join(dir, readdirSync(dir).find((f) => f.endsWith('.json'))!);
+    const html = json.replace(/\.json$/, '.html');
+    const p = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+    p.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+    await p.goto(pathToFileURL(html).href);
+    expect(await p.locator('#machines-section').isVisible()).toBe(true);
+    expect(await p.locator('#machines figure').count()).toBe(0);
+    expect(await p.locator('#charts-left-out p').first().textContent()).toMatch(/^Not drawn in this page: .* leaves the statecharts out/);
+    const cmds = await p.locator('#charts-left-out code').allTextContents();
+    expect(cmds).toEqual([`npx interleave show ${json} --format html --out ${html}`, 'npx interleave check lost-update --charts']);
+    // The first command does what the page says: the same page, with the charts and without the note.
+    expect((await runMain('show', json, '--format', 'html', '--out', html)).code).toBe(0);
+    await p.goto(pathToFileURL(html).href);
+    expect(await p.locator('#machines figure').count()).toBeGreaterThan(0);
+    expect(await p.locator('#charts-left-out').isHidden()).toBe(true);
+    await p.close();
+  }, 60_000);
 });
 
 // ---------------------------------------------------------------------------------------
@@ -240,6 +279,10 @@ describe('the amber-loop report at 1400x1000', () => {
     expect(await changed.textContent()).toContain('streamingtrue→false');
     const box = (await changed.boundingBox())!;
     expect(box.y + box.height).toBeLessThan(1000);
+    // The store (a reducer) records the main loop's read in flight at step 10: the cause of the 403.
+    await amber.evaluate(() => (globalThis as any).interleaveViewer.go(10));
+    expect(await amber.locator('#changed table[data-actor="store"]').textContent()).toMatch(/^mainReads\.LE=.*result/);
+    await amber.evaluate(() => (globalThis as any).interleaveViewer.go(18));
     await amber.screenshot({ path: join(SHOTS, 'amber-loop-failing-step.png') });
   });
 
@@ -383,6 +426,7 @@ describe('the pictures the docs show', () => {
     // The bank is a machine with a context only: no '→ {}' in the chart, its context change in view.
     expect(await p.locator('#chart text.move').allTextContents()).not.toContain('→ {}');
     expect(await p.locator('#changed table[data-actor="bank"]').textContent()).toContain('balance90→80');
+    expect(await p.locator('#states tr[data-actor="bank"] td.state').textContent()).toBe('(no states)');
     // The timer that fired the retry sent the failing Pay: it is drawn stronger too.
     expect(await p.locator('#chart g.step.key').evaluateAll((es) => es.map((e) => Number(e.getAttribute('data-step'))))).toEqual([1, 2, 3]);
     await docShot(p, 'viewer-payment-race.png');

@@ -144,10 +144,11 @@ function recordedOf(r: CheckResult, v: Violation, seed: { schedule: readonly str
   };
 }
 
-/** The viewer's context; the statecharts only when asked for (`show --format html` draws them too). */
-function viewerContext(sc: Scenario, f: ScenarioFamily, charts: boolean): ReportContext {
+/** The viewer's context; the statecharts only when asked for, else the commands that draw them (`show --format html` draws them too). */
+function viewerContext(sc: Scenario, f: ScenarioFamily, charts: boolean, leftOut: readonly string[]): ReportContext {
   const { charts: all, ...rest } = reportContext(sc, f.params);
-  return charts && all ? { ...rest, charts: all } : rest;
+  if (charts && all) return { ...rest, charts: all };
+  return all && all.charts.length + all.others.length > 0 ? { ...rest, chartsLeftOut: leftOut } : rest;
 }
 
 /** A user's scenario name may hold any character; a file name should not. */
@@ -187,8 +188,9 @@ function stats(r: CheckResult, verbose: boolean): string {
   const live = s.liveness ? `, liveness graph ${n(s.liveness.edges)} edges at ${n(s.liveness.bytesPerState)} B/state` : '';
   const mb = (x: number) => `${(x / 1048576).toFixed(0)} MB`;
   const m = s.memory;
-  // Per-state figures of a small search are the runtime's own memory divided by a few states.
-  const per = m && s.distinctStates >= 10_000 ? ` (${n(m.rssBytesPerState)} B/state; heap +${n(m.heapGrowthBytesPerState)} B/state, visited set ${n(s.bytesPerState)})` : '';
+  // Per-state figures of a small search are the runtime's own memory divided by a few states;
+  // a large one's are for tuning the checker, so --verbose prints them.
+  const per = m && verbose && s.distinctStates >= 10_000 ? ` (${n(m.rssBytesPerState)} B/state; heap +${n(m.heapGrowthBytesPerState)} B/state, visited set ${n(s.bytesPerState)} B/state)` : '';
   const mem = m ? `; peak RSS ${mb(m.peakRssBytes)}${per}` : '';
   return `${n(s.states)} states, ${n(s.distinctStates)} distinct, ${n(s.transitions)} transitions, max depth ${s.maxDepth}${runs}, ${(s.ms / 1000).toFixed(2)}s (${n(s.statesPerSecond)} states/s)${live}${collision}${mem}`;
 }
@@ -304,13 +306,15 @@ export async function runCheck(io: Io, name: string, flags: CheckFlags, clock = 
     const timed = new PhaseClock();
     end = timed.start();
     const file = traceFileOf(api, sc, t, p, r, v, jsonPath, seedFile);
+    const shown = (x: string) => (resolve(x).startsWith(process.cwd()) ? relative(process.cwd(), resolve(x)) || x : resolve(x));
     const htmlPath = htmlPathFor(jsonPath);
     let writeError: string | undefined;
     try {
       writeAtomically(jsonPath, `${JSON.stringify(file, null, 2)}\n`);
       end('traceWrite');
       end = timed.start();
-      writeAtomically(htmlPath, formatHtmlPieces(file, viewerContext(sc, f, flags.charts === true)));
+      const drawCharts = [`npx interleave show ${shellWord(shown(jsonPath))} --format html --out ${shellWord(shown(htmlPath))}`, `npx interleave check ${shellWord(arg)}${paramFlags(f, p)} --charts`];
+      writeAtomically(htmlPath, formatHtmlPieces(file, viewerContext(sc, f, flags.charts === true, drawCharts)));
       end('htmlWrite');
     } catch (e) {
       // The violation is still the result; say why the files are missing.
@@ -319,7 +323,6 @@ export async function runCheck(io: Io, name: string, flags: CheckFlags, clock = 
     }
     Object.assign(phases, timed.phases);
     r.stats.phases = roundPhases(phases);
-    const shown = (x: string) => (resolve(x).startsWith(process.cwd()) ? relative(process.cwd(), resolve(x)) || x : resolve(x));
     const replayCmd = `npx interleave replay ${shellWord(shown(jsonPath))}`;
     const lasso = v.cycleStart !== undefined ? { cycleStart: v.cycleStart } : {};
     const view = traceView(file.schedule, file.trace);

@@ -152,7 +152,9 @@ export async function runMerge(io: Io, files: string[], flags: { json?: boolean;
     status.update(`writing the counterexample (${stepsText(v.trace.schedule.length)}) and its viewer`, true);
     try {
       writeAtomically(out, `${JSON.stringify(v.trace, null, 2)}\n`);
-      writeAtomically(out.replace(/\.json$/i, '') + '.html', formatHtmlPieces(v.trace));
+      const html = out.replace(/\.json$/i, '') + '.html';
+      // merge has no scenario at hand: the viewer gives the command that draws the charts.
+      writeAtomically(html, formatHtmlPieces(v.trace, { chartsLeftOut: [`npx interleave show ${shellWord(out)} --format html --out ${shellWord(html)}`] }));
     } catch (e) {
       writeError = `cannot write the trace to ${out}: ${(e as Error).message}; choose another place with --out FILE`;
     }

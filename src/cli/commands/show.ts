@@ -38,8 +38,16 @@ export async function runShow(io: Io, path: string, flags: ShowFlags): Promise<n
   } finally {
     status.stop();
   }
-  // A streamed live recording has no events: draw the model's replay of it.
-  const file: TraceFileData = found?.rerun && read.trace.length === 0 && read.options.mode === 'live' ? { ...read, schedule: [...found.rerun.schedule], originalLength: found.rerun.schedule.length, trace: found.rerun.trace.map((e) => toPlain(e)) as TraceFileData['trace'] } : read;
+  // A streamed live recording has no events, and an older trace has no reducer state changes:
+  // draw the model's replay of it (which otherwise matches the file).
+  const replayed = (r: Rerun) => r.trace.map((e) => toPlain(e)) as TraceFileData['trace'];
+  const file: TraceFileData = !found?.rerun
+    ? read
+    : read.options.mode !== 'live'
+      ? { ...read, trace: replayed(found.rerun) }
+      : read.trace.length === 0
+        ? { ...read, schedule: [...found.rerun.schedule], originalLength: found.rerun.schedule.length, trace: replayed(found.rerun) }
+        : read;
   // The scenario's legend, charts and parameter defaults explain the trace (text, Mermaid, HTML).
   const ctx: ReportContext = found && format !== 'json' ? reportContext(found.sc, found.family.params) : {};
   status.update(`rendering ${format}`, true);
@@ -90,14 +98,17 @@ async function verify(io: Io, file: TraceFileData, path: string, config?: string
   // A live recording's trace holds what really happened (store I/O, real replies): its
   // schedule replaying is the check; its events are not the model's.
   if (file.options.mode === 'live') return { sc, family: target.family, rerun: out };
-  const d = firstDifference(file.trace, out.trace);
+  // A trace saved before reducers' state changes were recorded (`context` events) is compared
+  // without them, and drawn from the re-run, which has them.
+  const older = !file.trace.some((e) => e.kind === 'context') && out.trace.some((e) => e.kind === 'context');
+  const d = firstDifference(file.trace, older ? out.trace.filter((e) => e.kind !== 'context') : out.trace);
   if (d) {
     throw new UsageError(
       `${path}: the saved trace is not what its schedule produces (they differ from step ${d.step}, event ${d.index + 1}): the file was edited, or the model changed since it was saved. ` +
         `'interleave replay ${path}' re-checks the schedule; 'interleave show --no-verify' draws the file as saved`,
     );
   }
-  return { sc, family: target.family };
+  return { sc, family: target.family, ...(older ? { rerun: out } : {}) };
 }
 
 /**

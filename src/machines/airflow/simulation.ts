@@ -30,7 +30,7 @@ export interface Calibration {
 }
 
 /**
- * Calibration C (docs/airflow.md): the DES with the lock held until the coroutine
+ * Calibration C (docs/airflow.md): the discrete-event simulation with the lock held until the coroutine
  * resumes on the loop, s = 2 ms per request, loop CPU 3.217 ms per executed index
  * and 2.210 ms per replayed index. It was fitted with the per-index retry reading
  * its keys up front, so it runs that way (in-coroutine reads hide the loop's
@@ -38,7 +38,7 @@ export interface Calibration {
  */
 export const CALIBRATION_C: Calibration = {
   name: 'C',
-  note: 'DES, lock held until the requester resumes on the loop; s = 2 ms per request; loop CPU 3.217 ms per executed, 2.210 ms per replayed index; per-index retry reads up front',
+  note: 'each request to the supervisor takes 2 ms and holds its lock until the requester resumes on the event loop; the loop spends 3.217 ms of CPU per executed index and 2.210 ms per replayed one; the per-index retry reads its keys up front',
   base: { GetTaskStateStore: 2, SetTaskStateStore: 2, SetXCom: 2 },
   perByte: 0,
   cpuExec: 3.217,
@@ -51,7 +51,7 @@ export const CALIBRATION_C: Calibration = {
 export const CALIBRATION_CHANNEL_ONLY: Calibration = {
   ...CALIBRATION_C,
   name: 'channel-only',
-  note: 'channel-only: s = 2 ms per request, no loop CPU (c = 0); per-index retry reads up front',
+  note: 'channel time only: each request to the supervisor takes 2 ms, the event loop spends no CPU (c = 0); the per-index retry reads its keys up front',
   cpuExec: 0,
   cpuReplay: 0,
 };

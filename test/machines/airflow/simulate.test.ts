@@ -108,6 +108,10 @@ describe('the family: interleave simulate airflow-checkpoints --param items=N --
     expect(Math.abs(data.ratios.firstAttempt - 1.56)).toBeLessThanOrEqual(0.01);
     expect(Math.abs(data.ratios.retry - 1.789)).toBeLessThanOrEqual(0.005);
     expect(rep.tables[0]!.note).toMatch(/calibration C/i);
+    // Said in words for a newcomer: which times are simulated, which ratio is which, no DES or bare symbols.
+    expect(rep.tables[0]!.columns).toEqual(['design', 'writes (try 1)', 'reads (retry)', 'try 1 (simulated s)', 'retry (simulated s)', 'bytes written (try 1)', 'simulation took (ms)']);
+    expect(rep.tables[0]!.note).toMatch(/^the old design \(per-index\) takes 1\.\d{3}x the new one's simulated time on the first attempt, 1\.\d{3}x on the retry\./);
+    expect(rep.tables[0]!.note).not.toMatch(/\bDES\b|\bs = /);
     // Same seed, same figures (the real time it took aside).
     const virtual = (x: unknown) => JSON.stringify(x, (k, v) => (k === 'realMs' ? undefined : v));
     expect(virtual(f.simulate!(parseParams(f, { items: '1000' }), { seed: 3 }).data)).toBe(virtual(data));
