@@ -203,13 +203,16 @@ describe('live runner', () => {
 
   it('stop() cancels timers, ignores late replies and waits for calls in flight', async () => {
     const m = setup({}).createMachine({ initial: 'a', states: { a: { after: { 60_000: 'b' } }, b: {} } });
+    let started = 0;
     let settled = 0;
     const sc = defineScenario({ name: 'stop', actors: { m, store: { kind: 'external' } }, start: [{ to: 'store', msg: { type: 'put' } }] });
     const live = runLive(sc, {
-      externals: { store: async () => (await new Promise((r) => setTimeout(r, 20)), settled++, [{ to: 'm', msg: { type: 'late' } }]) },
+      externals: { store: async () => (started++, await new Promise((r) => setTimeout(r, 20)), settled++, [{ to: 'm', msg: { type: 'late' } }]) },
     });
     const q = live.whenQuiescent();
-    await new Promise((r) => setTimeout(r, 5));
+    // Stop once the call is in flight (not after a fixed delay: a busy machine may start it later).
+    while (started === 0) await new Promise((r) => setTimeout(r, 1));
+    expect(settled).toBe(0);
     const before = live.schedule().length;
     await live.stop();
     // stop() waited for the call in flight; its reply was not taken.
