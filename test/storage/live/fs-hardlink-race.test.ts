@@ -6,7 +6,8 @@
 // under attack. No byte, size or ETag of the outside file may be returned: the store
 // serves only files it wrote (owned by its user, with its mark), whose names and
 // descriptor agree before and after the read.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { startAttacker } from '../../helpers/attacker.ts';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -41,16 +42,8 @@ describe.runIf(HANDLE_RELATIVE)('filesystem object store under a hard-link swapp
     const keys = ['hl/obj', 'sw/obj'];
     for (const k of keys) expect((await store.put(k, new TextEncoder().encode(`inside ${k}`))).type).toBe('s3.put.ok');
 
-    const proc = spawn(process.execPath, [CHILD, root, secret], { stdio: ['ignore', 'pipe', 'pipe'] });
-    child = proc;
-    let out = '';
-    let err = '';
-    proc.stdout!.on('data', (b: Buffer) => (out += b.toString()));
-    proc.stderr!.on('data', (b: Buffer) => (err += b.toString()));
-    await new Promise<void>((resolve, reject) => {
-      proc.on('error', reject);
-      const t = setInterval(() => out.includes('ready') && (clearInterval(t), resolve()), 5);
-    });
+    const attacker = await startAttacker(CHILD, [root, secret]);
+    child = attacker.proc;
 
     const tally: Record<string, number> = {};
     const leaks: string[] = [];
@@ -87,8 +80,8 @@ describe.runIf(HANDLE_RELATIVE)('filesystem object store under a hard-link swapp
       }
     };
     await Promise.all(Array.from({ length: 4 }, worker));
-    proc.kill('SIGKILL');
-    await new Promise((r) => proc.once('exit', r));
+    await attacker.stop();
+    const { out, err } = attacker.output();
 
     const swaps = Math.max(0, ...[...out.matchAll(/swaps (\d+)/g)].map((m) => Number(m[1])));
     console.log(`hard-link race: ${i} ops against ${swaps}+ swap rounds:`, JSON.stringify(tally));

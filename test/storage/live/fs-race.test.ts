@@ -4,7 +4,8 @@
 // links to secrets outside, while the store runs 10,000 puts, gets, heads, lists
 // and deletes through the flipping paths. Nothing may be written, created or
 // removed outside the root, and no outside byte or name may be returned.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { startAttacker } from '../../helpers/attacker.ts';
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -51,16 +52,8 @@ describe.runIf(HANDLE_RELATIVE)('filesystem object store under a symlink-flippin
     const before = snapshot(outside);
     const store = new FsObjectStore(root);
 
-    const proc = spawn(process.execPath, [CHILD, root, outside], { stdio: ['ignore', 'pipe', 'pipe'] });
-    child = proc;
-    let out = '';
-    let err = '';
-    proc.stdout!.on('data', (b: Buffer) => (out += b.toString()));
-    proc.stderr!.on('data', (b: Buffer) => (err += b.toString()));
-    await new Promise<void>((resolve, reject) => {
-      proc.on('error', reject);
-      const t = setInterval(() => out.includes('ready') && (clearInterval(t), resolve()), 5);
-    });
+    const attacker = await startAttacker(CHILD, [root, outside]);
+    child = attacker.proc;
 
     const next = rng(18);
     const keys = [...['f0', 'h0', 'f1', 'f2', 'f3'].map((k) => `d/${k}`), ...[0, 1, 2].flatMap((s) => [0, 1].map((g) => `d/sub${s}/g${g}`)), 'real/f2', 'real/sub0/g0'];
@@ -101,8 +94,8 @@ describe.runIf(HANDLE_RELATIVE)('filesystem object store under a symlink-flippin
       }
     };
     await Promise.all(Array.from({ length: 8 }, worker));
-    proc.kill('SIGKILL');
-    await new Promise((r) => proc.once('exit', r));
+    await attacker.stop();
+    const { out, err } = attacker.output();
 
     const flips = Math.max(0, ...[...out.matchAll(/flips (\d+)/g)].map((m) => Number(m[1])));
     console.log(`race: ${OPS} ops against ${flips}+ flips:`, JSON.stringify(tally));
