@@ -2,8 +2,12 @@
 //   compiled: the packed package installed in a fresh project (npm pack, then the
 //             tarball unpacked with its dependencies linked, as test/package-consumer does),
 //             running dist/ on plain node;
-//   tsx:      this repository's bin/interleave.js, which runs the TypeScript sources
-//             through tsx (what every call cost before the package was compiled).
+//   clone:    this repository's bin/interleave.js, which runs a command that loads no
+//             user module (check of a bundled scenario, --version) from its compiled cache
+//             of src/ (node_modules/.cache/interleave-cli), any other through tsx;
+//   tsx:      the same with INTERLEAVE_TSX=1, every command through tsx;
+//   npx:      the README's line, `npx interleave ...` in this repository (npm's own start-up
+//             and its reading of the installed tree included).
 // Each command runs --runs=N times (default 5) in a fresh process; the table gives the
 // median wall time and the median CPU time of the child (user + system, from the
 // children's times in /proc/self/stat, 10 ms resolution). On a loaded machine wall time
@@ -34,10 +38,19 @@ function childCpu(): number | undefined {
   }
 }
 
-function time(bin: string, args: readonly string[], cwd: string, env: NodeJS.ProcessEnv): { wall: number; cpu: number | undefined; code: number | null; stdout: string } {
+interface Mode {
+  label: string;
+  /** The command before its arguments. */
+  argv0: readonly string[];
+  cwd?: string;
+  env?: NodeJS.ProcessEnv;
+}
+
+function time(m: Mode, args: readonly string[], cwd: string, env: NodeJS.ProcessEnv): { wall: number; cpu: number | undefined; code: number | null; stdout: string } {
   const c0 = childCpu();
   const t0 = performance.now();
-  const r = spawnSync(process.execPath, [bin, ...args], { cwd, env, stdio: ['ignore', 'pipe', 'ignore'], encoding: 'utf8' });
+  const [cmd, ...pre] = m.argv0;
+  const r = spawnSync(cmd!, [...pre, ...args], { cwd: m.cwd ?? cwd, env: { ...env, ...m.env }, stdio: ['ignore', 'pipe', 'ignore'], encoding: 'utf8' });
   const wall = (performance.now() - t0) / 1000;
   const c1 = childCpu();
   return { wall, cpu: c0 !== undefined && c1 !== undefined ? c1 - c0 : undefined, code: r.status, stdout: r.stdout };
@@ -58,25 +71,29 @@ export default async function bench(argv: string[]): Promise<void> {
     ['check lost-update', ['check', 'lost-update', '--out', join(c.dir, 'lu.json')], 1, 1],
     ['check amber-loop', ['check', 'amber-loop', '--out', join(c.dir, 'amber.json')], 1, 1],
   ];
-  const modes: [string, string][] = [
-    ['compiled (installed package, dist/)', c.bin],
-    ['tsx (repository sources)', join(REPO, 'bin/interleave.js')],
+  const bin = join(REPO, 'bin/interleave.js');
+  const modes: Mode[] = [
+    { label: 'compiled (installed package, dist/)', argv0: [process.execPath, c.bin] },
+    { label: 'clone (bin/interleave.js)', argv0: [process.execPath, bin] },
+    { label: 'clone through tsx (INTERLEAVE_TSX=1)', argv0: [process.execPath, bin], env: { INTERLEAVE_TSX: '1' } },
+    { label: 'npx interleave in the clone (README)', argv0: ['npx', 'interleave'], cwd: REPO },
   ];
   const rows: Cell[][] = [];
   const phases: Cell[][] = [];
   try {
     for (const [label, args, want, goal] of commands) {
-      for (const [mode, bin] of modes) {
-        time(bin, args, c.dir, env); // warm the file cache
-        const xs = Array.from({ length: runs }, () => time(bin, args, c.dir, env));
+      for (const m of modes) {
+        time(m, args, c.dir, env); // warm the file cache (and the clone's compiled cache)
+        const xs = Array.from({ length: runs }, () => time(m, args, c.dir, env));
         const bad = xs.find((x) => x.code !== want);
-        if (bad) throw new Error(`${mode} ${label} exited ${bad.code}, expected ${want}`);
+        if (bad) throw new Error(`${m.label} ${label} exited ${bad.code}, expected ${want}`);
         const cpu = xs.every((x) => x.cpu !== undefined) ? median(xs.map((x) => x.cpu!)) : NaN;
-        rows.push([label, mode, median(xs.map((x) => x.wall)), cpu, mode.startsWith('compiled') || label.includes('amber') ? `< ${goal} s` : '']);
+        rows.push([label, m.label, median(xs.map((x) => x.wall)), cpu, m.label.startsWith('compiled') || label.includes('amber') ? `< ${goal} s` : '']);
       }
     }
-    for (const [mode, bin] of modes) {
-      const xs = Array.from({ length: runs }, () => JSON.parse(time(bin, ['check', 'amber-loop', '--json', '--out', join(c.dir, 'amber-json.json')], c.dir, env).stdout).stats.phases as PhaseRow);
+    for (const m of modes) {
+      const mode = m.label;
+      const xs = Array.from({ length: runs }, () => JSON.parse(time(m, ['check', 'amber-loop', '--json', '--out', join(c.dir, 'amber-json.json')], c.dir, env).stdout).stats.phases as PhaseRow);
       for (const name of Object.keys(xs[0]!)) {
         phases.push([mode, name, median(xs.map((p) => p[name]?.wallMs ?? 0)), median(xs.map((p) => p[name]?.cpuMs ?? 0))]);
       }

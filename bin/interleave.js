@@ -1,15 +1,31 @@
 #!/usr/bin/env node
 // The `interleave` command. Installed from npm, the package has only dist/ (compiled
 // JavaScript) and this runs it. In a clone of the repository (src/ present), it runs the
-// TypeScript sources through tsx instead, so a fresh clone needs no build step and an edit
-// takes effect at once: a dist/ left by an earlier `npm run build` or `npm pack` is never
-// run by mistake. INTERLEAVE_DIST=1 runs dist/ in a clone (after `npm run build`).
+// sources, so a fresh clone needs no build step and an edit takes effect at once: a dist/
+// left by an earlier `npm run build` or `npm pack` is never run by mistake. A command that
+// loads no module of the user's (check or simulate of a bundled scenario, --version) runs
+// the sources compiled per file into a cache (scripts/cli-cache.mjs); any other runs them
+// through tsx, whose hooks also let a scenario module import 'interleave' from src/.
+// INTERLEAVE_DIST=1 runs dist/ in a clone (after `npm run build`); INTERLEAVE_TSX=1 runs
+// every command through tsx.
 import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 
 const sources = new URL('../scripts/source-loader.mjs', import.meta.url);
 const compiled = new URL('../dist/cli/main.js', import.meta.url);
 let main;
-if (existsSync(sources) && process.env.INTERLEAVE_DIST !== '1') {
+let cached;
+if (existsSync(sources) && process.env.INTERLEAVE_DIST !== '1' && process.env.INTERLEAVE_TSX !== '1' && loadsNoUserModule(process.argv.slice(2))) {
+  try {
+    const { compiledCli } = await import(new URL('../scripts/cli-cache.mjs', import.meta.url).href);
+    cached = await compiledCli(fileURLToPath(new URL('..', import.meta.url)));
+  } catch {
+    // the cache is an optimisation: any trouble with it runs the sources through tsx
+  }
+}
+if (cached) {
+  ({ main } = await import(cached.href));
+} else if (existsSync(sources) && process.env.INTERLEAVE_DIST !== '1') {
   for (const m of preloads(process.argv.slice(2))) await import(m);
   const { registerSource } = await import(sources.href);
   registerSource();
@@ -32,4 +48,16 @@ function preloads(argv) {
   const [command, ...rest] = argv.filter((a) => !a.startsWith('-'));
   if (!['check', 'replay', 'show', 'simulate', 'merge'].includes(command ?? '')) return [];
   return ['xstate', 'zod', ...(rest.some((a) => a.includes('amber')) ? ['apache-arrow'] : [])];
+}
+
+/**
+ * True when the command line can name no file: `check` or `simulate` whose every other
+ * word is a plain name or flag (a bundled scenario, `--param k=v` without dots or slashes),
+ * or a bare `--version`. Anything that might be a path (a scenario module, a trace, --out)
+ * goes through tsx.
+ */
+function loadsNoUserModule(argv) {
+  if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) return true;
+  const [command, ...rest] = argv;
+  return (command === 'check' || command === 'simulate') && rest.every((a) => /^-{0,2}[A-Za-z0-9_=,:+-]*$/.test(a) && !existsSync(a));
 }

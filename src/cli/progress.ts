@@ -1,5 +1,5 @@
 // The live progress line of a long check (a TTY only): states, distinct states/s, depth, elapsed.
-import cliProgress from 'cli-progress';
+import { createRequire } from 'node:module';
 import type { Observable } from 'rxjs';
 import type { Progress } from './check-api.ts';
 import { countText } from '../report/count-text.ts';
@@ -17,6 +17,8 @@ export function progressText(p: Progress, label: string): string {
 /** Shows the progress of a check on stderr until `stop()`; returns a no-op when not on a TTY. */
 export function showProgress(progress$: Observable<Progress>, label: string, enabled: boolean): { stop(): void } {
   if (!enabled) return { stop() {} };
+  // Loaded here: a piped or scripted run draws no bar and need not load it.
+  const cliProgress = createRequire(import.meta.url)('cli-progress') as typeof import('cli-progress');
   const bar = new cliProgress.SingleBar(
     {
       stream: process.stderr,

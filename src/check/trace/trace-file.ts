@@ -1,18 +1,15 @@
 // The counterexample file: versioned JSON the CLI reads back (and validates with zod).
 import { randomBytes } from 'node:crypto';
 import { closeSync, openSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { dirname, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { toPlain, type RecordedEvent, type Scenario } from '../../actors/index.ts';
 import { makeDir } from '../../actors/make-dir.ts';
 import { replaySchedule } from './replay.ts';
+import { TOOL_VERSION } from './package-info.ts';
 import type { TraceFile, Violation } from '../types.ts';
 
-const pkg = createRequire(import.meta.url)('../../../package.json') as { version: string };
-
-/** The package version recorded in trace files. */
-export const TOOL_VERSION: string = pkg.version;
+export { TOOL_VERSION };
 
 /**
  * A trace file (the JSON the CLI writes, schema in docs/trace.schema.json) for a

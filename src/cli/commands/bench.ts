@@ -1,11 +1,12 @@
 // `interleave bench [name]`: runs bench/<name>.bench.ts through bin/bench.js.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { PACKAGE_ROOT } from '../../check/trace/package-info.ts';
 import { EXIT, UsageError } from '../errors.ts';
 
 export function runBench(names: readonly string[], extra: readonly string[]): Promise<number> {
-  const script = fileURLToPath(new URL('../../../bin/bench.js', import.meta.url));
+  const script = join(PACKAGE_ROOT, 'bin', 'bench.js');
   // The published package ships no benchmarks (bench/ and bin/bench.js stay in the repository).
   if (!existsSync(script)) return Promise.reject(new UsageError('the benchmarks run from a clone of the interleave repository (npm run bench -- <name>); the installed package does not include them'));
   return new Promise((done) => {

@@ -2,7 +2,7 @@
 // compound nodes for nested states). Dagre cannot attach an edge to a compound node,
 // so each compound state gets an invisible anchor inside it and a title node on top;
 // an edge to or from a compound state is routed to its anchor and cut at its border.
-import dagre from '@dagrejs/dagre';
+import { createRequire } from 'node:module';
 import { allStates, type ChartState, type ChartTransition, type MachineChart } from './chart.ts';
 
 export interface Box {
@@ -139,6 +139,7 @@ function onLine(label: Box, pts: readonly (readonly [number, number])[], taken: 
 
 /** Lays a chart out top to bottom. Deterministic: the same chart gives the same layout. */
 export function layoutChart(chart: MachineChart, title = chart.id): ChartLayout {
+  const dagre = loadDagre();
   const g = new dagre.graphlib.Graph({ compound: true, multigraph: true });
   g.setGraph({ rankdir: 'TB', nodesep: 28, ranksep: 34, edgesep: 22, marginx: 8, marginy: 8 });
   g.setDefaultEdgeLabel(() => ({}));
@@ -286,4 +287,11 @@ export function layoutChart(chart: MachineChart, title = chart.id): ChartLayout 
   for (const m of moved) m();
   const gg = g.graph() as { width?: number; height?: number };
   return { width: Math.ceil(gg.width ?? 100), height: Math.ceil(gg.height ?? 60), states: laid, starts, edges };
+}
+
+let dagreModule: typeof import('@dagrejs/dagre') | undefined;
+
+/** dagre, loaded on the first drawing: a check that writes its viewer without charts never needs it. */
+function loadDagre(): typeof import('@dagrejs/dagre') {
+  return (dagreModule ??= createRequire(import.meta.url)('@dagrejs/dagre') as typeof import('@dagrejs/dagre'));
 }
