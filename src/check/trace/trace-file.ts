@@ -82,13 +82,28 @@ export function saveTraceFile(path: string, file: TraceFile, source?: { readonly
 }
 
 /** Writes the pieces one after another (a page too large for one string, or for the heap as one). */
+/** Pieces are gathered up to this many characters per write: a page has thousands of small ones. */
+const WRITE_CHARS = 1 << 16;
+
 function writePieces(path: string, pieces: Iterable<string>): void {
   const fd = openSync(path, 'w');
+  const write = (text: string) => {
+    const bytes = Buffer.from(text, 'utf8');
+    for (let off = 0; off < bytes.length; ) off += writeSync(fd, bytes, off);
+  };
   try {
+    let batch: string[] = [];
+    let chars = 0;
     for (const piece of pieces) {
-      const bytes = Buffer.from(piece, 'utf8');
-      for (let off = 0; off < bytes.length; ) off += writeSync(fd, bytes, off);
+      batch.push(piece);
+      chars += piece.length;
+      if (chars >= WRITE_CHARS) {
+        write(batch.join(''));
+        batch = [];
+        chars = 0;
+      }
     }
+    if (chars > 0) write(batch.join(''));
   } finally {
     closeSync(fd);
   }
