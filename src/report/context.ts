@@ -19,11 +19,14 @@ export interface ReportContext {
   readonly defaults?: Readonly<Record<string, unknown>>;
 }
 
-/** The report context of a scenario (and its family's parameters, when it has one). */
-export function reportContext(sc: Scenario, params?: Readonly<Record<string, ParamSpec>>): ReportContext {
+/**
+ * The report context of a scenario (and its family's parameters, when it has one).
+ * `opts.charts: false` leaves the statecharts out (they are built from every machine).
+ */
+export function reportContext(sc: Scenario, params?: Readonly<Record<string, ParamSpec>>, opts: { readonly charts?: boolean } = {}): ReportContext {
   return {
     ...(sc.legend ? { legend: sc.legend } : {}),
-    charts: scenarioCharts(sc),
+    ...(opts.charts === false ? {} : { charts: scenarioCharts(sc) }),
     ...(params ? { defaults: Object.fromEntries(Object.entries(params).map(([k, p]) => [k, p.default])) } : {}),
   };
 }

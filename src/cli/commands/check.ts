@@ -149,9 +149,10 @@ function recordedOf(r: CheckResult, v: Violation, seed: { schedule: readonly str
 
 /** The viewer's context; the statecharts only when asked for, else the commands that draw them (`show --format html` draws them too). */
 function viewerContext(sc: Scenario, f: ScenarioFamily, charts: boolean, leftOut: readonly string[]): ReportContext {
-  const { charts: all, ...rest } = reportContext(sc, f.params);
-  if (charts && all) return { ...rest, charts: all };
-  return all && all.charts.length + all.others.length > 0 ? { ...rest, chartsLeftOut: leftOut } : rest;
+  if (charts) return reportContext(sc, f.params);
+  // Every actor is drawn (a machine as its chart, any other as a box): there are charts to leave out if there are actors.
+  const rest = reportContext(sc, f.params, { charts: false });
+  return sc.actorList.length > 0 ? { ...rest, chartsLeftOut: leftOut } : rest;
 }
 
 /** A user's scenario name may hold any character; a file name should not. */
@@ -298,6 +299,7 @@ export async function runCheck(io: Io, name: string, flags: CheckFlags, clock = 
   const note = r.options.swarmNote;
   if (typeof note === 'string' && !flags.json) io.err(s.yellow(`note: ${note}`));
   const up = r.options.workerStartupMs as { mean: number; max: number } | undefined;
+  const swarm = up ? { swarm: { workers: r.options.workers, workerStartupMs: up } } : {};
   if (up && !flags.json) io.err(s.dim(`swarm     ${String(r.options.workers)} workers started in ${(up.mean / 1000).toFixed(2)} s on average (at most ${(up.max / 1000).toFixed(2)} s): thread start to the scenario rebuilt`));
   const o = io.style;
 
@@ -339,6 +341,7 @@ export async function runCheck(io: Io, name: string, flags: CheckFlags, clock = 
         scenario,
         strategy: r.strategy,
         seed: r.seed,
+        ...swarm,
         ...(v.seed !== undefined ? { runSeed: v.seed } : {}),
         complete: r.complete,
         ...(r.cutBy ? { cutBy: r.cutBy } : {}),
@@ -411,7 +414,7 @@ export async function runCheck(io: Io, name: string, flags: CheckFlags, clock = 
   // --require-complete: a search that stopped early is not a pass.
   const incomplete = !r.complete && !interrupted && flags.requireComplete === true;
   if (flags.json) {
-    printJson(io, { ok: true, scenario, strategy: r.strategy, seed: r.seed, complete: r.complete, ...(flags.requireComplete ? { requireComplete: true } : {}), ...(r.cutBy ? { cutBy: r.cutBy } : {}), ...(traceDepth !== undefined ? { within: r.options.within, depthBound: traceDepth, ...(seedFile?.options.cut === true ? { recordingCut: true } : {}) } : {}), ...(r.shard ? { shard: r.shard } : {}), ...(r.exchange ? { exchange: r.exchange } : {}), ...(r.shareVisited ? { shareVisited: r.shareVisited } : {}), stats: r.stats, ...(r.collisionProbability !== undefined ? { collisionProbability: r.collisionProbability } : {}), unreached: r.unreached, ...(r.vacuous ? { vacuous: r.vacuous } : {}), ...(r.options.endNote ? { endNote: r.options.endNote } : {}), interrupted, ...(hint ? { hint } : {}) });
+    printJson(io, { ok: true, scenario, strategy: r.strategy, seed: r.seed, complete: r.complete, ...(flags.requireComplete ? { requireComplete: true } : {}), ...(r.cutBy ? { cutBy: r.cutBy } : {}), ...(traceDepth !== undefined ? { within: r.options.within, depthBound: traceDepth, ...(seedFile?.options.cut === true ? { recordingCut: true } : {}) } : {}), ...(r.shard ? { shard: r.shard } : {}), ...(r.exchange ? { exchange: r.exchange } : {}), ...(r.shareVisited ? { shareVisited: r.shareVisited } : {}), ...swarm, stats: r.stats, ...(r.collisionProbability !== undefined ? { collisionProbability: r.collisionProbability } : {}), unreached: r.unreached, ...(r.vacuous ? { vacuous: r.vacuous } : {}), ...(r.options.endNote ? { endNote: r.options.endNote } : {}), interrupted, ...(hint ? { hint } : {}) });
     return interrupted ? EXIT.interrupted : incomplete ? EXIT.incomplete : EXIT.ok;
   }
   const named: [string, string][] = [
