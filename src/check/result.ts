@@ -36,7 +36,7 @@ function violationOf(sc: Scenario, s: Session, opts: CheckOptions, clock: PhaseC
   }
   let schedule = f.schedule;
   const endShrink = clock.start();
-  if (opts.shrink !== false && schedule.length > 0) schedule = shrinkSchedule(sc, f.property, schedule, { purity });
+  if (opts.shrink !== false && schedule.length > 0) schedule = shrinkSchedule(sc, f.property, schedule, { purity, shortest: f.shortest === true });
   // The final trace: replay with detail on.
   let out = runSchedule(sc, schedule, { detail: true, lenient: false, purity });
   if (!out.property || !sameProperty(out.property, f.property)) {

@@ -44,6 +44,7 @@ function position(en: readonly Step[], s: Step): number {
 }
 
 export class CompactBfs extends Search {
+  protected override breadthFirst = true;
   /**
    * Entries that keep their world while waiting (a ring by entry number, a power of two):
    * an entry keeps it when pushed while the frontier is smaller. Tests lower it to mix

@@ -89,6 +89,8 @@ export abstract class Search implements Explorer {
   protected readonly memo: StepMemo;
   /** Nodes keep their enabled steps (`Node.en`): the compact frontier encodes steps as positions in it. */
   protected keepsEnabled = false;
+  /** Expands level by level, so an undiverged search's first violation is a shortest one (`Found.shortest`). */
+  protected breadthFirst = false;
 
   /** Evaluate invariants on revisited worlds too (see `step`). */
   private readonly checkRevisits: boolean;
@@ -160,8 +162,10 @@ export abstract class Search implements Explorer {
 
   /** Records a violation; true when exploration stops (unless an inspector asks to go on). */
   private report(property: PropertyRef, schedule: string[]): boolean {
-    if (this.s.opts.inspect?.violation?.(property, schedule)) return false;
-    this.s.found = { property, schedule };
+    const s = this.s;
+    if (s.opts.inspect?.violation?.(property, schedule)) return false;
+    const shortest = this.breadthFirst && !this.diverged && !this.hook && !s.shard && !s.hasher.symmetric;
+    s.found = shortest ? { property, schedule, shortest } : { property, schedule };
     return true;
   }
 
@@ -355,6 +359,7 @@ export class Dfs extends Search {
 
 /** Breadth-first: a FIFO of nodes; parents are kept for schedules, worlds dropped once expanded. */
 export class Bfs extends Search {
+  protected override breadthFirst = true;
   private queue: Node[] = [];
   private head = 0;
   protected push(n: Node): void {

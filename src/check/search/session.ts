@@ -16,6 +16,13 @@ export interface Found {
   readonly seed?: number;
   /** A lasso (liveness): `schedule` from this index on is a cycle back to the world it starts at. */
   readonly cycleStart?: number;
+  /**
+   * Met by a breadth-first search from the initial world in the unreduced order (no
+   * reduction had pruned anything, no symmetry, no shard): every property is checked where
+   * a world or step is first generated, level by level, so no shorter schedule violates
+   * any property, and shrinking need not try deleting steps.
+   */
+  readonly shortest?: true;
 }
 
 /** Work between two yields to the event loop. */

@@ -22,6 +22,8 @@ export interface ShrinkOptions {
   readonly maxSteps?: number;
   /** The nondeterminism sample the replays' steps go through (shrinking runs user code after the search). */
   readonly purity?: DeterminismCheck | undefined;
+  /** The schedule is a shortest violating one (a breadth-first search's, `Found.shortest`): skip deleting steps, only reorder. */
+  readonly shortest?: boolean;
 }
 
 /** The actor a step id is about: the receiver of a delivery or drop, the owner of a timer, the crashed actor. */
@@ -68,9 +70,9 @@ export function shrinkSchedule(sc: Scenario, property: PropertyRef, schedule: re
   };
 
   let cur = fails(schedule) ?? [...schedule];
-  // 1. ddmin over steps.
+  // 1. ddmin over steps (no shorter schedule fails when a breadth-first search found this one).
   let n = 2;
-  while (cur.length > 0 && budget()) {
+  while (opts.shortest !== true && cur.length > 0 && budget()) {
     const chunk = Math.ceil(cur.length / n);
     let reduced = false;
     for (let start = 0; start < cur.length && budget(); start += chunk) {
