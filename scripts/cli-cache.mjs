@@ -9,7 +9,6 @@
 // code as one file, so the cache also holds it bundled (one chunk shared by every arrow
 // specifier src/ imports, so there is one copy of its classes). Only runs that load no
 // user module use the cache, so no other copy of arrow can meet this one.
-import { createHash } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative } from 'node:path';
@@ -28,14 +27,23 @@ function* files(dir) {
   }
 }
 
+/** Two 32-bit FNV-1a hashes (different offsets) of every file's path, size and mtime: node:crypto costs more to load than this takes. */
 function keyOf(root, sources) {
-  const h = createHash('sha1');
-  h.update(`recipe ${RECIPE} node ${process.versions.node}\n`);
+  let a = 0x811c9dc5;
+  let b = 0x01000193 ^ 0x5bd1e995;
+  const add = (text) => {
+    for (let i = 0; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      a = Math.imul(a ^ c, 0x01000193);
+      b = Math.imul(b ^ c, 0x01000193) ^ (b >>> 15);
+    }
+  };
+  add(`recipe ${RECIPE} node ${process.versions.node}\n`);
   for (const f of [...sources, join(root, 'tsconfig.json'), join(root, 'package.json')]) {
     const s = statSync(f);
-    h.update(`${relative(root, f)} ${s.size} ${s.mtimeMs}\n`);
+    add(`${relative(root, f)} ${s.size} ${s.mtimeMs}\n`);
   }
-  return h.digest('hex').slice(0, 16);
+  return (a >>> 0).toString(16).padStart(8, '0') + (b >>> 0).toString(16).padStart(8, '0');
 }
 
 function prune(cache, keep) {
