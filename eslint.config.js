@@ -3,7 +3,7 @@ import tseslint from 'typescript-eslint';
 import machines from './eslint-rules/machines.js';
 
 export default tseslint.config(
-  { ignores: ['.dependency-cruiser.cjs', 'node_modules/**', 'dist/**', 'coverage/**', 'out/**', '.docs-blocks/**', '.docs-types/**', 'docs-api/**'] },
+  { ignores: ['.dependency-cruiser.cjs', 'node_modules/**', '.cache/**', 'dist/**', 'coverage/**', 'out/**', '.docs-blocks/**', '.docs-types/**', 'docs-api/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -4,7 +4,7 @@
 //             running dist/ on plain node;
 //   clone:    this repository's bin/interleave.js, which runs a command that loads no
 //             user module (check of a bundled scenario, --version) from its compiled cache
-//             of src/ (node_modules/.cache/interleave-cli), any other through tsx;
+//             of src/ (.cache/interleave-cli), any other through tsx;
 //   tsx:      the same with INTERLEAVE_TSX=1, every command through tsx;
 //   npx:      the README's line, `npx interleave ...` in this repository (npm's own start-up
 //             and its reading of the installed tree included).

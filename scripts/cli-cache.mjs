@@ -1,10 +1,13 @@
 // The CLI's compiled cache in a clone of the repository. Loading ~270 TypeScript files
 // through tsx's loader hooks costs the main job more than its search, so bin/interleave.js
 // runs a per-file esbuild compile of src/ (the compiler tsx itself uses; imports stay
-// separate modules, so nothing is bundled twice) kept in node_modules/.cache, keyed by
+// separate modules, so nothing is bundled twice) kept in .cache/interleave-cli, keyed by
 // every source file's path, size and modification time: an edit makes a new key, and the
 // next run compiles again (about half a second). Concurrent runs each write their own
-// temporary folder and rename it into place; the loser keeps the winner's copy.
+// temporary folder and rename it into place; the loser keeps the winner's copy. Not under
+// node_modules: a new entry there makes npm's hidden lockfile stale, and every later npx
+// then reads the whole installed tree (about 0.1 s). Packages still resolve from it: the
+// repository's node_modules is on the way up.
 // apache-arrow's ESM build is ~150 modules, which load several times slower than the same
 // code as one file, so the cache also holds it bundled (one chunk shared by every arrow
 // specifier src/ imports, so there is one copy of its classes). Only runs that load no
@@ -98,7 +101,7 @@ function arrowSpecifiers(files) {
  * installed or the compile fails (the caller then runs the sources through tsx, which
  * reports the error in the source's own terms).
  */
-export async function compiledCli(root, cache = join(root, 'node_modules', '.cache', 'interleave-cli')) {
+export async function compiledCli(root, cache = join(root, '.cache', 'interleave-cli')) {
   const src = join(root, 'src');
   const sources = [...files(src)].filter((f) => !f.endsWith('.md')).sort();
   const key = keyOf(root, sources);

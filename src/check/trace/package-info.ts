@@ -1,6 +1,6 @@
 // Where the interleave package lives and its version, found by walking up from this
 // module: the compiled package (dist/), the sources (src/) and the CLI's compiled cache in
-// a clone (node_modules/.cache) sit at different depths under the package root.
+// a clone (.cache/interleave-cli) sit at different depths under the package root.
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
