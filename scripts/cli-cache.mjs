@@ -19,8 +19,10 @@ import { pathToFileURL } from 'node:url';
 
 /** Bump when what the cache holds changes shape, so old copies are not used. */
 const RECIPE = 3;
-/** Copies older than this, under other keys, are removed (a run may still be using a newer one). */
-const STALE_MS = 60 * 60 * 1000;
+/** Copies under other keys are removed once older than this (a long check may still load modules from one), */
+const STALE_MS = 24 * 60 * 60 * 1000;
+/** except the newest few, whatever their age. */
+const KEEP = 4;
 
 function* files(dir) {
   for (const e of readdirSync(dir, { withFileTypes: true })) {
@@ -51,14 +53,18 @@ function keyOf(root, sources) {
 
 function prune(cache, keep) {
   const now = Date.now();
+  const entries = [];
   for (const name of readdirSync(cache)) {
-    if (name === keep) continue;
-    const p = join(cache, name);
     try {
-      if (now - statSync(p).mtimeMs > STALE_MS) rmSync(p, { recursive: true, force: true });
+      entries.push({ name, mtimeMs: statSync(join(cache, name)).mtimeMs });
     } catch {
       // another run removed it first
     }
+  }
+  entries.sort((x, y) => y.mtimeMs - x.mtimeMs);
+  for (const [i, e] of entries.entries()) {
+    if (e.name === keep || i < KEEP || now - e.mtimeMs <= STALE_MS) continue;
+    rmSync(join(cache, e.name), { recursive: true, force: true });
   }
 }
 
