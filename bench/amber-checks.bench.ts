@@ -73,7 +73,7 @@ export default async function (argv: string[]): Promise<void> {
     const r = await check(amberScenario(p), { strategy: 'bfs', ...(opts ?? {}) } as any);
     const v = r.violation;
     const verdict = r.ok ? (r.complete ? 'holds, complete' : `holds, cut by ${r.cutBy}`) : `violated ${v!.property.kind} ${v!.property.name.split(' ')[0]}`;
-    rows.push([name, verdict, r.stats.distinctStates, r.stats.transitions, v ? v.schedule.length : '-', opts?.strategy === 'pct' ? `pct, ${r.stats.runs} runs` : 'bfs']);
+    rows.push([name, verdict, r.stats.distinctStates ?? 'not counted', r.stats.transitions, v ? v.schedule.length : '-', opts?.strategy === 'pct' ? `pct, ${r.stats.runs} runs` : 'bfs']);
   }
   printTable(
     'amber-loop check configurations of the tests and benchmarks (mat: start=materialized, scr: start=scratch; D0/D1/D2: table-in-state / read-at-consume / read-at-endchannel)',

@@ -200,6 +200,8 @@ export interface SampleConfig {
   readonly faultRate: number;
   /** PCT's parameters (strategy `pct`). */
   readonly pct?: PctConfig;
+  /** Hash every world the runs meet into the visited set, to count the distinct ones (`CheckOptions.countDistinct`). */
+  readonly countDistinct?: boolean;
 }
 
 /** Run `i` of a sampling session, alone: the same run a full session would make. */
@@ -245,12 +247,14 @@ export class Sampler implements Explorer {
     // re-hashing only the actors the step touched (as dfs and bfs do).
     let parent: World | undefined;
     let lanes: Lanes | undefined;
-    const onWorld = (w: World) => {
-      s.states++;
+    const visit = (w: World) => {
       if (s.visit(w, parent, lanes)) s.reach.see(w);
       parent = w;
       lanes = s.hasher.lastLanes;
     };
+    // Without the count, only reachable goals not yet met need to see the worlds (every
+    // world, since nothing tells a new one from a seen one): the verdict needs neither.
+    const see = (w: World) => s.reach.see(w);
     for (;;) {
       if (this.i >= this.runs || this.i > this.bound) {
         s.cutBy ??= 'runs';
@@ -261,7 +265,9 @@ export class Sampler implements Explorer {
       if (now > until) return false;
       const seed = deriveSeed(this.cfg.root, this.i);
       parent = lanes = undefined;
-      const out = runOne(s.sc, this.cfg, seed, onWorld);
+      const out = runOne(s.sc, this.cfg, seed, this.cfg.countDistinct ? visit : s.reach.goalsLeft ? see : undefined);
+      // A run meets its initial world and one world per step.
+      s.states += out.length + 1;
       s.runs++;
       s.transitions += out.length;
       if (out.length > s.maxDepth) s.maxDepth = out.length;
