@@ -12,8 +12,8 @@
 //    with K steps per actor, median over 20 seeds, runs per seed capped.
 //    Goal: pct needs >= 100x fewer runs than random at K = 14.
 // 3b. Runs to an ordering bug of depth 1, 2 and 3 at K = 14 (bench/sampler-rows.ts): pct, pos
-//    and fast-check's scheduler, with CPU per run. Goal: pos <= 200 median runs at depth 3,
-//    at no more CPU per run than fast-check.
+//    and fast-check's scheduler, with CPU per run, also through check(). Goal: pos <= 200
+//    median runs at depth 3, at no more CPU per run than fast-check (through check() too).
 //
 // 1b. Liveness (bench/liveness-rows.ts): the same models with and without their liveness
 //    properties: distinct states/s and bytes/state of the stored graph and the SCC pass.
