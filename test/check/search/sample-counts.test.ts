@@ -3,7 +3,7 @@
 // runs, the verdict, the counterexample and the unreached goals are the same (random
 // systems, every sampling strategy), and `stats.distinctStates` is absent, not a wrong 0.
 import { describe, expect, it } from 'vitest';
-import { check, checkRun, type CheckOptions, type CheckResult } from 'interleave';
+import { check, checkRun, expectHolds, type CheckOptions, type CheckResult } from 'interleave';
 import { lostUpdate, randomSystem } from '../../fixtures/check/models.ts';
 import { randomActors } from '../../fixtures/check/random-actors.ts';
 
@@ -57,6 +57,13 @@ describe('distinct states in sampled checks', () => {
     const r = await check(sc, { strategy: 'pos', seed: 3, runs: 50 });
     expect(r.stats.distinctStates).toBeUndefined();
     expect(r.unreached).toEqual(['valueIsHundred']);
+  });
+
+  it('expectHolds on a sampled check names the states it met, not an uncounted distinct count', async () => {
+    const r = await check(lostUpdate({ cas: true }), { strategy: 'pos', seed: 1, runs: 20 });
+    expect(() => expectHolds(r)).toThrow(new RegExp(`pos sampled 20 runs \\(sampling never proves absence\\) \\(${r.stats.states} states\\)`));
+    const counted = await check(lostUpdate({ cas: true }), { strategy: 'pos', seed: 1, runs: 20, countDistinct: true });
+    expect(() => expectHolds(counted)).toThrow(`(${counted.stats.distinctStates!} distinct states)`);
   });
 
   it('a maxStates budget counts them, and cuts the runs there', async () => {
