@@ -4,8 +4,10 @@
 // systems, every sampling strategy), and `stats.distinctStates` is absent, not a wrong 0.
 import { describe, expect, it } from 'vitest';
 import { check, checkRun, expectHolds, type CheckOptions, type CheckResult } from 'interleave';
-import { lostUpdate, randomSystem } from '../../fixtures/check/models.ts';
+import { lostUpdate, orderingBug, randomSystem } from '../../fixtures/check/models.ts';
 import { randomActors } from '../../fixtures/check/random-actors.ts';
+
+const MODELS = new URL('../../fixtures/check/models.ts', import.meta.url).pathname;
 
 /** What a sampled check decided and did, without the figures that need fingerprints. */
 function decided(r: CheckResult) {
@@ -83,6 +85,19 @@ describe('distinct states in sampled checks', () => {
       if (countDistinct) expect(seen.every((d) => typeof d === 'number')).toBe(true);
       else expect(seen.every((d) => d === undefined)).toBe(true);
     }
+  });
+
+  it('a swarm over worker threads counts them per worker only when asked', async () => {
+    const opts: CheckOptions = { strategy: 'swarm', swarmStrategy: 'pos', seed: 7, runs: 300, workers: 1, shrink: false, source: { module: MODELS, export: 'orderingBug', args: [6, 3, 0, false] } };
+    const sc = orderingBug(6, 3, 0, false);
+    const plain = await check(sc, opts);
+    const counted = await check(sc, { ...opts, countDistinct: true });
+    expect([plain.options.workers, counted.options.workers]).toEqual([1, 1]);
+    expect(decided(plain)).toEqual(decided(counted));
+    expect(plain.stats.distinctStates).toBeUndefined();
+    expect(plain.options.distinctStatesNote).toMatch(/not counted/);
+    expect(counted.stats.distinctStates).toBeGreaterThan(0);
+    expect(counted.options.distinctStatesNote).toBe('distinct states are counted per worker and summed');
   });
 
   it('dfs and bfs always count: countDistinct: false is refused there', async () => {
