@@ -52,7 +52,7 @@ export async function verdictRows(withoutPor: boolean): Promise<(string | number
       const t = process.cpuUsage();
       const r = await check(buildAirflow(over), { ...opts, por });
       const c = process.cpuUsage(t);
-      rows.push([name, por ? 'on' : 'off', verdict(r), r.stats.distinctStates, r.stats.transitions, r.violation ? r.violation.schedule.length : '', Math.round((c.user + c.system) / 1000)]);
+      rows.push([name, por ? 'on' : 'off', verdict(r), r.stats.distinctStates!, r.stats.transitions, r.violation ? r.violation.schedule.length : '', Math.round((c.user + c.system) / 1000)]);
     }
   }
   return rows;

@@ -89,11 +89,11 @@ export default async function (argv: string[]): Promise<void> {
     chk.push([
       name,
       withPor.ok && withPor.complete ? 'holds, complete' : withPor.violation ? withPor.violation.property.name : 'cut',
-      withPor.stats.distinctStates,
+      withPor.stats.distinctStates!,
       withPor.stats.states,
       without.stats.states,
       `${(100 * (1 - withPor.stats.transitions / Math.max(1, without.stats.transitions))).toFixed(0)}%`,
-      Math.round((withPor.stats.distinctStates * 1000) / Math.max(1, c1 - c0)),
+      Math.round((withPor.stats.distinctStates! * 1000) / Math.max(1, c1 - c0)),
     ]);
   }
   printTable(

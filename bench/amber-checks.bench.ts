@@ -38,10 +38,10 @@ const cases: C[] = [
   ['race recreate D0', { design: 'table-in-state', overlapFault: false, recreateFault: true }],
   ['race recreate D1', { design: 'read-at-consume', overlapFault: false, recreateFault: true }],
   ['race recreate D2', { design: 'read-at-endchannel', overlapFault: false, recreateFault: true }],
-  ['race pct D1 500', { start: 'materialized' }, { strategy: 'pct', seed: 7, runs: 500 }],
-  ['race pct D1 scr 500', { start: 'scratch' }, { strategy: 'pct', seed: 7, runs: 500 }],
-  ['race pct D1 100', { design: 'read-at-consume' }, { strategy: 'pct', seed: 7, runs: 100 }],
-  ['race pct D2 100', { design: 'read-at-endchannel' }, { strategy: 'pct', seed: 7, runs: 100 }],
+  ['race pct D1 500', { start: 'materialized' }, { strategy: 'pct', seed: 7, runs: 500, countDistinct: true }],
+  ['race pct D1 scr 500', { start: 'scratch' }, { strategy: 'pct', seed: 7, runs: 500, countDistinct: true }],
+  ['race pct D1 100', { design: 'read-at-consume' }, { strategy: 'pct', seed: 7, runs: 100, countDistinct: true }],
+  ['race pct D2 100', { design: 'read-at-endchannel' }, { strategy: 'pct', seed: 7, runs: 100, countDistinct: true }],
   // test/machines/amber/model.test.ts
   ['model D2 recreate 404', { design: 'read-at-endchannel', overlapFault: false, recreateFault: true, missingKey: '404' }],
   // test/machines/amber/start.test.ts cases
@@ -73,7 +73,7 @@ export default async function (argv: string[]): Promise<void> {
     const r = await check(amberScenario(p), { strategy: 'bfs', ...(opts ?? {}) } as any);
     const v = r.violation;
     const verdict = r.ok ? (r.complete ? 'holds, complete' : `holds, cut by ${r.cutBy}`) : `violated ${v!.property.kind} ${v!.property.name.split(' ')[0]}`;
-    rows.push([name, verdict, r.stats.distinctStates, r.stats.transitions, v ? v.schedule.length : '-', opts?.strategy === 'pct' ? `pct, ${r.stats.runs} runs` : 'bfs']);
+    rows.push([name, verdict, r.stats.distinctStates!, r.stats.transitions, v ? v.schedule.length : '-', opts?.strategy === 'pct' ? `pct, ${r.stats.runs} runs` : 'bfs']);
   }
   printTable(
     'amber-loop check configurations of the tests and benchmarks (mat: start=materialized, scr: start=scratch; D0/D1/D2: table-in-state / read-at-consume / read-at-endchannel)',

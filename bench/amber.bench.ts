@@ -201,7 +201,7 @@ async function checkerBench(quick: boolean): Promise<void> {
       const sc = amberScenario(p);
       await check(sc, { strategy: 'bfs', por, shrink: false, maxStates: 5_000 }); // warm-up
       const r = await check(sc, { strategy: 'bfs', por, shrink: false, maxStates: 3_000_000 });
-      rows.push([name, por ? 'on' : 'off', r.ok ? (r.complete ? 'holds, complete' : `holds, cut by ${r.cutBy}`) : `violated: ${r.violation!.property.name.split(' ')[0]}`, r.stats.states, r.stats.distinctStates, r.stats.transitions, r.stats.maxDepth, Math.round(r.stats.ms), Math.round(r.stats.statesPerSecond), r.stats.bytesPerState.toFixed(1)]);
+      rows.push([name, por ? 'on' : 'off', r.ok ? (r.complete ? 'holds, complete' : `holds, cut by ${r.cutBy}`) : `violated: ${r.violation!.property.name.split(' ')[0]}`, r.stats.states, r.stats.distinctStates!, r.stats.transitions, r.stats.maxDepth, Math.round(r.stats.ms), Math.round(r.stats.statesPerSecond!), r.stats.bytesPerState.toFixed(1)]);
     }
   }
   printTable(

@@ -12,8 +12,8 @@
 //    with K steps per actor, median over 20 seeds, runs per seed capped.
 //    Goal: pct needs >= 100x fewer runs than random at K = 14.
 // 3b. Runs to an ordering bug of depth 1, 2 and 3 at K = 14 (bench/sampler-rows.ts): pct, pos
-//    and fast-check's scheduler, with CPU per run. Goal: pos <= 200 median runs at depth 3,
-//    at no more CPU per run than fast-check.
+//    and fast-check's scheduler, with CPU per run, also through check(). Goal: pos <= 200
+//    median runs at depth 3, at no more CPU per run than fast-check (through check() too).
 //
 // 1b. Liveness (bench/liveness-rows.ts): the same models with and without their liveness
 //    properties: distinct states/s and bytes/state of the stored graph and the SCC pass.
@@ -185,22 +185,22 @@ async function throughput(quick: boolean): Promise<void> {
         name,
         label === 'on' ? String(m.r.options.reduction ?? (m.r.options.por ? 'on' : 'off')) : 'off',
         m.r.complete ? 'yes' : `no (${m.r.cutBy ?? 'violation'})`,
-        s.distinctStates,
-        label === 'on' ? Number((off.r.stats.distinctStates / Math.max(1, s.distinctStates)).toFixed(2)) : '',
+        s.distinctStates!,
+        label === 'on' ? Number((off.r.stats.distinctStates! / Math.max(1, s.distinctStates!)).toFixed(2)) : '',
         label === 'on' ? Number((m.cpu / off.cpu).toFixed(2)) : '',
         s.states,
         s.transitions,
         m.runs,
         Math.round(m.cpu),
-        Math.round((s.distinctStates * 1000) / m.cpu),
+        Math.round((s.distinctStates! * 1000) / m.cpu),
         Math.round((s.transitions * 1000) / m.cpu),
         Number(s.bytesPerState.toFixed(1)),
       ]);
     }
     const pairs = samplePairs(sc, 2000);
     const bare = bareRates(sc, pairs, quick ? 300 : 1000);
-    const onRate = (on.r.stats.distinctStates * 1000) / on.cpu;
-    const offRate = (off.r.stats.distinctStates * 1000) / off.cpu;
+    const onRate = (on.r.stats.distinctStates! * 1000) / on.cpu;
+    const offRate = (off.r.stats.distinctStates! * 1000) / off.cpu;
     const best = Math.max(onRate, offRate);
     const bestRun = onRate >= offRate ? on : off;
     const ratio = (x: number) => (Number.isFinite(x) ? Number((best / x).toFixed(2)) : 'n/a');
@@ -209,9 +209,9 @@ async function throughput(quick: boolean): Promise<void> {
       Number.isFinite(bare.publicTransition) ? Math.round(bare.publicTransition) : 'n/a',
       Math.round(bare.xstate),
       Math.round(bare.apply),
-      Math.round((off.r.stats.distinctStates * 1000) / off.cpu),
-      Math.round((on.r.stats.distinctStates * 1000) / on.cpu),
-      Number((bestRun.r.stats.transitions / bestRun.r.stats.distinctStates).toFixed(2)),
+      Math.round((off.r.stats.distinctStates! * 1000) / off.cpu),
+      Math.round((on.r.stats.distinctStates! * 1000) / on.cpu),
+      Number((bestRun.r.stats.transitions / bestRun.r.stats.distinctStates!).toFixed(2)),
       ratio(bare.publicTransition),
       ratio(bare.xstate),
     ]);
@@ -241,7 +241,7 @@ async function pairsScaling(quick: boolean): Promise<void> {
     for (const por of [false, true]) {
       const c0 = cpuMs();
       const r = await check(sc, { strategy: 'dfs', por, shrink: false });
-      row.push(r.stats.distinctStates, Math.round(cpuMs() - c0));
+      row.push(r.stats.distinctStates!, Math.round(cpuMs() - c0));
     }
     rows.push(row);
   }

@@ -80,7 +80,7 @@ export async function everyEventRows(quick: boolean): Promise<(string | number)[
       theirs = median(theirsMs);
     rows.push([
       `${floors} floors x ${capacity + 1} loads`,
-      r!.stats.distinctStates,
+      r!.stats.distinctStates!,
       graphStates,
       r!.complete && r!.ok ? 'yes' : 'NO',
       Math.round(ours),

@@ -102,7 +102,7 @@ async function checker(full: boolean): Promise<void> {
     const r = await check(make(), { strategy: 'bfs', maxStates: 500_000, timeLimitMs: 60_000 });
     const cpu = cpuMs() - c0;
     const ms = performance.now() - t0;
-    chk.push([name, r.ok ? (r.complete ? 'holds (complete)' : `holds (cut: ${r.cutBy})`) : `violated: ${r.violation!.property.name} (${r.violation!.schedule.length} steps)`, r.stats.distinctStates, r.stats.transitions, Math.round(ms), Math.round(cpu), Math.round((r.stats.distinctStates * 1000) / cpu)]);
+    chk.push([name, r.ok ? (r.complete ? 'holds (complete)' : `holds (cut: ${r.cutBy})`) : `violated: ${r.violation!.property.name} (${r.violation!.schedule.length} steps)`, r.stats.distinctStates!, r.stats.transitions, Math.round(ms), Math.round(cpu), Math.round((r.stats.distinctStates! * 1000) / cpu)]);
   }
   printTable('checker, bfs, small configurations', ['configuration', 'result', 'states', 'transitions', 'wall ms', 'CPU ms', 'states per CPU s'], chk, 'CPU is this process\'s (process.cpuUsage): on a shared machine it moves less than wall time.');
 }

@@ -59,12 +59,12 @@ export default async function memory(args: string[]): Promise<void> {
     const r = measure(o, states, compiled);
     const s = r.stats;
     const m = s.memory!;
-    const rate = (s.distinctStates * 1000) / r.cpuMs;
+    const rate = (s.distinctStates! * 1000) / r.cpuMs;
     if (!before) before = rate;
     const perState = m.rssBytesPerState;
     rows.push([
       label,
-      s.distinctStates,
+      s.distinctStates!,
       r.complete ? 'complete' : `cut by ${r.cutBy ?? '?'}`,
       Math.round(r.cpuMs / 100) / 10,
       Math.round(rate),
@@ -72,8 +72,8 @@ export default async function memory(args: string[]): Promise<void> {
       Math.round(m.startRssBytes / MB),
       Math.round(m.peakRssBytes / MB),
       perState,
-      Math.round((m.peakRssBytes - m.startRssBytes) / s.distinctStates),
-      r.live === undefined ? '' : Math.round(r.live / s.distinctStates),
+      Math.round((m.peakRssBytes - m.startRssBytes) / s.distinctStates!),
+      r.live === undefined ? '' : Math.round(r.live / s.distinctStates!),
       perState <= GOAL ? 'yes' : 'no',
     ]);
   }

@@ -72,16 +72,16 @@ export async function porRows(quick: boolean, long: boolean): Promise<Cell[][]> 
     // A violating model: the reduced search's own figures to its first violation (the
     // unreduced re-run that decides which violation is reported is in the next table).
     const reduced = on.r.options.firstViolation as { reducedDistinctStates: number; reducedTransitions: number } | undefined;
-    const onDistinct = reduced?.reducedDistinctStates ?? on.r.stats.distinctStates;
+    const onDistinct = reduced?.reducedDistinctStates ?? on.r.stats.distinctStates!;
     for (const [label, m] of [['off', off], ['on', on]] as const) {
       rows.push([
         name,
         label === 'off' ? 'none' : String(m.r.options.reduction),
         verdict(m.r),
-        label === 'on' ? onDistinct : m.r.stats.distinctStates,
+        label === 'on' ? onDistinct : m.r.stats.distinctStates!,
         label === 'on' && reduced ? reduced.reducedTransitions : m.r.stats.transitions,
         Math.round(m.cpu),
-        label === 'on' ? Number((off.r.stats.distinctStates / Math.max(1, onDistinct)).toFixed(2)) : '',
+        label === 'on' ? Number((off.r.stats.distinctStates! / Math.max(1, onDistinct)).toFixed(2)) : '',
         label === 'on' ? Number((on.cpu / off.cpu).toFixed(2)) : '',
       ]);
     }

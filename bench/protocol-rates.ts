@@ -32,7 +32,7 @@ export async function protocolRateRows(quick: boolean): Promise<(string | number
       const c0 = cpuMs();
       const r = await check(sc, { strategy, shrink: false, maxStates: cap });
       const ms = cpuMs() - c0;
-      rows.push([label, strategy, r.complete ? 'yes' : `no (${r.cutBy ?? 'violation'})`, r.stats.distinctStates, r.stats.transitions, Math.round(ms), Math.round((r.stats.distinctStates * 1000) / ms)]);
+      rows.push([label, strategy, r.complete ? 'yes' : `no (${r.cutBy ?? 'violation'})`, r.stats.distinctStates!, r.stats.transitions, Math.round(ms), Math.round((r.stats.distinctStates! * 1000) / ms)]);
     }
   }
   return rows;

@@ -4,11 +4,14 @@
 // each sampler's CPU per run over a fixed number of runs after a warm-up (process.cpuUsage,
 // since the machine is shared). interleave's runs are `runOne` (the Sampler's run without
 // the visited-set bookkeeping of a check); fast-check's are `fc.check` runs with
-// `endOnFailure` (no shrinking), each awaiting both tasks to the end.
+// `endOnFailure` (no shrinking), each awaiting both tasks to the end. The check() columns
+// are what a user pays: the CPU of one `check(scenario, { strategy, runs })` call over its
+// runs, on the same model with a monitor that never fails (so every run goes to its end),
+// by default and with `countDistinct: true` (every world hashed into the visited set).
 //
 //   npm run bench -- checker --sampler           (this table only)
 import { deriveSeed, type Scenario } from '../src/actors/index.ts';
-import { estimateK, runOne, type SampleConfig } from '../src/check/index.ts';
+import { check, estimateK, runOne, type SampleConfig } from '../src/check/index.ts';
 import { orderingBug } from '../test/fixtures/check/models.ts';
 import { median, type Cell } from './table.ts';
 
@@ -63,6 +66,18 @@ function interleaveRuns(sc: Scenario, cfg: SampleConfig, seeds: number, cap: num
   return { runs, usPerRun: ((cpuMs() - c0) * 1000) / costRuns };
 }
 
+/** CPU microseconds per run of `check()`: one warm-up check, then one measured, both `runs` long. */
+async function checkRuns(depth: 1 | 2 | 3, strategy: 'pct' | 'pos', runs: number, countDistinct: boolean): Promise<number> {
+  const sc = orderingBug(K, depth, 0, false);
+  const opts = { strategy, runs, faultRate: 0, shrink: false, countDistinct, ...(strategy === 'pct' ? { depth } : {}) };
+  const warm = await check(sc, { ...opts, seed: 1 });
+  const c0 = cpuMs();
+  const r = await check(sc, { ...opts, seed: 2 });
+  const us = ((cpuMs() - c0) * 1000) / runs;
+  if (!warm.ok || !r.ok || r.stats.runs !== runs) throw new Error(`the never-failing ordering model failed or stopped early (${strategy}, depth ${depth})`);
+  return us;
+}
+
 async function fastCheckRuns(depth: 1 | 2 | 3, seeds: number, cap: number, costRuns: number): Promise<Sampled> {
   const fc = (await import('fast-check')).default;
   const property = (failOnBug: boolean) => fc.asyncProperty(fc.scheduler(), async (s) => {
@@ -90,7 +105,7 @@ async function fastCheckRuns(depth: 1 | 2 | 3, seeds: number, cap: number, costR
   return { runs, usPerRun: ((cpuMs() - c0) * 1000) / costRuns };
 }
 
-export const SAMPLER_HEADER = ['bug depth', 'pct runs', 'pos runs', 'fast-check runs', 'pct / pos', 'pct µs/run', 'pos µs/run', 'fast-check µs/run', 'capped seeds (pct/pos/fc)'];
+export const SAMPLER_HEADER = ['bug depth', 'pct runs', 'pos runs', 'fast-check runs', 'pct / pos', 'pct µs/run', 'pos µs/run', 'pct check() µs/run', 'pos check() µs/run', 'pct / pos check() counting distinct µs/run', 'fast-check µs/run', 'capped seeds (pct/pos/fc)'];
 
 export function samplerNote(seeds: number, cap: number, fcCap: number, costRuns = COST_RUNS): string {
   return (
@@ -98,7 +113,9 @@ export function samplerNote(seeds: number, cap: number, fcCap: number, costRuns 
     `Ordering bug (test/fixtures/check/models.ts orderingBug): tasks A and B, ${K} steps each; depth 1: B finishes before A starts;\n` +
     'depth 2: A steps once, then B runs to completion; depth 3: A steps once, then B once, then A runs to completion before B\'s second step.\n' +
     'pct runs with d = the bug depth and k from pilot walks; pos has no parameters.\n' +
-    `µs/run: CPU per run over ${costRuns.toLocaleString('en-US')} more runs after as many to warm up (interleave: runs end at the bug, as in a check; fast-check: every run to the end).`
+    `µs/run: CPU per run over ${costRuns.toLocaleString('en-US')} more runs after as many to warm up (interleave: runs end at the bug, as in a check; fast-check: every run to the end).\n` +
+    `check() µs/run: CPU of a whole check(scenario, { strategy, runs: ${costRuns.toLocaleString('en-US')}, faultRate: 0 }) call per run, after one such call to warm up, on the same model with a monitor\n` +
+    'that never fails (every run to the end), by default and with countDistinct: true (each world hashed into the visited set, as every sampled check did before).'
   );
 }
 
@@ -113,6 +130,10 @@ export async function samplerRows(quick: boolean, cap: number): Promise<Cell[][]
     const pct = interleaveRuns(sc, { strategy: 'pct', root: 0, maxDepth: 1000, faultRate: 0, pct: { depth, k } }, seeds, cap, cost);
     const pos = interleaveRuns(sc, { strategy: 'pos', root: 0, maxDepth: 1000, faultRate: 0 }, seeds, cap, cost);
     const fc = await fastCheckRuns(depth, seeds, fcCap, cost);
+    const pctCheck = await checkRuns(depth, 'pct', cost, false);
+    const posCheck = await checkRuns(depth, 'pos', cost, false);
+    const pctCounting = await checkRuns(depth, 'pct', cost, true);
+    const posCounting = await checkRuns(depth, 'pos', cost, true);
     const show = (x: number, c: number) => (Number.isFinite(x) ? x : `>${c}`);
     const capped = (s: Sampled) => s.runs.filter((x) => !Number.isFinite(x)).length;
     const mp = median(pct.runs),
@@ -125,6 +146,9 @@ export async function samplerRows(quick: boolean, cap: number): Promise<Cell[][]
       Number.isFinite(mp) ? Number((mp / mo).toFixed(1)) : `>${(cap / mo).toFixed(0)}`,
       Number(pct.usPerRun.toFixed(1)),
       Number(pos.usPerRun.toFixed(1)),
+      Number(pctCheck.toFixed(1)),
+      Number(posCheck.toFixed(1)),
+      `${pctCounting.toFixed(1)} / ${posCounting.toFixed(1)}`,
       Number(fc.usPerRun.toFixed(1)),
       `${capped(pct)}/${capped(pos)}/${capped(fc)}`,
     ]);

@@ -86,7 +86,8 @@ export function expectHolds(result: CheckResult, opts: ExpectHoldsOptions = {}):
   if (result.ok) {
     if (result.complete || opts.allowIncomplete) return;
     const why = result.cutBy === 'runs' ? `${result.strategy} sampled ${result.stats.runs ?? 'some'} runs (sampling never proves absence)` : `the search was cut by ${result.cutBy ?? 'a budget'}`;
-    throw new Error(`no violation found, but the exploration is not complete: ${why} (${result.stats.distinctStates} distinct states). Raise the budget, use dfs/bfs, or pass { allowIncomplete: true } to accept a partial search.`);
+    const seen = result.stats.distinctStates === undefined ? `${result.stats.states} states` : `${result.stats.distinctStates} distinct states`;
+    throw new Error(`no violation found, but the exploration is not complete: ${why} (${seen}). Raise the budget, use dfs/bfs, or pass { allowIncomplete: true } to accept a partial search.`);
   }
   const v = result.violation;
   if (!v && result.finding) throw new Error(`unreached: ${result.finding.message}`);

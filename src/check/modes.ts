@@ -74,12 +74,16 @@ function sampleConfig(ctx: ModeContext, strategy: 'random' | 'pct' | 'pos' | 'sw
   const faultRate = opts.faultRate ?? 0.1;
   const root = ctx.plan.seed;
   if (strategy === 'swarm') notes.swarmStrategy = per;
-  if (per === 'random' || per === 'pos') return { strategy: per, root, maxDepth, faultRate };
+  // A budget of distinct states needs them counted.
+  const countDistinct = opts.countDistinct === true || opts.maxStates !== undefined;
+  ctx.s.countDistinct = countDistinct;
+  if (!countDistinct) notes.distinctStatesNote = 'distinct states not counted (a sampled verdict needs no fingerprints): pass countDistinct: true to count them';
+  if (per === 'random' || per === 'pos') return { strategy: per, root, maxDepth, faultRate, countDistinct };
   const depth = opts.depth ?? 3;
   if (!Number.isInteger(depth) || depth < 1) throw new Error(`pct depth must be a whole number >= 1, got ${String(opts.depth)}`);
   const k = estimateK(sc, maxDepth, faultRate);
   notes.pct = { depth, k };
-  return { strategy: 'pct', root, maxDepth, faultRate, pct: { depth, k } };
+  return { strategy: 'pct', root, maxDepth, faultRate, pct: { depth, k }, countDistinct };
 }
 
 /** The fingerprints of an exhaustive search, when a shard, an exchange or an inspector needs them. */

@@ -47,6 +47,7 @@ export function planCheck(sc: Scenario, opts: CheckOptions): Plan {
   if (opts.workers !== undefined && opts.workers > 1 && strategy !== 'swarm') {
     throw new Error(`workers (${opts.workers}) run the swarm strategy's threads; ${strategy} runs in one thread: ${exhaustive ? 'split a dfs/bfs over processes with shard (docs/sharding.md)' : `use strategy 'swarm' (it spreads ${strategy === 'pct' ? 'PCT' : strategy === 'pos' ? 'POS' : 'random'} runs over the workers)`}, or drop workers`);
   }
+  if (opts.countDistinct === false && exhaustive) throw new Error(`countDistinct: false applies to sampled strategies; ${strategy} always counts distinct states (its visited set is the search): drop countDistinct`);
   const seed = (opts.seed ?? (exhaustive ? 0 : defaultSeed())) >>> 0;
   // Liveness keeps the whole state graph: no sleep sets, no symmetry (liveness/state-graph.ts).
   const liveness = exhaustive && opts.liveness !== false && hasLiveness(sc);

@@ -235,6 +235,11 @@ export class Reachability {
     }
   }
 
+  /** True while some `reachable` goal has not been met. */
+  get goalsLeft(): boolean {
+    return this.left.length > 0;
+  }
+
   unreached(): string[] {
     return [...this.left];
   }

@@ -66,11 +66,10 @@ export function checkResult(sc: Scenario, s: Session, opts: CheckOptions, plan: 
     complete,
     stats: {
       states: s.states,
-      distinctStates: distinct,
+      ...(s.countDistinct ? { distinctStates: distinct, statesPerSecond: ms > 0 ? (distinct * 1000) / ms : 0 } : {}),
       transitions: s.transitions,
       maxDepth: s.maxDepth,
       ms,
-      statesPerSecond: ms > 0 ? (distinct * 1000) / ms : 0,
       bytesPerState: s.visited.size > 0 ? s.visited.bytes / s.visited.size : 0,
     },
     unreached: s.found ? [] : s.reach.unreached(),

@@ -38,6 +38,14 @@ export interface CheckOptions {
   seed?: number;
   /** Random / pct / pos / swarm: how many runs (default 1000; swarm 10,000). */
   runs?: number;
+  /**
+   * Random / pct / pos / swarm: hash every world the runs meet to count the distinct ones
+   * (`stats.distinctStates`). Off by default, since a sampled verdict needs no fingerprints
+   * and hashing costs about as much as the runs themselves; a `maxStates` budget turns it
+   * on. dfs, bfs and liveness always count (their visited set is the search), so `false`
+   * is refused there.
+   */
+  countDistinct?: boolean;
   /** PCT bug depth d (default 3): d - 1 priority change points. Only for pct (and swarm running pct). */
   depth?: number;
   /**
@@ -207,8 +215,8 @@ export interface Inspect {
 export interface Progress {
   /** States generated so far. */
   states: number;
-  /** Distinct worlds visited so far. */
-  distinctStates: number;
+  /** Distinct worlds visited so far; absent when the check does not count them (`CheckOptions.countDistinct`). */
+  distinctStates?: number;
   /** Transitions taken so far. */
   transitions: number;
   /** Current depth (dfs) or level (bfs). */
@@ -217,8 +225,8 @@ export interface Progress {
   queue: number;
   /** Elapsed wall time, milliseconds. */
   ms: number;
-  /** Distinct states per second so far. */
-  statesPerSecond: number;
+  /** Distinct states per second so far; absent when distinct states are not counted. */
+  statesPerSecond?: number;
   /** Runs done (random, PCT, swarm). */
   runs?: number;
   /**
@@ -301,16 +309,20 @@ export type CutBy = 'maxStates' | 'maxDepth' | 'timeLimit' | 'runs' | 'stopped';
 export interface CheckStats {
   /** States generated (successors computed, duplicates included). */
   states: number;
-  /** Distinct worlds visited. */
-  distinctStates: number;
+  /**
+   * Distinct worlds visited. Absent when the check did not count them: a sampled check
+   * (random, pct, pos, swarm) counts them only with `countDistinct: true` or a `maxStates`
+   * budget, since its verdict needs no fingerprints. dfs, bfs and liveness always count.
+   */
+  distinctStates?: number;
   /** Transitions taken (steps applied). */
   transitions: number;
   /** The deepest schedule explored. */
   maxDepth: number;
   /** Wall time of the check, milliseconds. */
   ms: number;
-  /** Distinct states per second of wall time. */
-  statesPerSecond: number;
+  /** Distinct states per second of wall time; absent when distinct states were not counted. */
+  statesPerSecond?: number;
   /** Bytes of the visited set per distinct state. */
   bytesPerState: number;
   /**
@@ -345,9 +357,9 @@ export interface MemoryStats {
   startRssBytes: number;
   /** Heap (plus typed arrays) in use when the check began. */
   startHeapBytes: number;
-  /** Peak RSS / distinct states. */
+  /** Peak RSS / distinct states (0 when they were not counted). */
   rssBytesPerState: number;
-  /** (Peak heap - heap at the start) / distinct states. */
+  /** (Peak heap - heap at the start) / distinct states (0 when they were not counted). */
   heapGrowthBytesPerState: number;
 }
 

@@ -50,6 +50,7 @@ Examples:
     .addOption(new Option('-s, --strategy <name>', 'search strategy').choices(STRATEGIES))
     .option('--seed <n>', 'seed for random, pct, pos and swarm (and tie-breaks)', intArg('--seed'))
     .option('--runs <n>', 'random/pct/pos/swarm: number of runs', intArg('--runs', 1))
+    .option('--count-distinct', 'random/pct/pos/swarm: hash every world the runs meet to count the distinct ones (off by default: the verdict needs no fingerprints)')
     .option('--depth <n>', 'pct: bug depth d (d-1 priority change points); pos has none', intArg('--depth', 1))
     .option('--max-states <n>', 'stop after this many states', intArg('--max-states', 1))
     .option('--max-depth <n>', 'do not explore past this many steps', intArg('--max-depth', 1))

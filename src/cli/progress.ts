@@ -11,7 +11,8 @@ function n(x: number): string {
 export function progressText(p: Progress, label: string): string {
   const runs = p.runs !== undefined ? ` · ${n(p.runs)} runs` : '';
   const phase = p.phase ? ` · ${p.phase}` : '';
-  return `${label} · ${n(p.states)} states · ${n(p.distinctStates)} distinct (${n(p.statesPerSecond)}/s) · depth ${p.depth} · queue ${n(p.queue)}${runs}${phase} · ${(p.ms / 1000).toFixed(1)}s`;
+  const distinct = p.distinctStates === undefined ? '' : ` · ${n(p.distinctStates)} distinct (${n(p.statesPerSecond ?? 0)}/s)`;
+  return `${label} · ${n(p.states)} states${distinct} · depth ${p.depth} · queue ${n(p.queue)}${runs}${phase} · ${(p.ms / 1000).toFixed(1)}s`;
 }
 
 /** Shows the progress of a check on stderr until `stop()`; returns a no-op when not on a TTY. */

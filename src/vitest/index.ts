@@ -61,7 +61,8 @@ const CUT: Record<string, string> = {
 function stats(r: CheckResult): string {
   const s = r.stats;
   const n = (x: number) => Math.round(x).toLocaleString('en-US');
-  return `${r.strategy}, seed ${r.seed}: ${n(s.distinctStates)} distinct states, ${n(s.transitions)} transitions, max depth ${s.maxDepth}${s.runs !== undefined ? `, ${n(s.runs)} runs` : ''}`;
+  const distinct = s.distinctStates === undefined ? `${n(s.states)} states (distinct not counted)` : `${n(s.distinctStates)} distinct states`;
+  return `${r.strategy}, seed ${r.seed}: ${distinct}, ${n(s.transitions)} transitions, max depth ${s.maxDepth}${s.runs !== undefined ? `, ${n(s.runs)} runs` : ''}`;
 }
 
 function verdict(r: CheckResult): string {

@@ -137,6 +137,18 @@ describe('the PRNG is the documented, version-stable sfc32 seeded by splitmix32'
     }
   });
 
+  it('works through methods taken off the generator', () => {
+    const { nextU32, next, int, pick, state } = rng(9);
+    const ref = rng(9);
+    for (let i = 0; i < 20; i++) {
+      expect(nextU32()).toBe(ref.nextU32());
+      expect(next()).toBe(ref.next());
+      expect(int(5)).toBe(ref.int(5));
+      expect(pick(['a', 'b', 'c'])).toBe(ref.pick(['a', 'b', 'c']));
+    }
+    expect(state()).toEqual(ref.state());
+  });
+
   it('resumes from its state, and keeps int/pick in range', () => {
     const r = rng(7);
     for (let i = 0; i < 10; i++) r.next();

@@ -177,7 +177,7 @@ describe('budgets, progress and stop', () => {
     const run = checkRun(tokenRing(7, 3, 2), { strategy: 'bfs' });
     const all = firstValueFrom(run.progress$.pipe(toArray()));
     run.progress$.subscribe((p) => {
-      if (p.distinctStates > 0) run.stop();
+      if (p.distinctStates! > 0) run.stop();
     });
     const r = await run.result;
     const seen = await all;

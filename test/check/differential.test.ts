@@ -185,7 +185,7 @@ describe('differential fuzzing: every option combination against the plain searc
       for (const [k, v] of Object.entries(info)) if (v) count(k);
       const r = rng(seed * 31 + 5);
       for (let k = 0; k < COMBOS; k++) {
-        const c = drawCombo(r, { symmetric: info.symmetric === true, live, states: o.r.stats.distinctStates, depth: o.r.stats.maxDepth });
+        const c = drawCombo(r, { symmetric: info.symmetric === true, live, states: o.r.stats.distinctStates!, depth: o.r.stats.maxDepth });
         compared++;
         for (const [key, v] of Object.entries(c)) if (v === true || (typeof v === 'string' && key !== 'frontier') || (key === 'frontier' && c.strategy === 'bfs')) count(`${key}=${String(v)}`);
         if (c.shard) count('shard');
@@ -252,7 +252,7 @@ describe('differential fuzzing: timers under both policies with inputs', () => {
           { ...PLAIN, strategy: 'dfs', por: true, memo: true, liveness: live },
           { ...PLAIN, strategy: 'bfs', por: false, frontier: 'compact', liveness: live },
         ];
-        const drawn = [0, 1].map(() => drawCombo(r, { symmetric: info.symmetric, live, states: o.r.stats.distinctStates, depth: o.r.stats.maxDepth }));
+        const drawn = [0, 1].map(() => drawCombo(r, { symmetric: info.symmetric, live, states: o.r.stats.distinctStates!, depth: o.r.stats.maxDepth }));
         for (const c of [...fixed, ...drawn]) {
           if (c.por) count('por');
           if (c.liveness && live) count('liveness checked');

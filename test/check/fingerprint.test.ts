@@ -156,7 +156,7 @@ describe('world fingerprints', () => {
     const b = await check(sym, { strategy: 'bfs' });
     expect(a.ok && b.ok && a.complete && b.complete).toBe(true);
     expect(b.options.symmetry).toBe(true);
-    expect(b.stats.distinctStates).toBeLessThan(a.stats.distinctStates);
+    expect(b.stats.distinctStates!).toBeLessThan(a.stats.distinctStates!);
     const off = await check(sym, { strategy: 'bfs', symmetry: false });
     expect(off.stats.distinctStates).toBe(a.stats.distinctStates);
     const race = await check({ ...lostUpdate({ clients: 3 }), symmetry: [['c1', 'c2', 'c3']] } as Scenario, { strategy: 'bfs' });

@@ -57,7 +57,7 @@ describe('fingerprint collision risk', () => {
     expect(collisionProbability(1e6, 3e6)).toBeCloseTo((1e6 * 2e6) / 2 ** 64, 20);
     expect(collisionProbability(2 ** 40, 2 ** 41)).toBe(1);
     const r = await check(lostUpdate({ cas: true }), { strategy: 'bfs' });
-    expect(r.collisionProbability).toBe(collisionProbability(r.stats.distinctStates, r.stats.states));
+    expect(r.collisionProbability).toBe(collisionProbability(r.stats.distinctStates!, r.stats.states));
     expect(r.collisionProbability).toBeGreaterThan(0);
     const sampled = await check(lostUpdate({ cas: true }), { strategy: 'random', runs: 5, seed: 1 });
     expect(sampled.collisionProbability).toBeUndefined();

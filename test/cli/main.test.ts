@@ -83,6 +83,9 @@ describe('progress and colours', () => {
   it('the progress line shows states, distinct states per second, depth and elapsed time', () => {
     const t = progressText({ states: 12345, distinctStates: 6789, transitions: 12000, depth: 17, queue: 40, ms: 2500, statesPerSecond: 2715.6 }, 'checking x');
     expect(t).toBe('checking x · 12,345 states · 6,789 distinct (2,716/s) · depth 17 · queue 40 · 2.5s');
+    // A sampled check that does not count distinct states (countDistinct) leaves them out.
+    const s = progressText({ states: 12345, transitions: 12000, depth: 17, queue: 0, ms: 2500, runs: 40 }, 'checking x');
+    expect(s).toBe('checking x · 12,345 states · depth 17 · queue 0 · 40 runs · 2.5s');
   });
 
   it('colours only a TTY, never with NO_COLOR; FORCE_COLOR forces them', () => {

@@ -165,7 +165,7 @@ export function runSwarm(sc: Scenario, s: Session, cfg: SampleConfig, runs: numb
     sum();
     progress.next(s.progress());
     if (failure && !best) throw new Error(`swarm worker failed: ${failure}`);
-    options.distinctStatesNote = 'distinct states are counted per worker and summed';
+    if (cfg.countDistinct) options.distinctStatesNote = 'distinct states are counted per worker and summed';
     if (startup.length > 0) {
       const ms = startup.filter((x) => x !== undefined);
       options.workerStartupMs = { mean: Math.round(ms.reduce((a, b) => a + b, 0) / Math.max(1, ms.length)), max: Math.round(Math.max(...ms)) };

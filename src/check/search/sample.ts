@@ -22,8 +22,8 @@ import type { Explorer, Found, Session } from './session.ts';
 import type { Lanes } from '../fingerprint/fingerprint.ts';
 import type { PropertyRef } from '../types.ts';
 
-/** Picks the next step of one run, or undefined to end it. */
-type Pick = (steps: readonly Step[], depth: number) => Step | undefined;
+/** Picks the next step of one run at world `w`, or undefined to end it. */
+type Pick = (steps: readonly Step[], depth: number, w: World) => Step | undefined;
 
 /** PCT's parameters (Burckhardt et al.): bug depth d and expected run length k. */
 export interface PctConfig {
@@ -38,18 +38,22 @@ function isNormal(s: Step): boolean {
 }
 
 /** Takes a fault with probability `faultRate` when one is offered; with only faults left, ends half the time. */
-function faultsOr(r: Rng, faultRate: number, steps: readonly Step[], normal: (ns: readonly Step[]) => Step | undefined): Step | undefined {
+function faultsOr(r: Rng, faultRate: number, steps: readonly Step[], w: World, normal: (ns: readonly Step[], w: World) => Step | undefined): Step | undefined {
+  // Most steps offer no fault: no copy of the list then (a run takes one pick per step).
+  let all = true;
+  for (const s of steps) if (!isNormal(s)) all = false;
+  if (all) return normal(steps, w);
   const ns = steps.filter(isNormal);
-  if (ns.length === steps.length) return normal(ns);
   const fs = steps.filter((s) => !isNormal(s));
   if (ns.length === 0) return r.next() < 0.5 ? undefined : r.pick(fs);
   if (r.next() < faultRate) return r.pick(fs);
-  return normal(ns);
+  return normal(ns, w);
 }
 
 export function randomPick(seed: number, faultRate: number): Pick {
   const r = rng(seed);
-  return (steps) => faultsOr(r, faultRate, steps, (ns) => r.pick(ns));
+  const normal = (ns: readonly Step[]) => r.pick(ns);
+  return (steps, _depth, w) => faultsOr(r, faultRate, steps, w, normal);
 }
 
 /** The actor a step belongs to, for PCT priorities. */
@@ -69,7 +73,7 @@ function threadOf(sc: Scenario, w: World, s: Step): number {
   }
 }
 
-export function pctPick(sc: Scenario, seed: number, cfg: PctConfig, faultRate: number, world: () => World): Pick {
+export function pctPick(sc: Scenario, seed: number, cfg: PctConfig, faultRate: number): Pick {
   const r = rng(seed);
   const n = sc.ids.length + 1;
   // Distinct initial priorities d .. d + n - 1, in random order (Fisher-Yates).
@@ -98,8 +102,7 @@ export function pctPick(sc: Scenario, seed: number, cfg: PctConfig, faultRate: n
     return top;
   };
   let stepNo = 0;
-  const normal = (ns: readonly Step[]): Step | undefined => {
-    const w = world();
+  const normal = (ns: readonly Step[], w: World): Step | undefined => {
     let t = best(ns, w);
     const low = changeAt.get(stepNo + 1);
     if (low !== undefined) {
@@ -115,20 +118,19 @@ export function pctPick(sc: Scenario, seed: number, cfg: PctConfig, faultRate: n
     }
     return count === 1 ? mine : r.pick(ns.filter((s) => threadOf(sc, w, s) === t));
   };
-  return (steps, depth) => {
+  return (steps, depth, w) => {
     stepNo = depth;
-    return faultsOr(r, faultRate, steps, normal);
+    return faultsOr(r, faultRate, steps, w, normal);
   };
 }
 
-export function posPick(sc: Scenario, seed: number, faultRate: number, world: () => World): Pick {
+export function posPick(sc: Scenario, seed: number, faultRate: number): Pick {
   const r = rng(seed);
   // Priorities of waiting events, by step id (one enabled step per id at a time).
   const pri = new Map<string, number>();
   let last: Step | undefined;
   let lastThread = -1;
-  const normal = (ns: readonly Step[]): Step | undefined => {
-    const w = world();
+  const normal = (ns: readonly Step[], w: World): Step | undefined => {
     let best: Step | undefined;
     let top = -1;
     for (const s of ns) {
@@ -145,11 +147,11 @@ export function posPick(sc: Scenario, seed: number, faultRate: number, world: ()
     }
     return best;
   };
-  return (steps) => {
+  return (steps, _depth, w) => {
     if (last) pri.delete(last.id);
-    const s = faultsOr(r, faultRate, steps, normal);
+    const s = faultsOr(r, faultRate, steps, w, normal);
     last = s;
-    if (s) lastThread = threadOf(sc, world(), s);
+    if (s) lastThread = threadOf(sc, w, s);
     return s;
   };
 }
@@ -159,11 +161,12 @@ export interface RunOutcome {
   readonly length: number;
 }
 
+const NO_DETAIL = { detail: false } as const;
+
 /** One run from the initial world, choosing with `pick`, checking every property on the way. */
-export function walk(sc: Scenario, pick: Pick, maxDepth: number, onWorld?: (w: World) => void, setWorld?: (w: World) => void): RunOutcome {
+export function walk(sc: Scenario, pick: Pick, maxDepth: number, onWorld?: (w: World) => void): RunOutcome {
   const init = initialWorld(sc, { detail: false });
   let w = init.world;
-  setWorld?.(w);
   onWorld?.(w);
   const v0 = stepViolation(sc, w, init.events);
   if (v0) return { found: { property: v0, schedule: [] }, length: 0 };
@@ -175,11 +178,10 @@ export function walk(sc: Scenario, pick: Pick, maxDepth: number, onWorld?: (w: W
       if (q) return { found: { property: q, schedule }, length: depth };
       if (steps.length === 0) break;
     }
-    const s = pick(steps, depth);
+    const s = pick(steps, depth, w);
     if (!s) break;
-    const r = apply(sc, w, s, { detail: false });
+    const r = apply(sc, w, s, NO_DETAIL);
     w = r.world;
-    setWorld?.(w);
     schedule.push(s.id);
     onWorld?.(w);
     const v = stepViolation(sc, w, r.events);
@@ -200,19 +202,19 @@ export interface SampleConfig {
   readonly faultRate: number;
   /** PCT's parameters (strategy `pct`). */
   readonly pct?: PctConfig;
+  /** Hash every world the runs meet into the visited set, to count the distinct ones (`CheckOptions.countDistinct`). */
+  readonly countDistinct?: boolean;
 }
 
 /** Run `i` of a sampling session, alone: the same run a full session would make. */
 export function runOne(sc: Scenario, cfg: SampleConfig, runSeed: number, onWorld?: (w: World) => void): RunOutcome {
-  let current: World | undefined;
-  const world = () => current!;
   const pick =
     cfg.strategy === 'random'
       ? randomPick(runSeed, cfg.faultRate)
       : cfg.strategy === 'pos'
-        ? posPick(sc, runSeed, cfg.faultRate, world)
-        : pctPick(sc, runSeed, cfg.pct ?? { depth: 3, k: 100 }, cfg.faultRate, world);
-  return walk(sc, pick, cfg.maxDepth, onWorld, (w) => (current = w));
+        ? posPick(sc, runSeed, cfg.faultRate)
+        : pctPick(sc, runSeed, cfg.pct ?? { depth: 3, k: 100 }, cfg.faultRate);
+  return walk(sc, pick, cfg.maxDepth, onWorld);
 }
 
 /** PCT's k: the longest of a few pilot random walks (fixed seeds, so k depends only on the scenario). */
@@ -245,12 +247,14 @@ export class Sampler implements Explorer {
     // re-hashing only the actors the step touched (as dfs and bfs do).
     let parent: World | undefined;
     let lanes: Lanes | undefined;
-    const onWorld = (w: World) => {
-      s.states++;
+    const visit = (w: World) => {
       if (s.visit(w, parent, lanes)) s.reach.see(w);
       parent = w;
       lanes = s.hasher.lastLanes;
     };
+    // Without the count, only reachable goals not yet met need to see the worlds (every
+    // world, since nothing tells a new one from a seen one): the verdict needs neither.
+    const see = (w: World) => s.reach.see(w);
     for (;;) {
       if (this.i >= this.runs || this.i > this.bound) {
         s.cutBy ??= 'runs';
@@ -261,7 +265,9 @@ export class Sampler implements Explorer {
       if (now > until) return false;
       const seed = deriveSeed(this.cfg.root, this.i);
       parent = lanes = undefined;
-      const out = runOne(s.sc, this.cfg, seed, onWorld);
+      const out = runOne(s.sc, this.cfg, seed, this.cfg.countDistinct ? visit : s.reach.goalsLeft ? see : undefined);
+      // A run meets its initial world and one world per step.
+      s.states += out.length + 1;
       s.runs++;
       s.transitions += out.length;
       if (out.length > s.maxDepth) s.maxDepth = out.length;

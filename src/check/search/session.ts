@@ -37,6 +37,8 @@ export class Session {
   runs = 0;
   /** Distinct states counted elsewhere (swarm workers, each with its own visited set). */
   extraDistinct = 0;
+  /** False for a sampled check that does not hash its worlds: `distinct` then means nothing and is not reported. */
+  countDistinct = true;
   cutBy: CutBy | undefined;
   found: Found | undefined;
   stopped = false;
@@ -148,15 +150,11 @@ export class Session {
 
   progress(): Progress {
     const ms = this.ms();
-    const p: Progress = {
-      states: this.states,
-      distinctStates: this.distinct,
-      transitions: this.transitions,
-      depth: this.maxDepth,
-      queue: this.queue,
-      ms,
-      statesPerSecond: ms > 0 ? (this.distinct * 1000) / ms : 0,
-    };
+    const p: Progress = { states: this.states, transitions: this.transitions, depth: this.maxDepth, queue: this.queue, ms };
+    if (this.countDistinct) {
+      p.distinctStates = this.distinct;
+      p.statesPerSecond = ms > 0 ? (this.distinct * 1000) / ms : 0;
+    }
     if (this.runs > 0) p.runs = this.runs;
     if (this.phase) p.phase = this.phase;
     return p;

@@ -35,6 +35,8 @@ export interface CheckFlags {
   strategy?: CheckOptions['strategy'];
   seed?: number;
   runs?: number;
+  /** Sampled strategies: count distinct states (CheckOptions.countDistinct). */
+  countDistinct?: boolean;
   depth?: number;
   maxStates?: number;
   maxDepth?: number;
@@ -93,6 +95,7 @@ function checkOptions(t: Target, p: ParamValues, flags: CheckFlags): CheckOption
   if (flags.strategy !== undefined) o.strategy = flags.strategy;
   if (flags.seed !== undefined) o.seed = flags.seed;
   if (flags.runs !== undefined) o.runs = flags.runs;
+  if (flags.countDistinct) o.countDistinct = true;
   if (flags.depth !== undefined) o.depth = flags.depth;
   if (flags.maxStates !== undefined) o.maxStates = flags.maxStates;
   if (flags.maxDepth !== undefined) o.maxDepth = flags.maxDepth;
@@ -194,9 +197,11 @@ function stats(r: CheckResult, verbose: boolean): string {
   const m = s.memory;
   // Per-state figures of a small search are the runtime's own memory divided by a few states;
   // a large one's are for tuning the checker, so --verbose prints them.
-  const per = m && verbose && s.distinctStates >= 10_000 ? ` (${n(m.rssBytesPerState)} B/state; heap +${n(m.heapGrowthBytesPerState)} B/state, visited set ${n(s.bytesPerState)} B/state)` : '';
+  const per = m && verbose && (s.distinctStates ?? 0) >= 10_000 ? ` (${n(m.rssBytesPerState)} B/state; heap +${n(m.heapGrowthBytesPerState)} B/state, visited set ${n(s.bytesPerState)} B/state)` : '';
   const mem = m ? `; peak RSS ${mb(m.peakRssBytes)}${per}` : '';
-  return `${n(s.states)} states, ${n(s.distinctStates)} distinct, ${n(s.transitions)} transitions, max depth ${s.maxDepth}${runs}, ${(s.ms / 1000).toFixed(2)}s (${n(s.statesPerSecond)} states/s)${live}${collision}${mem}`;
+  const distinct = s.distinctStates === undefined ? 'distinct not counted (--count-distinct)' : `${n(s.distinctStates)} distinct`;
+  const rate = s.statesPerSecond === undefined ? `${n(s.ms > 0 ? (s.states * 1000) / s.ms : 0)} generated/s` : `${n(s.statesPerSecond)} states/s`;
+  return `${n(s.states)} states, ${distinct}, ${n(s.transitions)} transitions, max depth ${s.maxDepth}${runs}, ${(s.ms / 1000).toFixed(2)}s (${rate})${live}${collision}${mem}`;
 }
 
 /** Which search's first violation is shown, when the reduction made that a question (search/first-violation.ts in the checker). */

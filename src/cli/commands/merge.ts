@@ -13,6 +13,11 @@ import { statusLine } from '../progress.ts';
 import { modulePathFrom, writeAtomically } from '../../check/trace/trace-file.ts';
 
 /** What shards of one check share; a difference is a mismatch. */
+/** A shard's distinct states (a dfs or bfs shard always counts them; a sampled check's file without the count adds none). */
+function distinctOf(r: ShardResultFile): number {
+  return r.stats.distinctStates ?? 0;
+}
+
 function identity(r: ShardResultFile): Record<string, string> {
   const sorted = (o: Record<string, unknown>) => JSON.stringify(Object.fromEntries(Object.entries(o).sort(([a], [b]) => (a < b ? -1 : 1))));
   return {
@@ -94,9 +99,9 @@ export function costLines(rs: readonly ShardResultFile[]): string[] {
   const n = (x: number) => Math.round(x).toLocaleString('en-US');
   const sec = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
   const cpu = rs.reduce((a, r) => a + (r.cpuMs ?? 0), 0);
-  const states = rs.reduce((a, r) => a + r.stats.distinctStates, 0);
-  const largest = rs.reduce((a, r) => (r.stats.distinctStates > a.stats.distinctStates ? r : a));
-  const balance = largest.stats.distinctStates / Math.max(1, states / rs.length);
+  const states = rs.reduce((a, r) => a + distinctOf(r), 0);
+  const largest = rs.reduce((a, r) => (distinctOf(r) > distinctOf(a) ? r : a));
+  const balance = distinctOf(largest) / Math.max(1, states / rs.length);
   const out = [`cost: ${sec(cpu)} of CPU summed over the ${rs.length} shards (largest ${sec(Math.max(...rs.map((r) => r.cpuMs ?? 0)))}), ${n(states / Math.max(0.001, cpu / 1000))} distinct states per CPU second; balance ${balance.toFixed(2)} (largest shard ${largest.shard.i}/${largest.shard.n} against an even share)`];
   const xs = rs.map((r) => ({ r, x: r.shard.exchange })).filter((e) => e.x !== undefined);
   if (xs.length === rs.length) {
@@ -131,8 +136,8 @@ export async function runMerge(io: Io, files: string[], flags: { json?: boolean;
   const mismatch = found.filter((p) => p.kind === 'mismatch');
   const o = io.style;
   const sum = (f: (r: ShardResultFile) => number) => rs.reduce((a, r) => a + f(r), 0);
-  const perShard = [...rs].sort((a, b) => a.shard.i - b.shard.i).map((r) => ({ shard: `${r.shard.i}/${r.shard.n}`, distinctStates: r.stats.distinctStates, ms: Math.round(r.stats.ms) }));
-  const stats = { shards: rs.length, count: rs[0]!.shard.n, distinctStates: sum((r) => r.stats.distinctStates), states: sum((r) => r.stats.states), prefixStates: rs[0]!.shard.prefixStates ?? 0, ms: Math.max(...rs.map((r) => r.stats.ms)), cpuMs: sum((r) => r.cpuMs ?? 0), perShard };
+  const perShard = [...rs].sort((a, b) => a.shard.i - b.shard.i).map((r) => ({ shard: `${r.shard.i}/${r.shard.n}`, distinctStates: distinctOf(r), ms: Math.round(r.stats.ms) }));
+  const stats = { shards: rs.length, count: rs[0]!.shard.n, distinctStates: sum(distinctOf), states: sum((r) => r.stats.states), prefixStates: rs[0]!.shard.prefixStates ?? 0, ms: Math.max(...rs.map((r) => r.stats.ms)), cpuMs: sum((r) => r.cpuMs ?? 0), perShard };
   if (mismatch.length > 0) {
     if (flags.json) printJson(io, { ok: null, complete: false, problems: mismatch });
     else {

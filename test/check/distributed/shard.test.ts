@@ -60,7 +60,7 @@ async function compare(sc: Scenario, strategy: 'dfs' | 'bfs', count: number, opt
     expect(s.r.complete || !s.r.ok).toBe(full.r.complete || !full.r.ok);
     // Each shard reports the fingerprints it visited and their digest.
     expect(s.r.shard!.count).toBe(count);
-    expect(s.fps.size).toBe(s.r.stats.distinctStates - (s.r.shard!.frontier - s.r.shard!.roots));
+    expect(s.fps.size).toBe(s.r.stats.distinctStates! - (s.r.shard!.frontier - s.r.shard!.roots));
   }
   return { full, shards };
 }

@@ -32,7 +32,7 @@ describe('POR (stubborn sets + sleep sets) is sound on hand models', () => {
         expect([...red.quiescent].sort()).toEqual([...full.quiescent].sort());
         expect([...red.violated].sort()).toEqual([...full.violated].sort());
         // Stubborn sets skip states; sleep sets prune transitions.
-        expect(red.r.stats.distinctStates).toBeLessThanOrEqual(full.r.stats.distinctStates);
+        expect(red.r.stats.distinctStates!).toBeLessThanOrEqual(full.r.stats.distinctStates!);
         expect(red.r.stats.states).toBeLessThan(full.r.stats.states);
         expect(red.r.stats.transitions).toBeLessThan(full.r.stats.transitions);
       }
@@ -48,7 +48,7 @@ describe('POR (stubborn sets + sleep sets) is sound on hand models', () => {
         const red = await explore(sc, strategy, true);
         expect([...red.quiescent].sort(), `seed ${seed} ${strategy}`).toEqual([...full.quiescent].sort());
         expect([...red.violated].sort(), `seed ${seed} ${strategy}`).toEqual([...full.violated].sort());
-        expect(red.r.stats.distinctStates, `seed ${seed} ${strategy}`).toBeLessThanOrEqual(full.r.stats.distinctStates);
+        expect(red.r.stats.distinctStates!, `seed ${seed} ${strategy}`).toBeLessThanOrEqual(full.r.stats.distinctStates!);
         expect(red.r.stats.transitions).toBeLessThanOrEqual(full.r.stats.transitions);
         if (red.r.stats.transitions < full.r.stats.transitions) reduced++;
       }
@@ -86,7 +86,7 @@ describe('POR (stubborn sets + sleep sets) is sound on hand models', () => {
       const red = await explore(sc, 'dfs', true);
       expect([...red.quiescent].sort(), `seed ${seed}`).toEqual([...full.quiescent].sort());
       expect([...red.violated].sort(), `seed ${seed}`).toEqual([...full.violated].sort());
-      expect(red.r.stats.distinctStates, `seed ${seed}`).toBeLessThanOrEqual(full.r.stats.distinctStates);
+      expect(red.r.stats.distinctStates!, `seed ${seed}`).toBeLessThanOrEqual(full.r.stats.distinctStates!);
       if (red.r.stats.transitions < full.r.stats.transitions) reduced++;
     }
     expect(reduced).toBeGreaterThan(10);

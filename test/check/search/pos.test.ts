@@ -90,7 +90,7 @@ describe('pos', () => {
     for (let seed = 0; seed < 30; seed++) {
       const sc = randomSystem(seed, seed % 2 === 0);
       for (const strategy of ['pos', 'random'] as const) {
-        const r = await check(sc, { strategy, seed, runs: 40, shrink: false });
+        const r = await check(sc, { strategy, seed, runs: 40, shrink: false, countDistinct: true });
         const h = new WorldHasher(sc, false);
         const seen = new Set<string>();
         const last = r.ok ? 40 : (r.stats.runs ?? 0);
@@ -124,6 +124,17 @@ describe('pos on the command line', () => {
     const j = JSON.parse(r.stdout);
     expect(j.strategy).toBe('pos');
     expect(j.rerun).toContain('--strategy pos --seed 7');
+  });
+
+  it('says distinct states were not counted, and counts them with --count-distinct', async () => {
+    const args = ['check', 'lost-update', '--param', 'design=compare-and-set', '--strategy', 'pos', '--seed', '1', '--runs', '100'];
+    const plainRun = await run(...args);
+    expect(plainRun.code).toBe(0);
+    expect(plainRun.stdout).toContain('distinct not counted (--count-distinct)');
+    const counted = await run(...args, '--count-distinct');
+    expect(counted.code).toBe(0);
+    expect(counted.stdout).toMatch(/ \d+ distinct, /);
+    expect(counted.stdout).not.toContain('not counted');
   });
 
   it('bad options exit 2 with what to do', async () => {

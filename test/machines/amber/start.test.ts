@@ -114,8 +114,8 @@ describe('every property outcome is the same from both starts', () => {
       // The materialized check skips the earlier regions' worlds, nothing else: explored
       // completely, scratch visits exactly those plus the materialized check's (the cut shared).
       const { seed } = seeded(p);
-      if (a.complete) expect(a.stats.distinctStates).toBe(b.stats.distinctStates + seed.explored - 1);
-      else expect(b.stats.distinctStates).toBeLessThan(a.stats.distinctStates);
+      if (a.complete) expect(a.stats.distinctStates!).toBe(b.stats.distinctStates! + seed.explored - 1);
+      else expect(b.stats.distinctStates!).toBeLessThan(a.stats.distinctStates!);
       if (a.violation) expect(b.violation!.schedule.length).toBeLessThan(a.violation.schedule.length);
     });
   }
