@@ -7,7 +7,8 @@
 //             of src/ (.cache/interleave-cli), any other through tsx;
 //   tsx:      the same with INTERLEAVE_TSX=1, every command through tsx;
 //   npx:      the README's line, `npx interleave ...` in this repository (npm's own start-up
-//             and its reading of the installed tree included).
+//             and its reading of the installed tree included), and in the fresh project
+//             (npx finds node_modules/.bin/interleave there without reading the tree).
 // Each command runs --runs=N times (default 5) in a fresh process; the table gives the
 // median wall time and the median CPU time of the child (user + system, from the
 // children's times in /proc/self/stat, 10 ms resolution). On a loaded machine wall time
@@ -77,6 +78,7 @@ export default async function bench(argv: string[]): Promise<void> {
     { label: 'clone (bin/interleave.js)', argv0: [process.execPath, bin] },
     { label: 'clone through tsx (INTERLEAVE_TSX=1)', argv0: [process.execPath, bin], env: { INTERLEAVE_TSX: '1' } },
     { label: 'npx interleave in the clone (README)', argv0: ['npx', 'interleave'], cwd: REPO },
+    { label: 'npx interleave in a project that installed it', argv0: ['npx', 'interleave'] },
   ];
   const rows: Cell[][] = [];
   const phases: Cell[][] = [];
