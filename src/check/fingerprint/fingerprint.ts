@@ -23,6 +23,9 @@ const A_SNAP = 2;
 const A_SUMS = 4;
 const LANE = 7;
 const SNAP_CACHE_LIMIT = 1 << 14;
+/** Snapshot cache misses after which the cache turns itself off if under 2% of its lookups hit (fewer with one actor, as the step memo: step-memo.ts). */
+const SNAP_CACHE_PROBE = 4096;
+const SNAP_CACHE_PROBE_ONE_ACTOR = 512;
 
 const NO_RECORD = 0,
   PLAIN = 1,
@@ -88,6 +91,7 @@ export class WorldHasher {
     }
     this.symmetric = this.perms.length > 1;
     this.snapCache = this.symmetric ? undefined : new Map();
+    this.snapProbe = n === 1 ? SNAP_CACHE_PROBE_ONE_ACTOR : SNAP_CACHE_PROBE;
   }
 
   /**
@@ -99,9 +103,14 @@ export class WorldHasher {
   /**
    * Snapshot objects already hashed (without symmetry): their hash and record sums.
    * The step memo hands the same next snapshot to every world where a pair recurs,
-   * so most changed actors' snapshots were hashed before. Bounded like the memo.
+   * so most changed actors' snapshots were hashed before. Bounded like the memo, and
+   * off once lookups show it rarely hits (when the memo is off, every changed
+   * snapshot is a new object): it would only keep snapshots alive for the collector.
    */
-  private readonly snapCache: Map<object, number[]> | undefined;
+  private snapCache: Map<object, number[]> | undefined;
+  private readonly snapProbe: number;
+  private snapMisses = 0;
+  private snapHits = 0;
   private scratchValid = false;
 
   /** Per-actor lanes of the last world hashed without symmetry (a copy: reused for its successors). */
@@ -217,12 +226,17 @@ export class WorldHasher {
     if (cache !== undefined && typeof s === 'object' && s !== null) {
       const c = cache.get(s);
       if (c !== undefined) {
+        this.snapHits++;
         for (let k = 0; k < LANE - A_SNAP; k++) out[o + A_SNAP + k] = c[k]!;
         h.ha = c[0]! >>> 0;
         h.hb = c[1]! >>> 0;
         return;
       }
       this.snapshotFresh(h, s, out, o, prev, baseLanes);
+      if (++this.snapMisses === this.snapProbe && this.snapHits * 50 < this.snapMisses + this.snapHits) {
+        this.snapCache = undefined;
+        return;
+      }
       if (cache.size >= SNAP_CACHE_LIMIT) cache.clear();
       cache.set(s, out.slice(o + A_SNAP, o + LANE));
       return;

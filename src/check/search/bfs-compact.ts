@@ -18,7 +18,7 @@
 // (in its step or an ancestor's), reported as such rather than explored on.
 //
 // While the frontier is small (under `CompactBfs.keepSize` entries), an entry also keeps the world it
-// was found with until it is expanded, so expanding it steps nothing again: a search
+// was found with (and the steps it enables) until it is expanded, so expanding it steps and lists nothing again: a search
 // whose levels are narrow (one machine fed its events) would otherwise step every
 // state twice. Only with the determinism sample on: with it off, re-deriving is the
 // one check that a machine is pure.
@@ -80,6 +80,7 @@ export class CompactBfs extends Search {
   private keptId = new Int32Array(this.keep).fill(-1);
   private keptWorld = new Array<World | undefined>(this.keep).fill(undefined);
   private keptLanes = new Array<Lanes | undefined>(this.keep).fill(undefined);
+  private keptEn = new Array<Step[] | undefined>(this.keep).fill(undefined);
   private readonly keeps: boolean;
   /** The entry being expanded. */
   private current: Node | undefined;
@@ -112,6 +113,7 @@ export class CompactBfs extends Search {
         this.keptId[slot] = e;
         this.keptWorld[slot] = n.world;
         this.keptLanes[slot] = n.lanes;
+        this.keptEn[slot] = en;
       }
     } else {
       // A root: the initial world, or a shard's frontier world below its prefix (spent nodes).
@@ -152,11 +154,11 @@ export class CompactBfs extends Search {
   }
 
   /** `d` counts levels from the roots' depth. */
-  private setPath(d: number, e: number, w: World, lanes: Lanes | undefined): void {
+  private setPath(d: number, e: number, w: World, lanes: Lanes | undefined, en?: Step[]): void {
     this.pathId[d] = e;
     this.pathWorld[d] = w;
     this.pathLanes[d] = lanes;
-    this.pathEn[d] = undefined;
+    this.pathEn[d] = en;
   }
 
   private enabledAt(d: number): Step[] {
@@ -171,10 +173,11 @@ export class CompactBfs extends Search {
   private derive(e: number, d: number, check: number): void {
     const slot = e & (this.keep - 1);
     if (this.keptId[slot] === e) {
-      this.setPath(d, e, this.keptWorld[slot]!, this.keptLanes[slot]);
+      this.setPath(d, e, this.keptWorld[slot]!, this.keptLanes[slot], this.keptEn[slot]);
       this.keptId[slot] = -1;
       this.keptWorld[slot] = undefined;
       this.keptLanes[slot] = undefined;
+      this.keptEn[slot] = undefined;
       return;
     }
     const chain: number[] = [];
@@ -305,6 +308,7 @@ export class CompactBfs extends Search {
     this.keptId.fill(-1);
     this.keptWorld.fill(undefined);
     this.keptLanes.fill(undefined);
+    this.keptEn.fill(undefined);
     this.current = undefined;
   }
 

@@ -285,7 +285,7 @@ export abstract class Search implements Explorer {
       const from = n.world!;
       const fromLanes = n.lanes;
       const r = apply(sc, from, t, { detail: false, memo: this.memo });
-      s.determinism?.check(from, t, r.world, r.events);
+      s.determinism?.check(from, t, r.world, r.events, n.en);
       s.transitions++;
       s.states++;
       if (this.stubborn?.learn(t, r.events, from, r.world)) {
