@@ -3,7 +3,8 @@
 // disjoint and together exactly one unreduced search's; a violation is found and its
 // schedule replays from the initial world; budgets and a silent shard stop every shard.
 import { describe, expect, it } from 'vitest';
-import { rng, check, replaySchedule, type Scenario, type CheckOptions } from 'interleave';
+import { rng, check, parseParams, replaySchedule, type Scenario, type CheckOptions } from 'interleave';
+import { families } from 'interleave/machines';
 import { joinRun } from '../../../src/check/distributed/exchange-dir.ts';
 import { ExchangeSearch } from '../../../src/check/distributed/exchange-search.ts';
 import { createWorldCodec } from '../../../src/check/codec/world-codec.ts';
@@ -175,7 +176,19 @@ describe('exchange search, shards in one process sharing only a directory', () =
     expect([out.sent, out.records]).toEqual([2, 4]);
   });
 
-  it('a violation: one shard finds it, every shard stops, and its schedule replays from the initial world', async () => {
+  it('the owner key: an actor whose snapshot keeps most steps home is taken at 16 shards though its sample spreads less evenly than the fingerprint\'s', () => {
+    const f = families.find((x) => x.name === 'airflow-checkpoints')!;
+    const sc = f.build(parseParams(f, { items: '7', taskConcurrency: '2' }));
+    const pick = chooseOwner(sc, 16, { symmetric: false });
+    const fp = chooseOwner(sc, 16, { symmetric: false, mode: 'fingerprint' });
+    expect(pick.key.kind === 'actor' && pick.key.id).toBe('supervisor');
+    expect(pick.balance).toBeGreaterThan(1.5);
+    expect(pick.cross).toBeLessThan(fp.cross / 2);
+    // Under symmetry, never an actor.
+    expect(chooseOwner(sc, 16, { symmetric: true }).key.kind).toBe('fingerprint');
+  });
+
+    it('a violation: one shard finds it, every shard stops, and its schedule replays from the initial world', async () => {
     let tried = 0;
     for (let seed = 1; tried < 4 && seed < 200; seed++) {
       const sc = randomSystem(seed, true);
