@@ -9,8 +9,8 @@
 /** Segments shorter than this are written out: a number would save little. */
 export const LINK_MIN_BYTES = 16;
 
-/** Default entries per table: a table stays within a few MB. */
-export const LINK_DEFAULT_LIMIT = 1 << 14;
+/** Default entries per table: a shard holds two tables per peer, so this bounds what links keep alive (segments are a few hundred bytes). */
+export const LINK_DEFAULT_LIMIT = 1 << 12;
 
 /** One direction of a link: what the sender wrote out, numbered in order. */
 export class SegmentLink {
