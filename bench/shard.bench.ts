@@ -18,6 +18,8 @@
 //                  (prefix and exchange) or all (default: every mode)
 //   --dist         run the compiled dist/ (built first with `npm run build`), as the installed
 //                  package runs, instead of the sources through tsx
+//   --shards=N     exchange mode only: N shards, all started at once (default 2); the table
+//                  sums their CPU against the --no-por single run's, with the traffic
 //   --repeat=N     rounds (default 1): each runs the single process, then the shards; the
 //                  detailed tables are the last round's, then one row per round and the
 //                  median speed-ups (wall times drift on a shared machine: compare in a round)
@@ -59,7 +61,7 @@ export interface Result {
     prefixStates?: number;
     frontier?: number;
     roots?: number;
-    exchange?: { worldsSent: number; bytesSent: number; worldsReceivedNew: number };
+    exchange?: { worldsSent: number; bytesSent: number; batchesSent: number; worldsReceived: number; worldsReceivedNew: number; startup?: { cpuMs: number } };
     shareVisited?: { claimsSent: number; claimsReceived: number; foreign: number; duplicate: number; rootsStarted: { own: number; others: number }; rootsSkipped: number };
   };
 }
@@ -70,6 +72,8 @@ export default async function shardBench(argv: readonly string[]): Promise<void>
   const strategy = flag(argv, 'strategy') ?? 'dfs';
   const mode = flag(argv, 'mode') ?? 'all';
   const repeat = Number(flag(argv, 'repeat') ?? 1);
+  const shards = Number(flag(argv, 'shards') ?? 2);
+  if (!Number.isInteger(shards) || shards < 2) throw new Error(`--shards takes a whole number of exchange shards >= 2; got '${flag(argv, 'shards')}'`);
   const named: Record<string, string[]> = { all: ['prefix', 'exchange', 'claims'], both: ['prefix', 'exchange'] };
   const modes = named[mode] ?? mode.split(',');
   if (!modes.every((m) => ['prefix', 'exchange', 'claims'].includes(m))) throw new Error(`--mode takes prefix, exchange, claims or a comma-separated list of them, both (prefix and exchange) or all; got '${mode}'`);
@@ -97,7 +101,7 @@ export default async function shardBench(argv: readonly string[]): Promise<void>
       t0 = performance.now();
       const codeN = await run([...check, '--no-por', '--result', 'nopor.json'], dir);
       if (codeN !== 0) throw new Error(`the --no-por 1-process check failed: exit ${codeN} (files in ${dir})`);
-      await exchangeRows(dir, check, read, singleRun, { r: read('nopor.json'), wall: (performance.now() - t0) / 1000 }, items, strategy);
+      await exchangeRows(dir, check, read, singleRun, { r: read('nopor.json'), wall: (performance.now() - t0) / 1000 }, items, strategy, shards);
     }
     if (modes.includes('claims')) row.claims = await claimsRows(dir, check, read, singleRun, items, strategy, prefix, last);
     if (modes.includes('prefix')) row.prefix = await prefixRows(dir, check, read, singleRun, items, strategy, prefix, last);
@@ -160,16 +164,39 @@ async function prefixRows(dir: string, check: string[], read: (f: string) => Res
   return wall2;
 }
 
-/** 2 shards in exchange mode, against the single run and a --no-por single run. */
-async function exchangeRows(dir: string, check: string[], read: (f: string) => Result, single: Single, noporRun: Single, items: number, strategy: string): Promise<void> {
+/** n shards in exchange mode, all started at once, summed against the --no-por single run (the CPU and traffic of the whole run). */
+function exchangeSummary(s: Result[], nopor: Result, wall: number, items: number, strategy: string, load0: number): void {
+  const x = (r: Result) => r.shard.exchange!;
+  const sum = (f: (r: Result) => number) => s.reduce((a, r) => a + f(r), 0);
+  const cpu = sum((r) => r.cpuMs) / 1000;
+  const sent = sum((r) => x(r).worldsSent);
+  const received = sum((r) => x(r).worldsReceived);
+  const startShare = Math.max(...s.map((r) => (x(r).startup?.cpuMs ?? 0) / r.cpuMs));
+  const states = sum((r) => r.stats.distinctStates);
+  const base = nopor.stats.distinctStates;
+  printTable(
+    `airflow-checkpoints items=${items}, ${strategy}: ${s.length} exchange shards (--exchange DIR) started at once, ${dist ? 'compiled dist/' : 'sources through tsx'}`,
+    ['run', 'wall s', 'CPU s', 'CPU / 1 process', 'states / 1 process', 'largest shard / even', 'worlds sent a state', 'bytes a world', 'duplicates', 'batches', 'start-up, largest share'],
+    [
+      ['1 process, --no-por', nopor.stats.ms / 1000, nopor.cpuMs / 1000, 1, 1, '', '', '', '', '', ''],
+      [`${s.length} shards`, wall, cpu, cpu / (nopor.cpuMs / 1000), states / base, Math.max(...s.map((r) => r.stats.distinctStates)) / (base / s.length), sent / base, sum((r) => x(r).bytesSent) / Math.max(1, sent), `${((100 * (received - sum((r) => x(r).worldsReceivedNew))) / Math.max(1, received)).toFixed(1)}%`, sum((r) => x(r).batchesSent), `${(100 * startShare).toFixed(1)}%`],
+    ],
+    `CPU = user + system of each process (from its result file), summed: on a machine with fewer cores than shards the only fair figure (wall is the machine's load). Start-up: process start to the first owned world, as a share of the shard's CPU. Goals at n = 16: CPU <= 1.25x, states <= 1.05x, start-up <= 5%. Load average ${load0.toFixed(1)} at the start, ${loadavg()[0]!.toFixed(1)} at the end, ${availableParallelism()} cores.`,
+  );
+}
+
+/** n shards in exchange mode (2 by default), against the single run and a --no-por single run. */
+async function exchangeRows(dir: string, check: string[], read: (f: string) => Result, single: Single, noporRun: Single, items: number, strategy: string, n: number): Promise<void> {
   const load0 = loadavg()[0]!;
   const { r: one, wall: wall1 } = single;
   const { r: nopor, wall: wallN } = noporRun;
   const t0 = performance.now();
-  const codes = await Promise.all([1, 2].map((i) => run([...check, '--shard', `${i}/2`, '--exchange', 'xdir', '--result', `x${i}.json`], dir)));
+  const ids = Array.from({ length: n }, (_, k) => k + 1);
+  const codes = await Promise.all(ids.map((i) => run([...check, '--shard', `${i}/${n}`, '--exchange', 'xdir', '--result', `x${i}.json`], dir)));
   const wall2 = (performance.now() - t0) / 1000;
-  const merged = await run(['merge', 'x1.json', 'x2.json'], dir);
+  const merged = await run(['merge', ...ids.map((i) => `x${i}.json`)], dir);
   if (codes.some((c) => c !== 0) || merged !== 0) throw new Error(`a check failed: exchange shards ${codes.join(', ')}, merge ${merged} (files in ${dir})`);
+  if (n !== 2) return exchangeSummary(ids.map((i) => read(`x${i}.json`)), nopor, wall2, items, strategy, load0);
   const s = [read('x1.json'), read('x2.json')];
   const base = nopor.stats.distinctStates;
   const sum = s[0]!.stats.distinctStates + s[1]!.stats.distinctStates;

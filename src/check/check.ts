@@ -135,7 +135,7 @@ async function search(sc: Scenario, opts: CheckOptions, progress: Subject<Progre
     endFresh('determinism');
   }
   s.exploreMs = s.ms();
-  s.memory.sample();
+  s.memory.sample(true);
   if (opened.result) return withPhases(opened.result(), clock);
   const result = checkResult(sc, s, opts, plan, clock);
   opened.finish?.(result);

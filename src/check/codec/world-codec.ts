@@ -21,13 +21,17 @@ import { ValueReader } from './value-decode.ts';
 import { FIRST_OBJECT_TAG } from './value-tags.ts';
 import { InternTable } from './intern.ts';
 import { digestOf, mixBytes, worldObjects } from './world-codec-shared.ts';
+import { LINK_MIN_BYTES, type SegmentLink } from './segment-link.ts';
 
 /** Moves worlds of one scenario between processes, exactly. */
 export interface WorldCodec {
-  /** Bytes that `decode` turns back into a world behaviourally identical to `world`. Throws `WorldCodecError` on a value it cannot carry exactly. */
-  encode(world: World): Uint8Array;
-  /** The world that was encoded. Snapshots, reducer states, messages and monitor states equal to ones decoded before come back as the same objects. */
-  decode(bytes: Uint8Array): World;
+  /**
+   * Bytes that `decode` turns back into a world behaviourally identical to `world`. Throws `WorldCodecError` on a value it cannot carry exactly.
+   * With a `link`, segments carried on it before are written as their number: the receiver must decode every world encoded with it, in order, with its own link.
+   */
+  encode(world: World, link?: SegmentLink): Uint8Array;
+  /** The world that was encoded (with the receiving end of the sender's `link`, if it used one). Snapshots, reducer states, messages and monitor states equal to ones decoded before come back as the same objects. */
+  decode(bytes: Uint8Array, link?: SegmentLink): World;
   /** Counters since the codec was made. */
   readonly stats: WorldCodecStats;
 }
@@ -149,7 +153,19 @@ class Codec implements WorldCodec {
     this.cache = new WeakMap();
   }
 
-  encode(w: World): Uint8Array {
+  /** The link of the world being encoded or decoded. */
+  private link: SegmentLink | undefined;
+
+  encode(w: World, link?: SegmentLink): Uint8Array {
+    this.link = link;
+    try {
+      return this.encodeWorld(w);
+    } finally {
+      this.link = undefined;
+    }
+  }
+
+  private encodeWorld(w: World): Uint8Array {
     const sc = this.sc;
     const n = sc.ids.length;
     if (!isKernelWorld(w)) throw new WorldCodecError(`not a world of the kernel: its fields are ${Object.keys(w).join(',')}, expected ${WORLD_KEYS}[,inputs]`);
@@ -288,6 +304,20 @@ class Codec implements WorldCodec {
         this.stats.segmentsEncoded++;
       }
     }
+    this.put(bytes);
+  }
+
+  /** Writes a segment's bytes, or its number (length 0, then the number) when the link carried it before. */
+  private put(bytes: string): void {
+    const link = this.link;
+    if (link !== undefined && bytes.length >= LINK_MIN_BYTES) {
+      const id = link.number(bytes);
+      if (id !== undefined) {
+        this.out.uint(0);
+        this.out.uint(id);
+        return;
+      }
+    }
     this.out.uint(bytes.length);
     this.out.latin1(bytes);
   }
@@ -332,8 +362,7 @@ class Codec implements WorldCodec {
       this.cache.set(s, bytes);
       this.stats.segmentsEncoded++;
     }
-    this.out.uint(bytes.length);
-    this.out.latin1(bytes);
+    this.put(bytes);
   }
 
   private refused(e: unknown, where: string): unknown {
@@ -341,15 +370,18 @@ class Codec implements WorldCodec {
     return new WorldCodecError(`${where}${e.path.join('')}: ${e.message}`);
   }
 
-  decode(bytes: Uint8Array): World {
+  decode(bytes: Uint8Array, link?: SegmentLink): World {
     // A Buffer's slice() and subarray() make Buffers whose slice() is a view, not a copy:
     // read through a plain Uint8Array over the same bytes.
     if (bytes instanceof Buffer) bytes = new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    this.link = link;
     try {
       return this.decodeWorld(bytes);
     } catch (e) {
       if (e instanceof WorldCodecError || e instanceof ScenarioError) throw e;
       throw new WorldCodecError(`these bytes are not a world encoded by this codec (${(e as Error).message}); both ends must run the same interleave version on the same scenario`);
+    } finally {
+      this.link = undefined;
     }
   }
 
@@ -421,6 +453,17 @@ class Codec implements WorldCodec {
   /** The value of the segment at the reader's position: interned unless it is a primitive. */
   private segmentAt(r: ByteReader): unknown {
     const len = r.uint();
+    const link = this.link;
+    if (len === 0) {
+      if (link === undefined) throw new Error('a segment carried by number, decoded without its link');
+      return link.value(r.uint());
+    }
+    const v = this.segmentBytes(r, len);
+    if (link !== undefined && len >= LINK_MIN_BYTES) link.add(v);
+    return v;
+  }
+
+  private segmentBytes(r: ByteReader, len: number): unknown {
     const start = r.pos;
     const seg = r.bytes(len);
     if (seg[0] === SEG_VALUE && seg[1]! < FIRST_OBJECT_TAG) return this.read(seg);

@@ -29,11 +29,11 @@ export interface DirIo {
   /** The names of the files in a subdirectory (empty when it does not exist): one call instead of a read per expected file. */
   list?(sub: string): string[];
   /**
-   * Calls `changed` when a file appears in the subdirectory (created if missing), where the
+   * Calls `changed` with the file's name (where known) when a file appears, changes or goes in the subdirectory (created if missing), where the
    * file system tells (inotify, FSEvents: not across hosts on NFS); returns the stop. Polls
    * stay the only signal between hosts, so a shard may wait longer between them.
    */
-  watch?(sub: string, changed: () => void): () => void;
+  watch?(sub: string, changed: (name?: string) => void): () => void;
 }
 
 /** Exchange mode cannot run (a directory of another run, one it cannot write, worlds it cannot carry): exit 2 on the CLI, with what to do. */
@@ -92,7 +92,7 @@ export function fsDirIo(dir: string): DirIo {
       const at = join(dir, sub);
       makeDir(at);
       try {
-        const w = watch(at, { persistent: false }, () => changed());
+        const w = watch(at, { persistent: false }, (_event, name) => changed(typeof name === 'string' ? name : undefined));
         w.on('error', () => undefined);
         return () => w.close();
       } catch {

@@ -4,9 +4,9 @@
 // encoded, written, read, decoded and hashed again. Owning a world by one actor's snapshot
 // (as Lerda and Sisto's partition by one process's state in distributed SPIN) keeps every
 // step that leaves that snapshot alone on its shard. Every shard samples the same seeded random
-// walks and picks the actor whose snapshot changes least often among those that still
-// spread the sample evenly over the shards; otherwise the fingerprint. The run key carries the
-// choice, so shards that disagree refuse to share a run.
+// walks and picks the key (an actor's snapshot, or the fingerprint) whose largest shard's work,
+// carrying included, the sample estimates lowest. The run key carries the choice, so shards
+// that disagree refuse to share a run.
 import { apply, enabled, initialWorld, rng, type Scenario } from '../../actors/index.ts';
 import { WorldHasher } from '../fingerprint/fingerprint.ts';
 import { checkerMemo } from '../search/memo-key.ts';
@@ -32,9 +32,16 @@ export interface OwnerChoice {
 export const OWNER_SAMPLE = 2000;
 /** Longest walk; a walk also ends where no step is enabled. */
 const WALK_MAX = 400;
-/** An actor key is taken only if it spreads the sample about as evenly as the fingerprint does. */
-const BALANCE_SLACK = 1.25;
-const BALANCE_FLOOR = 1.5;
+/**
+ * What carrying a world to another shard costs against expanding one (encode, write, read,
+ * decode, and the owner's memo relearning what the sender's knew): a key is scored by its
+ * sample's largest shard × (1 + CARRY_COST × its share of crossing steps), an estimate of
+ * the largest shard's work. Measured costs are higher (docs/sharding.md); a low figure keeps
+ * the fingerprint's even spread unless an actor saves many crossings.
+ */
+const CARRY_COST = 4;
+/** An actor whose sample's largest shard holds more than this times an even share is never taken. */
+const BALANCE_CAP = 4;
 
 const label = (k: OwnerKey): string => (k.kind === 'fingerprint' ? 'fingerprint' : `actor:${k.id}`);
 
@@ -106,14 +113,19 @@ export function chooseOwner(sc: Scenario, count: number, opts: { symmetric: bool
   const sampled = { states: owners.length, transitions };
   const fpBalance = balanceOf(n);
   const share = (k: number) => (transitions === 0 ? 0 : crossed[k]! / transitions);
+  // The sample's balance overstates a key's: a few hundred worlds hold few of an actor's
+  // snapshots, which fall unevenly on many shards (docs/sharding.md has a case). So a key
+  // is scored by the work of its largest shard, carrying included, rather than held to the
+  // fingerprint's balance.
+  const score = (k: number) => balanceOf(k) * (1 + CARRY_COST * share(k));
   let best = -1;
   for (let i = 0; i < n; i++) {
-    if (balanceOf(i) > Math.max(BALANCE_FLOOR, BALANCE_SLACK * fpBalance)) continue;
-    if (best < 0 || share(i) < share(best)) best = i;
+    if (balanceOf(i) > BALANCE_CAP) continue;
+    if (best < 0 || score(i) < score(best)) best = i;
   }
-  // Worth it only when it keeps well over half of the crossings home.
-  if (best < 0 || share(best) > 0.5 * share(n)) {
-    return { key: fp, sampled, cross: share(n), balance: fpBalance, why: `the fingerprint (no actor's snapshot spread the ${owners.length} sampled worlds evenly while crossing less than half as often)` };
+  // Worth it only when it keeps well over half of the crossings home, and its largest shard's work beats the fingerprint's.
+  if (best < 0 || share(best) > 0.5 * share(n) || score(best) >= score(n)) {
+    return { key: fp, sampled, cross: share(n), balance: fpBalance, why: `the fingerprint (no actor's snapshot kept half of the steps of the ${owners.length} sampled worlds on their shard while spreading them well enough)` };
   }
   const id = sc.ids[best]!;
   return { key: { kind: 'actor', index: best, id }, sampled, cross: share(best), balance: balanceOf(best), why: `actor '${id}''s snapshot (in the ${owners.length} sampled worlds, ${(100 * share(best)).toFixed(1)}% of the steps change it against ${(100 * share(n)).toFixed(1)}% by the fingerprint)` };

@@ -21,12 +21,13 @@ import type { Lanes } from '../fingerprint/fingerprint.ts';
 import { invariantViolation, stepViolation } from '../properties.ts';
 import { yieldToLoop, type Explorer, type Session } from '../search/session.ts';
 import { VisitedSet } from '../search/visited.ts';
+import { SegmentLink } from '../codec/segment-link.ts';
 import type { CutBy, PropertyRef } from '../types.ts';
 
 /** Exact world bytes (codec/world-codec.ts): what a shard sends and its owner explores. */
 export interface WorldCodecLike {
-  encode(world: World): Uint8Array;
-  decode(bytes: Uint8Array): World;
+  encode(world: World, link?: SegmentLink): Uint8Array;
+  decode(bytes: Uint8Array, link?: SegmentLink): World;
 }
 
 /** Received worlds hashed again to check their fingerprint: all of the first ones, then one in this many. */
@@ -56,14 +57,20 @@ export interface ExchangeLink {
   readonly idleMaxMs?: number;
   /** An idle shard writes its idle status and reads termination waves once it has been idle this long (ms, the timing clock; default 0). */
   readonly waveDelayMs?: number;
-  /** While busy, a batch is written at the end of a slice once it holds this many bytes (default 0: every slice). */
+  /** While busy, a batch is written at the end of a slice once it holds this many worlds (default: no such bound)... */
+  readonly flushWorlds?: number;
+  /** ... or this many bytes (default 0: every slice)... */
   readonly flushBytes?: number;
-  /** ... or once its first record is this old (ms, the timing clock; default 0). */
+  /** ... or once its first record is this old (ms, the timing clock; default 0)... */
   readonly flushAgeMs?: number;
+  /** ... or once this shard expanded this many worlds since its first record (default: no such bound). */
+  readonly flushAgeWork?: number;
   /** Received worlds hashed again to check the sender's fingerprint: the first `first`, then one in `every` (default 256 and 32). */
   readonly verify?: { first: number; every: number };
   /** Own worlds by this actor's snapshot hash instead of the fingerprint (distributed/exchange-owner.ts; never under symmetry). */
   readonly ownerActor?: number;
+  /** Entries of each segment link (codec/segment-link.ts), one per peer and direction; 0 or absent: worlds are carried whole. */
+  readonly linkLimit?: number;
 }
 
 interface Item {
@@ -92,6 +99,8 @@ export interface ExchangeCounts {
   bytesReceived: number;
   /** Termination detection waves read. */
   waves: number;
+  /** Snapshots, messages and monitor states sent as their number on a segment link (codec/segment-link.ts) instead of in full. */
+  segmentsByNumber?: number;
   /**
    * Process start to this shard's first owned world (module load, scenario build, joining
    * the run, waiting for the first world): wall ms since the process started and the
@@ -115,6 +124,9 @@ export class ExchangeSearch implements Explorer {
   private readonly inbox: Inbox;
   private readonly term: Termination;
   private readonly checkRevisits: boolean;
+  /** Per peer: the segments this shard carried to it, and those it carried here (undefined: no links). */
+  private readonly sendLinks: SegmentLink[] | undefined;
+  private readonly recvLinks: SegmentLink[] | undefined;
   private queue: Item[] = [];
   private head = 0;
   private started = false;
@@ -130,6 +142,8 @@ export class ExchangeSearch implements Explorer {
   private idleSince: number | undefined;
   /** The link's clock when this slice began (the age of a batch is counted from the slice of its first record). */
   private sliceStart = 0;
+  /** Worlds expanded so far (the work clock of batch ages). */
+  private expanded = 0;
   /** Received worlds hashed here to check the sender's fingerprint. */
   private verified = 0;
   private startup: { ms: number; cpuMs: number } | undefined;
@@ -146,6 +160,11 @@ export class ExchangeSearch implements Explorer {
     this.inbox = new Inbox(link.io, tag, link.index, link.count);
     this.term = new Termination(link.io, link.runId, link.index, link.count, link.timing);
     this.checkRevisits = s.hasher.symmetric || s.opts.inspect?.violation !== undefined;
+    const limit = link.linkLimit ?? 0;
+    if (limit > 0) {
+      this.sendLinks = Array.from({ length: link.count }, () => new SegmentLink(limit));
+      this.recvLinks = Array.from({ length: link.count }, () => new SegmentLink(limit));
+    }
   }
 
   get runId(): string {
@@ -153,13 +172,16 @@ export class ExchangeSearch implements Explorer {
   }
 
   counts(): ExchangeCounts {
-    return { worldsSent: this.outbox.records, batchesSent: this.outbox.sent, bytesSent: this.outbox.bytes, worldsReceived: this.inbox.records, worldsReceivedNew: this.worldsReceivedNew, batchesReceived: this.inbox.received, bytesReceived: this.inbox.bytes, waves: this.term.waves, ...(this.startup ? { startup: this.startup } : {}) };
+    return { worldsSent: this.outbox.records, batchesSent: this.outbox.sent, bytesSent: this.outbox.bytes, worldsReceived: this.inbox.records, worldsReceivedNew: this.worldsReceivedNew, batchesReceived: this.inbox.received, bytesReceived: this.inbox.bytes, waves: this.term.waves, ...(this.sendLinks ? { segmentsByNumber: this.sendLinks.reduce((a, l) => a + l.refs, 0) } : {}), ...(this.startup ? { startup: this.startup } : {}) };
   }
 
   /** Sleeps while idle (the drive loop's pause between slices), until the next poll or a batch arrives, where the file system tells. */
   pause(): Promise<void> {
     if (!this.idleNow) return yieldToLoop();
-    if (this.unwatch === undefined && this.link.io.watch && !this.outcome) this.unwatch = this.link.io.watch(`in-${this.link.index}`, () => this.wake?.());
+    if (this.unwatch === undefined && this.link.io.watch && !this.outcome) this.unwatch = this.link.io.watch(`in-${this.link.index}`, (name) => {
+        // Only a batch still to read wakes the shard (not a sender's temporary file, nor a batch this shard deleted).
+        if (name === undefined || this.inbox.awaits(name)) this.wake?.();
+      });
     return new Promise((r) => {
       const t = setTimeout(() => {
         this.wake = undefined;
@@ -267,7 +289,7 @@ export class ExchangeSearch implements Explorer {
         // The step's own violations are checked here; the world's invariants by its owner.
         const v = stepViolation(sc, r.world, r.events, false);
         if (v && this.report(v, () => pathTo(j))) return;
-        if (this.sentSet.add(a, b)) this.outbox.add(owner, a, b, this.link.codec.encode(r.world), pathTo(j), s.hasher.lastLanes, this.sliceStart);
+        if (this.sentSet.add(a, b)) this.outbox.add(owner, a, b, this.link.codec.encode(r.world, this.sendLinks?.[owner]), pathTo(j), s.hasher.lastLanes, this.sliceStart, this.expanded);
         continue;
       }
       const fresh = s.visited.add(a, b);
@@ -288,8 +310,13 @@ export class ExchangeSearch implements Explorer {
   private receive(x: Arrival): void {
     const s = this.s;
     const fresh = s.visited.add(x.a, x.b);
-    if (!fresh && !this.checkRevisits) return;
-    const world = this.link.codec.decode(x.world);
+    const link = this.recvLinks?.[x.from];
+    if (!fresh && !this.checkRevisits) {
+      // The link numbers the segments this world carries in full: decode it to keep in step with the sender.
+      if (link) this.link.codec.decode(x.world, link);
+      return;
+    }
+    const world = this.link.codec.decode(x.world, link);
     // The sender's lanes spare hashing the world again; a sample of worlds is hashed anyway, to catch a codec that is not exact.
     const { first, every } = this.link.verify ?? VERIFY;
     const verify = !x.lanes || this.verified++ < first || this.verified % every === 0;
@@ -392,6 +419,7 @@ export class ExchangeSearch implements Explorer {
       const it = this.next();
       if (!it) return this.whenEmpty();
       this.expand(it);
+      this.expanded++;
       if (this.localEnd()) return true;
     }
   }
@@ -400,7 +428,7 @@ export class ExchangeSearch implements Explorer {
   private endSlice(now: number): boolean {
     const s = this.s;
     // Busy: only full or old batches (an idle shard sends all it has, in whenEmpty).
-    this.outbox.flushReady(this.link.timing.now(), this.link.flushBytes ?? 0, this.link.flushAgeMs ?? 0);
+    this.outbox.flushReady(this.link.timing.now(), this.link.flushBytes ?? 0, this.link.flushAgeMs ?? 0, this.link.flushWorlds ?? Infinity, this.expanded, this.link.flushAgeWork ?? Infinity);
     this.poll();
     if (this.localEnd()) return true;
     this.term.tick(this.outbox.sent, this.inbox.received);

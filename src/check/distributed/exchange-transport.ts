@@ -8,12 +8,15 @@
 //
 // With the world travel the sender's per-actor hash lanes (src/check/fingerprint), so its
 // owner hashes its successors incrementally without hashing the world itself again.
+// The worlds of one (sender, receiver) pair are encoded with one segment link
+// (codec/segment-link.ts): a segment carried before on the pair is a number, so the
+// receiver decodes that pair's records in the order they were written.
 //
-//   batch  := "IXB2" runTag:u32 count:u32 record*
+//   batch  := "IXB3" runTag:u32 count:u32 record*
 //   record := a:u32 b:u32 worldLength:varint world pathLength:varint path laneCount:varint lane:i32*
 import type { DirIo } from './exchange-dir.ts';
 
-const MAGIC = 0x32425849; // "IXB2" little-endian
+const MAGIC = 0x33425849; // "IXB3" little-endian
 
 /** The 32-bit tag of a run id written in every batch (a batch of another run is refused). */
 export function runTag(runId: string): number {
@@ -72,6 +75,8 @@ export class Outbox {
   private readonly seq: number[];
   /** When each open batch got its first record (the caller's clock). */
   private readonly since: number[];
+  /** The caller's work counter (worlds expanded) when each open batch got its first record. */
+  private readonly sinceWork: number[];
 
   constructor(
     private readonly io: DirIo,
@@ -85,22 +90,30 @@ export class Outbox {
     this.counts = new Array<number>(count).fill(0);
     this.seq = new Array<number>(count).fill(0);
     this.since = new Array<number>(count).fill(0);
+    this.sinceWork = new Array<number>(count).fill(0);
   }
 
-  /** Writes the batches that hold at least `minBytes` or got their first record at least `maxAgeMs` before `now`: a busy shard sends fewer, larger batches. */
-  flushReady(now: number, minBytes: number, maxAgeMs: number): void {
+  /**
+   * Writes the batches that hold at least `minRecords` worlds or `minBytes` bytes, or got their
+   * first record at least `maxAgeMs` before `now` or `maxAgeWork` worlds expanded before `work`:
+   * a busy shard sends fewer, larger batches, and ages counted in work hold as many worlds on a
+   * loaded machine as on an idle one.
+   */
+  flushReady(now: number, minBytes: number, maxAgeMs: number, minRecords = Infinity, work = 0, maxAgeWork = Infinity): void {
     for (let to = 0; to < this.open.length; to++) {
-      if (this.counts[to]! > 0 && (this.open[to]!.length >= minBytes || now - this.since[to]! >= maxAgeMs)) this.flush(to);
+      const n = this.counts[to]!;
+      if (n > 0 && (n >= minRecords || this.open[to]!.length >= minBytes || now - this.since[to]! >= maxAgeMs || work - this.sinceWork[to]! >= maxAgeWork)) this.flush(to);
     }
   }
 
-  add(to: number, a: number, b: number, world: Uint8Array, path: Uint8Array, lanes: ArrayLike<number> | undefined, now = 0): void {
+  add(to: number, a: number, b: number, world: Uint8Array, path: Uint8Array, lanes: ArrayLike<number> | undefined, now = 0, work = 0): void {
     let o = this.open[to];
     if (!o) {
       o = this.open[to] = new Bytes();
     }
     if (o.length === 0) {
       this.since[to] = now;
+      this.sinceWork[to] = work;
       o.u32(MAGIC);
       o.u32(this.tag);
       o.u32(0);
@@ -143,6 +156,8 @@ export class Outbox {
 
 /** A record read from a batch (views into the batch's bytes). */
 export interface Arrival {
+  /** The sending shard. */
+  from: number;
   a: number;
   b: number;
   world: Uint8Array;
@@ -190,13 +205,19 @@ export class Inbox {
     return false;
   }
 
+  /** True when `name` (in this shard's inbox) may be a batch not consumed yet: not a temporary file, nor one this shard deleted. */
+  awaits(name: string): boolean {
+    const m = /^(\d+)-(\d+)\.b$/.exec(name);
+    return m !== null && Number(m[2]) >= (this.next[Number(m[1])] ?? Infinity);
+  }
+
   /** Consumes the batch `peek` found: counts it, deletes its file, returns its records. */
   take(): Arrival[] {
     const h = this.held;
     if (!h) return [];
     this.held = undefined;
     const name = batchName(h.from, this.index, this.next[h.from]!++);
-    const out = parseBatch(h.data, this.tag, name);
+    const out = parseBatch(h.data, this.tag, name, h.from);
     this.io.remove(name);
     this.received++;
     this.records += out.length;
@@ -216,7 +237,7 @@ function readVarint(d: Uint8Array, at: { i: number }): number {
   }
 }
 
-export function parseBatch(d: Uint8Array, tag: number, name: string): Arrival[] {
+export function parseBatch(d: Uint8Array, tag: number, name: string, from: number): Arrival[] {
   const view = new DataView(d.buffer, d.byteOffset, d.byteLength);
   if (d.length < 12 || view.getUint32(0, true) !== MAGIC) throw new Error(`exchange batch ${name} is not a batch file`);
   if (view.getUint32(4, true) !== tag) throw new Error(`exchange batch ${name} belongs to another run`);
@@ -240,7 +261,7 @@ export function parseBatch(d: Uint8Array, tag: number, name: string): Arrival[] 
       for (let k = 0; k < nl; k++) lanes[k] = view.getInt32(at.i + 4 * k, true);
       at.i += 4 * nl;
     }
-    out.push({ a, b, world, path, lanes });
+    out.push({ from, a, b, world, path, lanes });
   }
   if (at.i !== d.length) throw new Error(`exchange batch ${name} has ${d.length - at.i} bytes past its ${n} records`);
   return out;

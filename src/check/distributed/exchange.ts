@@ -8,6 +8,7 @@ import type { Session } from '../search/session.ts';
 import { TOOL_VERSION } from '../trace/trace-file.ts';
 import type { CheckOptions } from '../types.ts';
 import { createWorldCodec } from '../codec/world-codec.ts';
+import { LINK_DEFAULT_LIMIT } from '../codec/segment-link.ts';
 import { chooseOwner, ownerKeyText, type OwnerChoice } from './exchange-owner.ts';
 
 export { ExchangeError };
@@ -88,10 +89,14 @@ export const EXCHANGE_DEFAULTS = {
   idleMs: 2,
   /** Longest sleep between polls while idle (a batch arriving wakes a shard sooner where the file system tells). */
   idleMaxMs: 200,
-  /** A busy shard writes a batch at the end of a slice once it holds this many bytes... */
+  /** A busy shard writes a batch at the end of a slice once it holds this many worlds... */
+  flushWorlds: 128,
+  /** ... or this many bytes... */
   flushBytes: 256 * 1024,
+  /** ... or once it expanded this many worlds since the batch's first world... */
+  flushAgeWork: 4096,
   /** ... or once its first world waited this long (ms). */
-  flushAgeMs: 100,
+  flushAgeMs: 2000,
   /** An idle shard joins termination detection once it has been idle this long (ms). */
   waveDelayMs: 50,
   /** A shard rewrites its status file at least this often (its heartbeat). */
@@ -151,10 +156,13 @@ export async function openExchange(s: Session, opts: CheckOptions): Promise<Exch
     order: opts.strategy === 'dfs' ? 'dfs' : 'bfs',
     idleMs: EXCHANGE_DEFAULTS.idleMs,
     idleMaxMs: EXCHANGE_DEFAULTS.idleMaxMs,
+    flushWorlds: EXCHANGE_DEFAULTS.flushWorlds,
     flushBytes: EXCHANGE_DEFAULTS.flushBytes,
     flushAgeMs: EXCHANGE_DEFAULTS.flushAgeMs,
+    flushAgeWork: EXCHANGE_DEFAULTS.flushAgeWork,
     waveDelayMs: EXCHANGE_DEFAULTS.waveDelayMs,
     ...(owner.key.kind === 'actor' ? { ownerActor: owner.key.index } : {}),
+    linkLimit: LINK_DEFAULT_LIMIT,
   });
   owners.set(e, owner);
   return e;

@@ -1,6 +1,6 @@
 // Memory of the whole search, not only the visited set: the process's resident set
 // and its JS heap (plus typed arrays, which live outside the heap), sampled at every
-// slice (about every 50 ms) and when exploration ends (shrinking is not counted). Peaks, not end values: a bfs frontier
+// slice (at most every 50 ms) and when exploration ends (shrinking is not counted). Peaks, not end values: a bfs frontier
 // shrinks as the search finishes.
 import type { MemoryStats } from '../types.ts';
 
@@ -16,13 +16,24 @@ function usage(): Usage | undefined {
   return { rss: m.rss, heap: m.heapUsed + m.external };
 }
 
+/** Shortest pause between two samples (a search slice's length). */
+const SAMPLE_MS = 50;
+
 export class MemoryMeter {
   private readonly start: Usage | undefined = usage();
   private peakRss = this.start?.rss ?? 0;
   private peakHeap = this.start?.heap ?? 0;
 
-  /** Records the current usage (cheap: one `process.memoryUsage()` call). */
-  sample(): void {
+  private last = -Infinity;
+
+  /**
+   * Records the current usage (one `process.memoryUsage()` call), at most once per
+   * `SAMPLE_MS` unless `always`: an idle exchange shard wakes far more often than a slice.
+   */
+  sample(always = false): void {
+    const now = performance.now();
+    if (!always && now - this.last < SAMPLE_MS) return;
+    this.last = now;
     const u = usage();
     if (!u) return;
     if (u.rss > this.peakRss) this.peakRss = u.rss;

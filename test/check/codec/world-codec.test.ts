@@ -14,6 +14,7 @@ import { defineScenario, parseParams, type Scenario, type World } from 'interlea
 import { addressOf } from '../../../src/actors/xstate-adapter.ts';
 import { families } from 'interleave/machines';
 import { createWorldCodec, WorldCodecError, type WorldCodec } from '../../../src/check/codec/world-codec.ts';
+import { SegmentLink } from '../../../src/check/codec/segment-link.ts';
 import { ValueWriter } from '../../../src/check/codec/value-encode.ts';
 import { ValueReader } from '../../../src/check/codec/value-decode.ts';
 import { objectStore, scriptClient, s3Get, s3List, s3Put, s3Delete, taskStateStore, tsGet, tsSet, type TaskScope } from 'interleave/storage';
@@ -130,6 +131,63 @@ describe('world codec: round trips on reached worlds', () => {
     }
     // The machines' history values are exercised, not vacuously equal.
     expect(withHistory).toBeGreaterThan(20);
+  });
+});
+
+describe('world codec: segment links (what one sender already carried to one receiver)', () => {
+  it('a stream of worlds through links of 1 to 16,384 entries decodes exactly at another codec, in fewer bytes', async () => {
+    const airflow = families.find((x) => x.name === 'airflow-checkpoints')!;
+    const models: (() => Scenario)[] = [storageScenario, () => randomMachineSystem(3), () => randomSystem(5, true), () => airflow.build(parseParams(airflow, {}))];
+    for (const make of models) {
+      const sc = make();
+      const other = make();
+      const worlds = reach(sc, 60);
+      const plain = await createWorldCodec(sc);
+      const plainBytes = worlds.reduce((n, w) => n + plain.encode(w).length, 0);
+      for (const limit of [1, 5, 16_384]) {
+        const [a, b] = [await createWorldCodec(sc), await createWorldCodec(other)];
+        const [send, recv] = [new SegmentLink(limit), new SegmentLink(limit)];
+        const ha = new WorldHasher(sc, false);
+        const hb = new WorldHasher(other, false);
+        let bytes = 0;
+        for (const w of worlds) {
+          const enc = a.encode(w, send);
+          bytes += enc.length;
+          const d = b.decode(enc, recv);
+          expect(fpHex(hb.fp(d)), `${sc.name} limit ${limit}`).toBe(fpHex(ha.fp(w)));
+          if (limit === 5) expect(behaviour(other, d, hb)).toEqual(behaviour(sc, w, ha));
+          // Without links, the decoded world encodes to the bytes of the original.
+          expect(b.encode(d)).toEqual(plain.encode(w));
+        }
+        expect(recv.refs).toBe(send.refs);
+        if (limit > 1) {
+          expect(send.refs, `${sc.name} limit ${limit}`).toBeGreaterThan(0);
+          expect(bytes).toBeLessThan(plainBytes);
+        }
+      }
+    }
+  });
+
+  it('a world carried by number cannot be decoded without its link, nor past a lost one', async () => {
+    const sc = storageScenario();
+    const worlds = reach(sc, 40);
+    const a = await createWorldCodec(sc);
+    const b = await createWorldCodec(storageScenario());
+    const send = new SegmentLink();
+    // Per world, how many of its segments went as numbers.
+    const refs: number[] = [];
+    const encoded = worlds.map((w) => {
+      const before = send.refs;
+      const e = a.encode(w, send).slice();
+      refs.push(send.refs - before);
+      return e;
+    });
+    const byNumber = refs.findIndex((x) => x > 0);
+    expect(byNumber).toBeGreaterThan(0);
+    expect(() => b.decode(encoded[byNumber]!)).toThrow(WorldCodecError);
+    // The first world (which numbered the segments) skipped: the receiver's link lacks them.
+    expect(() => b.decode(encoded[byNumber]!, new SegmentLink())).toThrow(/was never carried on this link/);
+    expect(() => new SegmentLink(0)).toThrow(/at least 1 entry/);
   });
 });
 

@@ -3,7 +3,8 @@
 // disjoint and together exactly one unreduced search's; a violation is found and its
 // schedule replays from the initial world; budgets and a silent shard stop every shard.
 import { describe, expect, it } from 'vitest';
-import { rng, check, replaySchedule, type Scenario, type CheckOptions } from 'interleave';
+import { rng, check, parseParams, replaySchedule, type Scenario, type CheckOptions } from 'interleave';
+import { families } from 'interleave/machines';
 import { joinRun } from '../../../src/check/distributed/exchange-dir.ts';
 import { ExchangeSearch } from '../../../src/check/distributed/exchange-search.ts';
 import { createWorldCodec } from '../../../src/check/codec/world-codec.ts';
@@ -13,6 +14,7 @@ import { shardFingerprints } from '../../../src/check/distributed/shard.ts';
 import { allToOne, randomSystem, tokenRing } from '../../fixtures/check/models.ts';
 import { randomActors } from '../../fixtures/check/random-actors.ts';
 import { DelayedStore } from '../../fixtures/check/exchange-harness.ts';
+import { Inbox, Outbox, runTag } from '../../../src/check/distributed/exchange-transport.ts';
 
 interface ShardRun {
   s: Session;
@@ -21,7 +23,7 @@ interface ShardRun {
 }
 
 /** Runs `count` shards to the end, interleaving their slices in a seeded order. */
-async function runShards(sc: Scenario, count: number, opts: { seed?: number; order?: 'bfs' | 'dfs'; maxLag?: number; check?: CheckOptions; dead?: number; silentMs?: number; stopAt?: number; failing?: number; ownerActor?: number; trustLanes?: boolean } = {}): Promise<ShardRun[]> {
+async function runShards(sc: Scenario, count: number, opts: { seed?: number; order?: 'bfs' | 'dfs'; maxLag?: number; check?: CheckOptions; dead?: number; silentMs?: number; stopAt?: number; failing?: number; ownerActor?: number; trustLanes?: boolean; linkLimit?: number; flush?: { flushWorlds: number; flushAgeWork: number } } = {}): Promise<ShardRun[]> {
   const store = new DelayedStore(opts.seed ?? 1, opts.maxLag ?? 5);
   const r = rng((opts.seed ?? 1) + 99);
   // One codec per shard, as one per process.
@@ -30,7 +32,7 @@ async function runShards(sc: Scenario, count: number, opts: { seed?: number; ord
     const io = store.view();
     const runId = joinRun(io, '/shared/run', index, count, { scenario: sc.name, count });
     const s = new Session(sc, { strategy: opts.order ?? 'bfs', por: false, determinism: false, ...opts.check }, false);
-    const e = new ExchangeSearch(s, { io, where: '/shared/run', runId, index, count, codec: index === opts.failing ? { encode: (w) => codecs[index]!.encode(w), decode: () => { throw new Error('cannot decode'); } } : codecs[index]!, timing: { now: () => store.clock, waveGapMs: opts.maxLag ?? 5, silentMs: opts.silentMs ?? 1e9, beatMs: 20 }, batchBytes: 2000, flushBytes: 600, flushAgeMs: 3, waveDelayMs: 2, order: opts.order ?? 'bfs', idleMs: 0, ...(opts.ownerActor === undefined ? {} : { ownerActor: opts.ownerActor }), ...(opts.trustLanes ? { verify: { first: 0, every: 1e9 } } : {}) });
+    const e = new ExchangeSearch(s, { io, where: '/shared/run', runId, index, count, codec: index === opts.failing ? { encode: (w) => codecs[index]!.encode(w), decode: () => { throw new Error('cannot decode'); } } : codecs[index]!, timing: { now: () => store.clock, waveGapMs: opts.maxLag ?? 5, silentMs: opts.silentMs ?? 1e9, beatMs: 20 }, batchBytes: 2000, flushBytes: 600, flushAgeMs: 3, waveDelayMs: 2, order: opts.order ?? 'bfs', idleMs: 0, ...(opts.ownerActor === undefined ? {} : { ownerActor: opts.ownerActor }), ...(opts.trustLanes ? { verify: { first: 0, every: 1e9 } } : {}), ...(opts.linkLimit === undefined ? {} : { linkLimit: opts.linkLimit }), ...opts.flush });
     return { s, e, done: index === opts.dead };
   });
   while (shards.some((x) => !x.done)) {
@@ -107,7 +109,86 @@ describe('exchange search, shards in one process sharing only a directory', () =
     expect(chosen).toBeGreaterThan(0);
   });
 
-  it('a violation: one shard finds it, every shard stops, and its schedule replays from the initial world', async () => {
+  it('worlds carried through segment links (tables of 1 to 4,096 entries, emptied when full), batches written by count and by work: owned sets are disjoint, their union is the full search, and segments crossed as numbers', async () => {
+    const models = [...Array.from({ length: 10 }, (_, k) => randomSystem(k + 70, k % 2 === 0)), tokenRing(4, 2, 2), allToOne(4, 3), randomActors(4).sc];
+    let seed = 200;
+    let byNumber = 0;
+    let plain = 0;
+    for (const sc of models) {
+      const full = await fullSearch(sc);
+      // Without an inspector a shard skips decoding a world it has seen, except to keep its link in step: where no property fails, run so.
+      const ok = (await check(sc, { strategy: 'bfs', por: false, shrink: false })).ok;
+      if (ok) plain++;
+      for (const linkLimit of [1, 3, 17, 4096]) {
+        seed++;
+        const count = 2 + (seed % 3);
+        const ownerActor = seed % 2 === 0 ? undefined : seed % sc.ids.length;
+        // Batches also written by their number of worlds and by the work since their first world.
+        const flush = seed % 2 === 0 ? { flushWorlds: 1 + (seed % 5), flushAgeWork: 1 + (seed % 7) } : undefined;
+        const shards = await runShards(sc, count, { seed, linkLimit, ...(flush ? { flush } : {}), ...(ownerActor === undefined ? {} : { ownerActor }), trustLanes: seed % 4 === 1, order: seed % 3 === 0 ? 'dfs' : 'bfs', maxLag: seed % 6, ...(ok ? {} : { check: { inspect: { violation: () => true } } }) });
+        const all = union(shards);
+        expect(new Set(all).size, `${sc.name} links of ${linkLimit}: owned sets overlap`).toBe(all.length);
+        expect(all, `${sc.name} links of ${linkLimit}`).toEqual(full.fps);
+        for (const x of shards) expect(x.e.outcome?.kind).toBe('complete');
+        byNumber += shards.reduce((a, x) => a + (x.e.counts().segmentsByNumber ?? 0), 0);
+      }
+    }
+    expect(byNumber).toBeGreaterThan(0);
+    expect(plain).toBeGreaterThan(2);
+  });
+
+  it('an idle shard is woken only by a batch it has still to read: not a temporary file, nor a batch it consumed', () => {
+    const store = new DelayedStore(1, 0);
+    const io = store.view();
+    const tag = runTag('run');
+    const out = new Outbox(io, tag, 2, 3, 1 << 20);
+    const inbox = new Inbox(io, tag, 0, 3);
+    out.add(0, 1, 2, new Uint8Array([1, 2, 3]), new Uint8Array(0), undefined);
+    out.flushAll();
+    expect(inbox.awaits('2-0.b')).toBe(true);
+    expect(inbox.awaits('2-0.b.123-abcd.tmp')).toBe(false);
+    expect(inbox.peek()).toBe(true);
+    expect(inbox.take().map((x) => [x.from, x.a, x.b])).toEqual([[2, 1, 2]]);
+    // Consumed (and deleted by this shard): its deletion is no news; the sender's next batch is.
+    expect(inbox.awaits('2-0.b')).toBe(false);
+    expect(inbox.awaits('2-1.b')).toBe(true);
+    expect(inbox.awaits('1-0.b')).toBe(true);
+    expect(inbox.awaits('7-0.b')).toBe(false);
+  });
+
+  it('a busy shard writes a batch once it holds enough worlds, or once it expanded enough worlds since its first', () => {
+    const io = new DelayedStore(1, 0).view();
+    const out = new Outbox(io, runTag('run'), 0, 3, 1 << 20);
+    const world = new Uint8Array([1]);
+    const ready = (work: number) => out.flushReady(0, Infinity, Infinity, 3, work, 10);
+    out.add(1, 1, 1, world, world, undefined, 0, 0);
+    out.add(1, 2, 2, world, world, undefined, 0, 1);
+    out.add(2, 3, 3, world, world, undefined, 0, 5);
+    ready(9);
+    expect(out.sent).toBe(0);
+    out.add(1, 4, 4, world, world, undefined, 0, 9);
+    ready(9);
+    expect([out.sent, out.records]).toEqual([1, 3]);
+    // Shard 2's batch got its first world at work 5: 10 expansions later it goes.
+    ready(14);
+    expect(out.sent).toBe(1);
+    ready(15);
+    expect([out.sent, out.records]).toEqual([2, 4]);
+  });
+
+  it('the owner key: an actor whose snapshot keeps most steps home is taken at 16 shards though its sample spreads less evenly than the fingerprint\'s', () => {
+    const f = families.find((x) => x.name === 'airflow-checkpoints')!;
+    const sc = f.build(parseParams(f, { items: '7', taskConcurrency: '2' }));
+    const pick = chooseOwner(sc, 16, { symmetric: false });
+    const fp = chooseOwner(sc, 16, { symmetric: false, mode: 'fingerprint' });
+    expect(pick.key.kind === 'actor' && pick.key.id).toBe('supervisor');
+    expect(pick.balance).toBeGreaterThan(1.5);
+    expect(pick.cross).toBeLessThan(fp.cross / 2);
+    // Under symmetry, never an actor.
+    expect(chooseOwner(sc, 16, { symmetric: true }).key.kind).toBe('fingerprint');
+  });
+
+    it('a violation: one shard finds it, every shard stops, and its schedule replays from the initial world', async () => {
     let tried = 0;
     for (let seed = 1; tried < 4 && seed < 200; seed++) {
       const sc = randomSystem(seed, true);
