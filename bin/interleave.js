@@ -51,13 +51,25 @@ function preloads(argv) {
 }
 
 /**
- * True when the command line can name no file: `check` or `simulate` whose every other
- * word is a plain name or flag (a bundled scenario, `--param k=v` without dots or slashes),
- * or a bare `--version`. Anything that might be a path (a scenario module, a trace, --out)
- * goes through tsx.
+ * True when the command line can load no module of the user's: `check` or `simulate` whose
+ * every other word is a plain name or flag (a bundled scenario, `--param k=v` without dots
+ * or slashes) or the value of a flag that only names where to write (--out, --result,
+ * --fingerprints, --exchange, --share-visited), or a bare `--version`. Anything else that
+ * might be a path (a scenario module, a trace to start from, a config) goes through tsx.
  */
 function loadsNoUserModule(argv) {
   if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) return true;
   const [command, ...rest] = argv;
-  return (command === 'check' || command === 'simulate') && rest.every((a) => /^-{0,2}[A-Za-z0-9_=,:+-]*$/.test(a) && !existsSync(a));
+  if (command !== 'check' && command !== 'simulate') return false;
+  const writes = /^--(out|result|fingerprints|exchange|share-visited)$/;
+  for (let i = 0; i < rest.length; i++) {
+    const a = rest[i];
+    if (writes.test(a)) {
+      i++;
+      continue;
+    }
+    if (/^--(out|result|fingerprints|exchange|share-visited)=/.test(a)) continue;
+    if (!/^-{0,2}[A-Za-z0-9_=,:+-]*$/.test(a) || existsSync(a)) return false;
+  }
+  return true;
 }
