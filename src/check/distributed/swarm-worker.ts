@@ -1,6 +1,7 @@
 // A swarm worker thread: rebuilds the scenario from its source, checks it matches
-// the coordinator's (same initial fingerprint), runs its slice of run indices and
-// reports progress, the failing run (if any) and what it reached. See distributed/swarm.ts.
+// the coordinator's (same initial fingerprint), runs the blocks of run indices the
+// coordinator hands it and reports progress, the failing run (if any) and what it
+// reached. See distributed/swarm.ts.
 import { parentPort, workerData } from 'node:worker_threads';
 import { initialWorld } from '../../actors/index.ts';
 import { Sampler } from '../search/sample.ts';
@@ -22,10 +23,19 @@ async function main(): Promise<void> {
   // This thread imported the user's modules afresh: its initial world is re-built too, clocks shifted.
   s.determinism?.checkInitial(initialWorld(sc, { detail: false }).world);
   const sampler = new Sampler(s, init.cfg, init.runs, init.first, init.stride);
+  // Nothing to run until the coordinator hands out a block.
+  sampler.assign(init.first, init.first);
+  let answer: ((b: { from: number; to: number }) => void) | undefined;
   port.on('message', (m: ToWorker) => {
     if (m.type === 'stop') s.stopped = true;
     if (m.type === 'bound') sampler.bound = Math.min(sampler.bound, m.index);
+    if (m.type === 'block') answer?.(m);
   });
+  const nextBlock = () =>
+    new Promise<{ from: number; to: number }>((resolve) => {
+      answer = resolve;
+      post({ type: 'more' });
+    });
   const stats = () => ({ states: s.states, transitions: s.transitions, runs: s.runs, distinct: s.visited.size, maxDepth: s.maxDepth });
   for (;;) {
     const fin = sampler.step(performance.now() + SLICE_MS);
@@ -38,7 +48,15 @@ async function main(): Promise<void> {
       s.cutBy = undefined;
       continue;
     }
-    if (fin) break;
+    if (fin) {
+      // Out of budget or stopped: done. Its block finished: ask for the next one.
+      if (s.cutBy !== undefined && s.cutBy !== 'runs') break;
+      const b = await nextBlock();
+      if (b.to <= b.from) break;
+      s.cutBy = undefined;
+      sampler.assign(b.from, b.to);
+      continue;
+    }
     await yieldToLoop();
   }
   post({ type: 'done', ...stats(), unreached: s.reach.unreached(), ...(s.cutBy && s.cutBy !== 'runs' ? { cutBy: s.cutBy } : {}) });

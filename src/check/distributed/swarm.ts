@@ -2,10 +2,12 @@
 // deriveSeed(root, i), whichever worker or shard runs it, so a failing run replays
 // alone. `shard {index, count}` keeps the run indices i with i % count == index,
 // so n machines (a CI matrix, Kubernetes indexed jobs) cover disjoint slices with no
-// coordinator. Within a shard, worker w of W takes every W-th of those indices.
-// When a run fails, every worker is told to skip indices above it but finish those
-// below, so the reported run is the lowest failing index: the result does not depend
-// on thread timing.
+// coordinator. Within a shard, workers take blocks of those indices from the
+// coordinator as they finish their last one (blocks shrink toward the end), so runs of
+// uneven length do not leave one thread idle while another finishes. Blocks are handed
+// out in index order. When a run fails, every worker is told to skip indices above it
+// but finish those below, and no further block is handed out (all lie above it), so the
+// reported run is the lowest failing index: the result does not depend on thread timing.
 //
 // Scenarios hold functions and machines, so they cannot be sent to a thread; a
 // worker rebuilds its scenario from a source (CheckOptions.source): `{ module, export,
@@ -21,6 +23,7 @@ import type { Subject } from 'rxjs';
 import { initialWorld, type Scenario } from '../../actors/index.ts';
 import { WorldHasher, fpHex } from '../fingerprint/fingerprint.ts';
 import { Sampler, type SampleConfig } from '../search/sample.ts';
+import { SwarmBlocks } from './swarm-blocks.ts';
 import { SLICE_MS, yieldToLoop, type Session } from '../search/session.ts';
 import type { CheckOptions, Progress, PropertyRef, ScenarioSource } from '../types.ts';
 
@@ -30,9 +33,10 @@ export interface SwarmHandle {
 }
 
 /** Messages between the coordinator and workers. */
-export type ToWorker = { type: 'bound'; index: number } | { type: 'stop' };
+export type ToWorker = { type: 'bound'; index: number } | { type: 'stop' } | { type: 'block'; from: number; to: number };
 export type FromWorker =
   | { type: 'ready'; ms: number }
+  | { type: 'more' }
   | { type: 'progress'; states: number; transitions: number; runs: number; distinct: number; maxDepth: number }
   | { type: 'found'; index: number; seed: number; property: PropertyRef; schedule: string[] }
   | { type: 'done'; states: number; transitions: number; runs: number; distinct: number; maxDepth: number; unreached: string[]; cutBy?: string }
@@ -110,6 +114,8 @@ export function runSwarm(sc: Scenario, s: Session, cfg: SampleConfig, runs: numb
     const workers: Worker[] = [];
     // Each worker's start-up: thread start to its scenario rebuilt and checked (module load and scenario build).
     const startup: number[] = [];
+    const dealer = new SwarmBlocks(runs, shard.index, shard.count, wanted);
+    const blocks: number[] = Array.from({ length: wanted }, () => 0);
     const finished = Array.from({ length: wanted }, (_, w) =>
       new Promise<void>((resolve) => {
         const init: WorkerInit = {
@@ -118,8 +124,8 @@ export function runSwarm(sc: Scenario, s: Session, cfg: SampleConfig, runs: numb
           initialFp: fp,
           cfg,
           runs,
-          first: shard.index + shard.count * w,
-          stride: shard.count * wanted,
+          first: shard.index,
+          stride: shard.count,
           opts: { ...(opts.maxStates !== undefined ? { maxStates: opts.maxStates } : {}), ...(opts.timeLimitMs !== undefined ? { timeLimitMs: opts.timeLimitMs } : {}), symmetry },
         };
         const worker = new Worker(new URL('./swarm-boot.mjs', import.meta.url), { workerData: init });
@@ -127,6 +133,12 @@ export function runSwarm(sc: Scenario, s: Session, cfg: SampleConfig, runs: numb
         per[w] = { states: 0, transitions: 0, runs: 0, distinct: 0, maxDepth: 0 };
         worker.on('message', (m: FromWorker) => {
           if (m.type === 'ready') startup[w] = m.ms;
+          if (m.type === 'more') {
+            // After a failure every block left lies above it; after stop() none is wanted.
+            const b = best || stopped ? undefined : dealer.take();
+            if (b) blocks[w]!++;
+            worker.postMessage({ type: 'block', from: b?.from ?? 0, to: b?.to ?? 0 } satisfies ToWorker);
+          }
           if (m.type === 'progress' || m.type === 'done') per[w] = { states: m.states, transitions: m.transitions, runs: m.runs, distinct: m.distinct, maxDepth: m.maxDepth };
           if (m.type === 'found' && (!best || m.index < best.index)) {
             best = m;
@@ -165,6 +177,7 @@ export function runSwarm(sc: Scenario, s: Session, cfg: SampleConfig, runs: numb
     sum();
     progress.next(s.progress());
     if (failure && !best) throw new Error(`swarm worker failed: ${failure}`);
+    options.workerBlocks = blocks;
     if (cfg.countDistinct) options.distinctStatesNote = 'distinct states are counted per worker and summed';
     if (startup.length > 0) {
       const ms = startup.filter((x) => x !== undefined);

@@ -227,6 +227,8 @@ export function estimateK(sc: Scenario, maxDepth: number, faultRate: number): nu
 /** Runs indices `first, first + stride, ...` below `runs`, in this thread. */
 export class Sampler implements Explorer {
   private i: number;
+  /** Run indices at or above this are not run yet (swarm workers: the end of the block taken). */
+  private end = Infinity;
   /** Run indices above this are skipped (swarm: a lower-indexed run already failed). */
   bound = Infinity;
   /** Index of the failing run, once found. */
@@ -239,6 +241,12 @@ export class Sampler implements Explorer {
     private readonly stride = 1,
   ) {
     this.i = first;
+  }
+
+  /** Runs the indices of the same `first, first + stride, ...` sequence in [from, to) next (a swarm worker's block). */
+  assign(from: number, to: number): void {
+    this.i = from;
+    this.end = to;
   }
 
   step(until: number): boolean {
@@ -256,7 +264,7 @@ export class Sampler implements Explorer {
     // world, since nothing tells a new one from a seen one): the verdict needs neither.
     const see = (w: World) => s.reach.see(w);
     for (;;) {
-      if (this.i >= this.runs || this.i > this.bound) {
+      if (this.i >= this.runs || this.i >= this.end || this.i > this.bound) {
         s.cutBy ??= 'runs';
         return true;
       }
