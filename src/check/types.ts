@@ -447,6 +447,8 @@ export interface CheckNotes {
   workers?: number;
   /** swarm: the failing run's index. */
   failingRun?: number;
+  /** swarm over worker threads: how many blocks of run indices each worker took. */
+  workerBlocks?: number[];
   /** swarm: where the workers rebuilt the scenario from. */
   source?: ScenarioSource;
   /** swarm: how distinct states are counted. */
