@@ -22,7 +22,10 @@ describe('SwarmBlocks', () => {
       const sizes: number[] = [];
       for (let b = d.take(); b; b = d.take()) {
         let n = 0;
-        for (let i = b.from; i < b.to && i < runs; i += stride) (got.push(i), n++);
+        for (let i = b.from; i < b.to && i < runs; i += stride) {
+          got.push(i);
+          n++;
+        }
         sizes.push(n);
       }
       const want = Array.from({ length: runs }, (_, i) => i).filter((i) => i % stride === first % stride && i >= first);
