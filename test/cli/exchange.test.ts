@@ -39,6 +39,12 @@ describe('exchange mode as separate processes', () => {
     const s1 = json(join(dir, 's1.json'));
     expect(s1).toMatchObject({ shard: { i: 1, n: 2, mode: 'exchange' }, ok: true, complete: true, options: { por: false } });
     expect(s1.shard.runId).toBe(json(join(dir, 's2.json')).shard.runId);
+    // One shard sampled the owner choice; both report it and the same key.
+    const owner2 = json(join(dir, 's2.json')).shard.exchange;
+    expect([s1.shard.exchange.owner, s1.shard.exchange.ownerSampledBy]).toEqual([owner2.owner, owner2.ownerSampledBy]);
+    expect([1, 2]).toContain(s1.shard.exchange.ownerSampledBy);
+    expect(s1.shard.exchange.ownerSampledBy === 1 ? a.stdout : b.stdout).toContain('(sampled by this shard)');
+    expect(s1.shard.exchange.ownerSampledBy === 1 ? b.stdout : a.stdout).toContain(`(sampled by shard ${s1.shard.exchange.ownerSampledBy}/2)`);
     expect(s1.shard.exchange.worldsSent).toBeGreaterThan(0);
     // Start-up ends at the first owned world, within the process's CPU; the rate is owned worlds per CPU second.
     const x1 = s1.shard.exchange;
