@@ -113,7 +113,8 @@ export function runKey(sc: Scenario, s: Session, opts: CheckOptions, count: numb
   return {
     interleave: TOOL_VERSION,
     scenario: sc.name,
-    ...(src && 'module' in src ? { module: `${src.module}#${src.export}` } : {}),
+    // The module's file name without folder or extension: the CLI loads a bundled scenario from its sources or its compiled cache.
+    ...(src && 'module' in src ? { module: `${moduleName(src.module)}#${src.export}` } : {}),
     params: JSON.stringify(src?.params ?? {}),
     initialWorld: fpHex({ a: s.hasher.ha, b: s.hasher.hb }),
     shards: count,
@@ -122,6 +123,10 @@ export function runKey(sc: Scenario, s: Session, opts: CheckOptions, count: numb
     mode,
     ...extra,
   };
+}
+
+function moduleName(path: string): string {
+  return path.replace(/^.*[\\/]/, '').replace(/\.[cm]?[jt]s$/, '');
 }
 
 /** Joins the run in `opts.exchange.dir` as shard `opts.shard` and returns its search. Throws ExchangeError for a directory of another run. */
