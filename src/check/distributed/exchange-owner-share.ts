@@ -54,7 +54,7 @@ export async function shareOwner(
     } catch {
       f = undefined;
     }
-    if (f && f.runId === runId && typeof f.sampledBy === 'number' && f.key) {
+    if (f && f.runId === runId && typeof f.sampledBy === 'number' && (f.key?.kind === 'fingerprint' || (f.key?.kind === 'actor' && sc.ids[f.key.index] === f.key.id))) {
       const { runId: _run, ...choice } = f;
       return choice;
     }

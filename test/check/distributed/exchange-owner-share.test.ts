@@ -62,7 +62,7 @@ describe('the owner choice is sampled once per exchange run', () => {
     expect(pick.key).toEqual(chooseOwner(sc, 2, { symmetric: false, sample: 300 }).key);
   });
 
-  it('an owner.json of another run id is not taken; no sample at all with owner fingerprint, one shard or symmetry', async () => {
+  it('an owner.json of another run id or naming another actor is not taken; no sample at all with owner fingerprint, one shard or symmetry', async () => {
     const sc = airflow();
     const store = new DelayedStore(1, 0);
     const io = store.view();
@@ -71,6 +71,10 @@ describe('the owner choice is sampled once per exchange run', () => {
     const pick = await shareOwner(io, 'mine', 1, sc, 2, { symmetric: false, sample: 300, pollMs: 10, waitMs: 20, sleep: async () => undefined });
     expect(pick.why).not.toBe('stale');
     expect(pick.sampledBy).toBe(1);
+    // Nor one naming an actor this scenario does not have at that index.
+    io.write('owner.json', JSON.stringify({ runId: 'mine', sampledBy: 0, key: { kind: 'actor', index: 0, id: 'no-such-actor' }, sampled: { states: 1, transitions: 1 }, cross: 0, balance: 1, why: 'stale' }));
+    const other = await shareOwner(io, 'mine', 1, sc, 2, { symmetric: false, sample: 300, pollMs: 10, waitMs: 20, sleep: async () => undefined });
+    expect([other.why === 'stale', other.sampledBy]).toEqual([false, 1]);
     for (const o of [{ symmetric: false, mode: 'fingerprint' as const }, { symmetric: true }]) {
       const p = await shareOwner(new DelayedStore(1, 0).view(), 'r', 0, sc, 2, o);
       expect([p.key.kind, p.sampledBy, p.sampled.transitions]).toEqual(['fingerprint', undefined, 0]);
