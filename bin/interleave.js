@@ -54,7 +54,7 @@ function preloads(argv) {
  * True when the command line can load no module of the user's: `check` or `simulate` whose
  * every other word is a plain name or flag (a bundled scenario, `--param k=v` without dots
  * or slashes) or the value of a flag that only names where to write (--out, --result,
- * --fingerprints, --exchange, --share-visited), or a bare `--version`. Anything else that
+ * --fingerprints, --exchange, --share-visited) or a shard's `i/n`, or a bare `--version`. Anything else that
  * might be a path (a scenario module, a trace to start from, a config) goes through tsx.
  */
 function loadsNoUserModule(argv) {
@@ -69,6 +69,11 @@ function loadsNoUserModule(argv) {
       continue;
     }
     if (/^--(out|result|fingerprints|exchange|share-visited)=/.test(a)) continue;
+    // A shard's `i/n` is no path: every shard of a run must load the scenario from the same module (the run key holds its path).
+    if (a === '--shard' && /^\d+\/\d+$/.test(rest[i + 1] ?? '')) {
+      i++;
+      continue;
+    }
     if (!/^-{0,2}[A-Za-z0-9_=,:+-]*$/.test(a) || existsSync(a)) return false;
   }
   return true;

@@ -31,6 +31,7 @@ export function exchangeShard(x: ExchangeInfo, cpuMs: number): ShardResultFile['
       worldsReceivedNew: x.worldsReceivedNew,
       worldsReceivedDuplicate: x.worldsReceived - x.worldsReceivedNew,
       owner: x.owner.key,
+      ...(x.owner.sampledBy === undefined ? {} : { ownerSampledBy: x.owner.sampledBy + 1 }),
       ...(x.startup ? { startup: x.startup } : {}),
       statesPerCpuSecond: Math.round(x.owned / Math.max(0.001, cpuMs / 1000)),
       ...(x.stoppedBy ? { stoppedBy: `${x.stoppedBy.shard + 1}/${x.count}: ${x.stoppedBy.message}` } : {}),
@@ -51,7 +52,8 @@ export function exchangeLines(r: CheckResult, o: Style): string[] {
   const n = (v: number) => Math.round(v).toLocaleString('en-US');
   const mb = (v: number) => `${(v / 1048576).toFixed(1)} MB`;
   const out = [o.dim(`exchange  shard ${x.index + 1}/${x.count} of run ${x.runId} in ${x.dir}: owns ${n(x.owned)} worlds; sent ${n(x.worldsSent)} worlds (${mb(x.bytesSent)} in ${n(x.batchesSent)} batches), received ${n(x.worldsReceived)} (${n(x.worldsReceivedNew)} new)`)];
-  out.push(o.dim(`owner     worlds owned by ${x.owner.why}`));
+  const by = x.owner.sampledBy === undefined ? '' : x.owner.sampledBy === x.index ? ' (sampled by this shard)' : ` (sampled by shard ${x.owner.sampledBy + 1}/${x.count})`;
+  out.push(o.dim(`owner     worlds owned by ${x.owner.why}${by}`));
   if (x.startup) out.push(o.dim(`start-up  ${(x.startup.ms / 1000).toFixed(2)} s from process start to the first owned world (${(x.startup.cpuMs / 1000).toFixed(2)} s of CPU: module load, scenario build, joining the run)`));
   if (typeof r.options.porNote === 'string') out.push(o.dim(`por       ${r.options.porNote}`));
   if (x.stoppedBy?.reason === 'silent') out.push(o.yellow(x.stoppedBy.message));

@@ -37,6 +37,8 @@ export interface ShardResultFile {
       worldsReceivedDuplicate?: number;
       /** How worlds got their owner: `fingerprint` or `actor:<id>` (one actor's snapshot). */
       owner?: string;
+      /** The shard (1-based) that sampled the owner choice, once per run; the others read it from the run directory. Absent when nothing was sampled. */
+      ownerSampledBy?: number;
       /** Process start to the first owned world: wall ms and the process's CPU ms by then. */
       startup?: { ms: number; cpuMs: number };
       /** Distinct worlds this shard owns per second of its process's CPU. */

@@ -1,7 +1,8 @@
 // Exchange mode (`check --shard i/n --exchange DIR`, docs/sharding.md) with shards as
 // separate processes: their owned fingerprints are disjoint and together one unreduced
 // search's; merge says complete; a violation is found, merged and replayed; a missing
-// shard, a stale directory, mixed modes and liveness are refused with exit 2; amber-loop
+// shard, a stale directory, mixed modes and liveness are refused with exit 2; one shard of
+// a run samples the owner choice and every shard reports it; amber-loop
 // nested (Arrow values in its worlds) is refused by every shard.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -39,6 +40,8 @@ describe('exchange mode as separate processes', () => {
     const s1 = json(join(dir, 's1.json'));
     expect(s1).toMatchObject({ shard: { i: 1, n: 2, mode: 'exchange' }, ok: true, complete: true, options: { por: false } });
     expect(s1.shard.runId).toBe(json(join(dir, 's2.json')).shard.runId);
+    // Under symmetry nothing is sampled: the fingerprint in both.
+    expect([s1.shard.exchange.owner, s1.shard.exchange.ownerSampledBy]).toEqual(['fingerprint', undefined]);
     expect(s1.shard.exchange.worldsSent).toBeGreaterThan(0);
     // Start-up ends at the first owned world, within the process's CPU; the rate is owned worlds per CPU second.
     const x1 = s1.shard.exchange;
@@ -73,6 +76,19 @@ describe('exchange mode as separate processes', () => {
     const mixed = await run('merge', join(dir, 's1.json'), join(dir, 'p2.json'));
     expect(mixed.code).toBe(2);
     expect(mixed.stderr).toMatch(/has mode prefix, .* has exchange/);
+  });
+
+  it('airflow, 3 shards started at once: one shard samples the owner choice, all three report it', { timeout: 240_000 }, async () => {
+    const dir = scratchDir();
+    const args = ['check', 'airflow-checkpoints', '--param', 'items=2', '--param', 'taskConcurrency=2', '--strategy', 'dfs', '--exchange', 'run'];
+    const rs = await Promise.all([1, 2, 3].map((i) => start([...args, '--shard', `${i}/3`, '--result', `s${i}.json`], dir)));
+    expect(rs.map((r) => r.code), rs.map((r) => r.stderr).join('\n')).toEqual([0, 0, 0]);
+    const xs = [1, 2, 3].map((i) => json(join(dir, `s${i}.json`)).shard.exchange);
+    const by = xs[0].ownerSampledBy;
+    expect([1, 2, 3]).toContain(by);
+    for (const x of xs) expect([x.owner, x.ownerSampledBy]).toEqual(['actor:supervisor', by]);
+    rs.forEach((r, k) => expect(r.stdout).toContain(k + 1 === by ? '(sampled by this shard)' : `(sampled by shard ${by}/3)`));
+    expect((await run('merge', ...[1, 2, 3].map((i) => join(dir, `s${i}.json`)))).code).toBe(0);
   });
 
   it('a violation: found by a shard, every shard stops, merge exits 1 and its trace replays', { timeout: 240_000 }, async () => {

@@ -52,8 +52,10 @@ function classRefusal(o: object): string {
     return `a ${name} cannot move between shards (its entries cannot be read); keep state in a Map or a plain object`;
   }
   if (o instanceof Promise) return 'a Promise cannot move between shards; model the pending work as a message whose reply is a step';
-  if (/^(RecordBatch|Table|Schema|Field|Data|Vector)$/.test(name)) {
-    return `an Arrow ${name} cannot move between shards yet: the world codec does not carry Arrow objects exactly (an IPC round trip changes their types' classes); keep Arrow IPC bytes (a Uint8Array) in world state and decode them where they are read, or check this model without --exchange`;
+  // A bundler may prefix the class name (`_RecordBatch` in apache-arrow's compiled build).
+  const arrow = /^_?(RecordBatch|Table|Schema|Field|Data|Vector)$/.exec(name)?.[1];
+  if (arrow) {
+    return `an Arrow ${arrow} cannot move between shards yet: the world codec does not carry Arrow objects exactly (an IPC round trip changes their types' classes); keep Arrow IPC bytes (a Uint8Array) in world state and decode them where they are read, or check this model without --exchange`;
   }
   if (typeof SharedArrayBuffer === 'function' && o instanceof SharedArrayBuffer) return 'a SharedArrayBuffer cannot move between shards; use an ArrayBuffer';
   return `an instance of class ${name} cannot move between shards: ${PLAIN_DATA}; store its data instead`;

@@ -5,6 +5,8 @@
 //
 //   run.json            what this run checks (scenario, parameters, version, shard count) and its run id
 //   claim-<i>           shard i of this run has started (created once: a second start is a stale directory)
+//   owner-lock          the shard that samples the owner choice (distributed/exchange-owner-share.ts)
+//   owner.json          that choice, with the run id, read by every other shard
 //   status-<i>.json     shard i's counters for termination detection (distributed/exchange-termination.ts)
 //   in-<j>/<i>-<k>.b    the k-th batch of worlds shard i sends to shard j (distributed/exchange-transport.ts)
 //   stop.json           a shard stopped the run (a violation, a budget, Ctrl-C, a silent shard)

@@ -9,7 +9,8 @@ import { TOOL_VERSION } from '../trace/trace-file.ts';
 import type { CheckOptions } from '../types.ts';
 import { createWorldCodec } from '../codec/world-codec.ts';
 import { LINK_DEFAULT_LIMIT } from '../codec/segment-link.ts';
-import { chooseOwner, ownerKeyText, type OwnerChoice } from './exchange-owner.ts';
+import { ownerKeyText } from './exchange-owner.ts';
+import { shareOwner, type SharedOwner } from './exchange-owner-share.ts';
 
 export { ExchangeError };
 
@@ -74,6 +75,8 @@ export interface ExchangeInfo extends ExchangeCounts {
     cross: number;
     /** The sample's largest shard against an even share, under this key. */
     balance: number;
+    /** The 0-based shard that ran the sample (one per run; the others read its choice from the run directory); absent when nothing was sampled. */
+    sampledBy?: number;
   };
 }
 
@@ -110,7 +113,8 @@ export function runKey(sc: Scenario, s: Session, opts: CheckOptions, count: numb
   return {
     interleave: TOOL_VERSION,
     scenario: sc.name,
-    ...(src && 'module' in src ? { module: `${src.module}#${src.export}` } : {}),
+    // The module's file name without folder or extension: the CLI loads a bundled scenario from its sources or its compiled cache.
+    ...(src && 'module' in src ? { module: `${moduleName(src.module)}#${src.export}` } : {}),
     params: JSON.stringify(src?.params ?? {}),
     initialWorld: fpHex({ a: s.hasher.ha, b: s.hasher.hb }),
     shards: count,
@@ -121,6 +125,10 @@ export function runKey(sc: Scenario, s: Session, opts: CheckOptions, count: numb
   };
 }
 
+function moduleName(path: string): string {
+  return path.replace(/^.*[\\/]/, '').replace(/\.[cm]?[jt]s$/, '');
+}
+
 /** Joins the run in `opts.exchange.dir` as shard `opts.shard` and returns its search. Throws ExchangeError for a directory of another run. */
 export async function openExchange(s: Session, opts: CheckOptions): Promise<ExchangeSearch> {
   const x = opts.exchange!;
@@ -129,10 +137,12 @@ export async function openExchange(s: Session, opts: CheckOptions): Promise<Exch
   let io: DirIo;
   let runId: string;
   if (x.owner !== undefined && x.owner !== 'auto' && x.owner !== 'fingerprint') throw new ExchangeError(`exchange.owner must be 'auto' or 'fingerprint', got ${JSON.stringify(x.owner)}`);
-  const owner = chooseOwner(s.sc, count, { symmetric: s.hasher.symmetric, mode: x.owner });
+  // The run key holds the owner mode, not the key chosen: the choice is a deterministic function of the key's other fields, sampled once per run.
+  let owner: SharedOwner;
   try {
     io = fsDirIo(x.dir);
-    runId = joinRun(io, x.dir, index, count, runKey(s.sc, s, opts, count, 'exchange', { owner: ownerKeyText(owner.key) }));
+    runId = joinRun(io, x.dir, index, count, runKey(s.sc, s, opts, count, 'exchange', { owner: x.owner ?? 'auto' }));
+    owner = await shareOwner(io, runId, index, s.sc, count, { symmetric: s.hasher.symmetric, ...(x.owner ? { mode: x.owner } : {}) });
   } catch (e) {
     if (e instanceof ExchangeError) throw e;
     throw new ExchangeError(`cannot use ${x.dir} as the exchange directory: ${e instanceof Error ? e.message : String(e)}; give a directory every shard can create files in`);
@@ -168,11 +178,11 @@ export async function openExchange(s: Session, opts: CheckOptions): Promise<Exch
   return e;
 }
 
-const owners = new WeakMap<ExchangeSearch, OwnerChoice>();
+const owners = new WeakMap<ExchangeSearch, SharedOwner>();
 
-function ownerInfo(o: OwnerChoice | undefined): ExchangeInfo['owner'] {
+function ownerInfo(o: SharedOwner | undefined): ExchangeInfo['owner'] {
   if (!o) return { key: 'fingerprint', why: 'the fingerprint', sampled: 0, cross: 0, balance: 1 };
-  return { key: ownerKeyText(o.key), why: o.why, sampled: o.sampled.states, cross: Math.round(o.cross * 1000) / 1000, balance: Math.round(o.balance * 100) / 100 };
+  return { key: ownerKeyText(o.key), why: o.why, sampled: o.sampled.states, cross: Math.round(o.cross * 1000) / 1000, balance: Math.round(o.balance * 100) / 100, ...(o.sampledBy === undefined ? {} : { sampledBy: o.sampledBy }) };
 }
 
 /** The result's `exchange` part. */

@@ -531,20 +531,22 @@ function resultFile(api: CheckerApi, sc: Scenario, t: Target, p: ParamValues, r:
   const options: ShardResultFile['options'] = { por: o.por === true, symmetry: o.symmetry === true };
   for (const k of ['maxDepth', 'maxStates', 'timeLimitMs'] as const) if (typeof o[k] === 'number') options[k] = o[k] as number;
   const v = r.violation;
+  // Read once: the exchange rate and the file's cpuMs must agree.
+  const cpu = cpuMs();
   return {
     schemaVersion: RESULT_SCHEMA_VERSION,
     kind: RESULT_KIND,
     tool: { name: 'interleave', version: VERSION },
     scenario,
     strategy: r.strategy,
-    shard: r.exchange ? exchangeShard(r.exchange, cpuMs()) : r.shareVisited ? shareVisitedShard(r) : sh ? { i: sh.index + 1, n: sh.count, prefix: sh.prefix, prefixDepth: sh.prefixDepth, prefixStates: sh.prefixStates, frontier: sh.frontier, roots: sh.roots, ...(sh.partitionDepth === undefined ? {} : { partitionDepth: sh.partitionDepth }) } : { i: 1, n: 1 },
+    shard: r.exchange ? exchangeShard(r.exchange, cpu) : r.shareVisited ? shareVisitedShard(r) : sh ? { i: sh.index + 1, n: sh.count, prefix: sh.prefix, prefixDepth: sh.prefixDepth, prefixStates: sh.prefixStates, frontier: sh.frontier, roots: sh.roots, ...(sh.partitionDepth === undefined ? {} : { partitionDepth: sh.partitionDepth }) } : { i: 1, n: 1 },
     options,
     ok: r.ok,
     complete: r.complete && !interrupted,
     ...(r.cutBy ? { cutBy: r.cutBy } : {}),
     interrupted,
     stats: r.stats,
-    cpuMs: cpuMs(),
+    cpuMs: cpu,
     fingerprintDigest: r.exchange?.digest ?? sh?.digest ?? (fps ? api.fingerprintDigest(fps) : ''),
     distinctFingerprints: fps?.length ?? 0,
     unreached: r.unreached,
