@@ -54,8 +54,9 @@ function preloads(argv) {
  * True when the command line can load no module of the user's: `check` or `simulate` whose
  * every other word is a plain name or flag (a bundled scenario, `--param k=v` without dots
  * or slashes) or the value of a flag that only names where to write (--out, --result,
- * --fingerprints, --exchange, --share-visited) or a shard's `i/n`, or a bare `--version`. Anything else that
- * might be a path (a scenario module, a trace to start from, a config) goes through tsx.
+ * --fingerprints, --exchange, --share-visited) or a shard's `i/n`, or a bare `--version`.
+ * Anything else that might be a path (a scenario module, a trace to start from, a config)
+ * goes through tsx.
  */
 function loadsNoUserModule(argv) {
   if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) return true;
@@ -68,7 +69,7 @@ function loadsNoUserModule(argv) {
       i++;
       continue;
     }
-    if (/^--(out|result|fingerprints|exchange|share-visited)=/.test(a)) continue;
+    if (/^--(out|result|fingerprints|exchange|share-visited)=/.test(a) || /^--shard=\d+\/\d+$/.test(a)) continue;
     // A shard's `i/n` is no path: every shard of a run must load the scenario from the same module (the run key holds its path).
     if (a === '--shard' && /^\d+\/\d+$/.test(rest[i + 1] ?? '')) {
       i++;
