@@ -12,6 +12,11 @@ const conditions = ['interleave-source', ...defaultServerConditions];
 const serverConditions = conditions.filter((c) => c !== 'module');
 
 export default defineConfig({
+  // Vite's cache out of node_modules (as the CLI's cache is): a new entry there makes npm's
+  // hidden lockfile stale, and every later npx reads the whole installed tree again. The npm
+  // scripts load this file with --configLoader runner for the same reason (the default
+  // loader writes a bundled copy of it to node_modules/.vite-temp).
+  cacheDir: '.cache/vite',
   resolve: { conditions },
   ssr: { resolve: { conditions: serverConditions, externalConditions: serverConditions } },
   test: {
