@@ -53,8 +53,9 @@ function preloads(argv) {
 /**
  * True when the command line can load no module of the user's: `check` or `simulate` whose
  * every other word is a plain name or flag (a bundled scenario, `--param k=v` without dots
- * or slashes) or the value of a flag that only names where to write (--out, --result,
- * --fingerprints, --exchange, --share-visited) or a shard's `i/n`, or a bare `--version`.
+ * or slashes) or the value of a flag that is never loaded (where to write, and a shard's
+ * `i/n`: every shard of a run must load its scenario from the same module, as the run key
+ * holds its path), or a bare `--version`.
  * Anything else that might be a path (a scenario module, a trace to start from, a config)
  * goes through tsx.
  */
@@ -62,17 +63,20 @@ function loadsNoUserModule(argv) {
   if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) return true;
   const [command, ...rest] = argv;
   if (command !== 'check' && command !== 'simulate') return false;
-  const writes = /^--(out|result|fingerprints|exchange|share-visited)$/;
+  const neverLoaded = new Map([
+    ['out', /./],
+    ['result', /./],
+    ['fingerprints', /./],
+    ['exchange', /./],
+    ['share-visited', /./],
+    ['shard', /^\d+\/\d+$/],
+  ]);
   for (let i = 0; i < rest.length; i++) {
     const a = rest[i];
-    if (writes.test(a)) {
-      i++;
-      continue;
-    }
-    if (/^--(out|result|fingerprints|exchange|share-visited)=/.test(a) || /^--shard=\d+\/\d+$/.test(a)) continue;
-    // A shard's `i/n` is no path: every shard of a run must load the scenario from the same module (the run key holds its path).
-    if (a === '--shard' && /^\d+\/\d+$/.test(rest[i + 1] ?? '')) {
-      i++;
+    const flag = /^--([a-z-]+)(?:=(.*))?$/.exec(a);
+    const value = flag && neverLoaded.get(flag[1]);
+    if (value && value.test(flag[2] ?? rest[i + 1] ?? '')) {
+      if (flag[2] === undefined) i++;
       continue;
     }
     if (!/^-{0,2}[A-Za-z0-9_=,:+-]*$/.test(a) || existsSync(a)) return false;
