@@ -2,8 +2,8 @@
 // is true, gives it a session, and drives what it opens with the one search loop
 // (check.ts): the same counters, budgets, progress and stop for every mode.
 // A plain dfs or bfs is what most checks run: the modules only the other modes use
-// (liveness's state graph, swarm's worker threads, exchange and shared-visited shards,
-// the search around a recording) are imported when such a mode opens, so a plain
+// (sampling, liveness's state graph, swarm's worker threads, exchange and shared-visited
+// shards, the search around a recording) are imported when such a mode opens, so a plain
 // check (the command line's above all) does not pay for loading them.
 import type { Subject } from 'rxjs';
 import type { Scenario } from '../actors/index.ts';
@@ -11,7 +11,7 @@ import { Bfs, Dfs, Search } from './search/explore.ts';
 import { CompactBfs } from './search/bfs-compact.ts';
 import { OLD_GROWTH } from './search/heap.ts';
 import { unreducedFirst } from './search/first-violation.ts';
-import { Sampler, estimateK, type SampleConfig } from './search/sample.ts';
+import type { SampleConfig } from './search/sample.ts';
 import { Session, type Explorer } from './search/session.ts';
 import { porContext, type PorContext } from './por/sleep-sets.ts';
 import { DEFAULT_SHARD_PREFIX, fingerprintDigest, runPrefix, shardFingerprints, type ShardInfo } from './distributed/shard.ts';
@@ -69,7 +69,7 @@ const exhaustiveHeap = (plan: Plan, opts: CheckOptions): number | undefined | fa
 
 const checkSession = (sc: Scenario, plan: Plan, opts: CheckOptions): Session => new Session(sc, { ...opts, symmetry: plan.symmetry }, plan.por.enabled, plan.liveness);
 
-function sampleConfig(ctx: ModeContext, strategy: 'random' | 'pct' | 'pos' | 'swarm'): SampleConfig {
+async function sampleConfig(ctx: ModeContext, strategy: 'random' | 'pct' | 'pos' | 'swarm'): Promise<SampleConfig> {
   const { sc, opts, notes } = ctx;
   const per = strategy === 'swarm' ? (opts.swarmStrategy ?? 'pct') : strategy;
   const maxDepth = opts.maxDepth ?? DEFAULT_SAMPLE_DEPTH;
@@ -83,6 +83,7 @@ function sampleConfig(ctx: ModeContext, strategy: 'random' | 'pct' | 'pos' | 'sw
   if (per === 'random' || per === 'pos') return { strategy: per, root, maxDepth, faultRate, countDistinct };
   const depth = opts.depth ?? 3;
   if (!Number.isInteger(depth) || depth < 1) throw new Error(`pct depth must be a whole number >= 1, got ${String(opts.depth)}`);
+  const { estimateK } = await import('./search/sample.ts');
   const k = estimateK(sc, maxDepth, faultRate);
   notes.pct = { depth, k };
   return { strategy: 'pct', root, maxDepth, faultRate, pct: { depth, k }, countDistinct };
@@ -128,7 +129,7 @@ const swarm: Mode = {
   session: checkSession,
   async open(ctx) {
     const { runSwarm } = await import('./distributed/swarm.ts');
-    const cfg = sampleConfig(ctx, 'swarm');
+    const cfg = await sampleConfig(ctx, 'swarm');
     const runs = ctx.opts.runs ?? DEFAULT_SWARM_RUNS;
     ctx.notes.runs = runs;
     const h = runSwarm(ctx.sc, ctx.s, cfg, runs, ctx.opts, ctx.progress);
@@ -222,9 +223,9 @@ const sample: Mode = {
   applies: () => true,
   heap: () => false,
   session: checkSession,
-  open(ctx) {
+  async open(ctx) {
     const strategy = ctx.plan.strategy as 'random' | 'pct' | 'pos';
-    const cfg = sampleConfig(ctx, strategy);
+    const [cfg, { Sampler }] = await Promise.all([sampleConfig(ctx, strategy), import('./search/sample.ts')]);
     const runs = ctx.opts.runs ?? DEFAULT_RUNS;
     ctx.notes.runs = runs;
     return { explorer: new Sampler(ctx.s, cfg, runs) };
