@@ -337,6 +337,16 @@ interface TextTrie {
 }
 const formatted = new WeakMap<object, TextTrie>();
 
+// The last two `_nodes` arrays formatted and their texts. xstate gives a step that changes
+// only the context the `_nodes` array of the snapshot it stepped from, and a search steps
+// one snapshot with every event in turn: most lookups are of one of the last two arrays,
+// and comparing them costs less than the trie's map lookups per node. Arrays of snapshots
+// are never changed once made, so the text of one is always the same.
+let lastNodes0: unknown = undefined,
+  lastText0 = '',
+  lastNodes1: unknown = undefined,
+  lastText1 = '';
+
 /** `formatStateValue(snapshot.value)`, computed once per configuration of active state nodes. */
 export function snapshotStateText(snapshot: AnyMachineSnapshot): string {
   const v = snapshot.value;
@@ -344,6 +354,8 @@ export function snapshotStateText(snapshot: AnyMachineSnapshot): string {
   const nodes = (snapshot as { _nodes?: unknown })._nodes;
   const machine = snapshot.machine as object | undefined;
   if (!Array.isArray(nodes) || typeof machine !== 'object' || machine === null) return formatStateValue(v);
+  if (nodes === lastNodes0) return lastText0;
+  if (nodes === lastNodes1) return lastText1;
   let t = formatted.get(machine);
   if (t === undefined) formatted.set(machine, (t = {}));
   for (const n of nodes) {
@@ -352,7 +364,12 @@ export function snapshotStateText(snapshot: AnyMachineSnapshot): string {
     if (u === undefined) next.set(n, (u = {}));
     t = u;
   }
-  return (t.text ??= formatStateValue(v));
+  const text = (t.text ??= formatStateValue(v));
+  lastNodes1 = lastNodes0;
+  lastText1 = lastText0;
+  lastNodes0 = nodes;
+  lastText0 = text;
+  return text;
 }
 
 /** A short printable form of a state value: `a`, `a.b`, `{a:b,c:d}`. */

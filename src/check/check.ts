@@ -101,7 +101,7 @@ async function search(sc: Scenario, opts: CheckOptions, progress: Subject<Progre
   if (heap !== false) hooks.onHeap(leanHeap(heap));
   const clock = new PhaseClock();
   const endSearch = clock.start();
-  const s = mode.session(sc, plan, opts);
+  const s = await mode.session(sc, plan, opts);
   hooks.onSession(s);
   const drive = async (e: Explorer): Promise<void> => {
     for (;;) {
@@ -137,7 +137,7 @@ async function search(sc: Scenario, opts: CheckOptions, progress: Subject<Progre
   s.exploreMs = s.ms();
   s.memory.sample(true);
   if (opened.result) return withPhases(opened.result(), clock);
-  const result = checkResult(sc, s, opts, plan, clock);
+  const result = checkResult(sc, s, opts, plan, clock, opened.lasso);
   opened.finish?.(result);
   return withPhases(result, clock);
 }

@@ -22,7 +22,7 @@ let copies = 0;
 
 /** Throws a `NondeterminismError` when a short schedule reaches another world in a fresh copy of the scenario's module. */
 export async function checkFreshModules(sc: Scenario, source: ScenarioSource, max = FRESH_SCHEDULES): Promise<void> {
-  const { resolveSource } = await import('./distributed/swarm.ts');
+  const { resolveSource } = await import('./resolve-source.ts');
   // Depth 1, then depth 2, in the order `enabled` lists steps.
   const here = new WorldHasher(sc, false);
   const init = initialWorld(sc, { detail: false }).world;

@@ -20,7 +20,7 @@ export { shrinkSchedule, nearestPassing, contextSwitches, actorOfStep, NEAREST_P
 export { WorldHasher, Hasher, fpHex, type Fp } from './fingerprint/fingerprint.ts';
 export { VisitedSet } from './search/visited.ts';
 export { runOne, estimateK, type SampleConfig, type PctConfig } from './search/sample.ts';
-export { resolveSource } from './distributed/swarm.ts';
+export { resolveSource } from './resolve-source.ts';
 export { replayLasso, type LassoReplay } from './liveness/lasso.ts';
 export { hasLiveness } from './liveness/scc.ts';
 export { DEFAULT_SHARD_PREFIX, fingerprintDigest, type ShardInfo } from './distributed/shard.ts';

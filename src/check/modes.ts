@@ -1,22 +1,22 @@
 // The table of explorers a check can run. `check` takes the first mode whose `applies`
 // is true, gives it a session, and drives what it opens with the one search loop
 // (check.ts): the same counters, budgets, progress and stop for every mode.
+// A plain dfs or bfs is what most checks run: the modules only the other modes use
+// (sampling, liveness's state graph, swarm's worker threads, exchange and shared-visited
+// shards, the search around a recording) are imported when such a mode opens, so a plain
+// check (the command line's above all) does not pay for loading them.
 import type { Subject } from 'rxjs';
 import type { Scenario } from '../actors/index.ts';
 import { Bfs, Dfs, Search } from './search/explore.ts';
 import { CompactBfs } from './search/bfs-compact.ts';
 import { OLD_GROWTH } from './search/heap.ts';
 import { unreducedFirst } from './search/first-violation.ts';
-import { Sampler, estimateK, type SampleConfig } from './search/sample.ts';
+import type { SampleConfig } from './search/sample.ts';
 import { Session, type Explorer } from './search/session.ts';
 import { porContext, type PorContext } from './por/sleep-sets.ts';
-import { GraphSearch } from './liveness/state-graph.ts';
 import { DEFAULT_SHARD_PREFIX, fingerprintDigest, runPrefix, shardFingerprints, type ShardInfo } from './distributed/shard.ts';
-import { runSwarm, type SwarmHandle } from './distributed/swarm.ts';
-import { exchangeInfo, openExchange } from './distributed/exchange.ts';
-import { SharedVisited, joinShared } from './distributed/claims.ts';
-import { TraceSearch, traceCheckResult, traceSessionOptions } from './trace/from-trace.ts';
-import { modelScenario } from './trace/recorded.ts';
+import type { SwarmHandle } from './distributed/swarm.ts';
+import type { replayLasso } from './liveness/lasso.ts';
 import type { Plan } from './plan.ts';
 import type { CheckNotes, CheckOptions, CheckResult, Progress } from './types.ts';
 
@@ -50,6 +50,8 @@ export interface Opened {
   result?(): CheckResult;
   /** Called with the error when the search throws. */
   fail?(e: unknown): void;
+  /** Replays a liveness counterexample (a lasso) for the result: set by the mode that finds them. */
+  readonly lasso?: typeof replayLasso;
 }
 
 /** One way to run a check. */
@@ -58,7 +60,7 @@ export interface Mode {
   applies(plan: Plan, opts: CheckOptions): boolean;
   /** The lean-heap setting while it runs (old-generation growth, %), `false` for none. */
   heap(plan: Plan, opts: CheckOptions): number | undefined | false;
-  session(sc: Scenario, plan: Plan, opts: CheckOptions): Session;
+  session(sc: Scenario, plan: Plan, opts: CheckOptions): Session | Promise<Session>;
   open(ctx: ModeContext): Opened | Promise<Opened>;
 }
 
@@ -67,7 +69,7 @@ const exhaustiveHeap = (plan: Plan, opts: CheckOptions): number | undefined | fa
 
 const checkSession = (sc: Scenario, plan: Plan, opts: CheckOptions): Session => new Session(sc, { ...opts, symmetry: plan.symmetry }, plan.por.enabled, plan.liveness);
 
-function sampleConfig(ctx: ModeContext, strategy: 'random' | 'pct' | 'pos' | 'swarm'): SampleConfig {
+async function sampleConfig(ctx: ModeContext, strategy: 'random' | 'pct' | 'pos' | 'swarm'): Promise<SampleConfig> {
   const { sc, opts, notes } = ctx;
   const per = strategy === 'swarm' ? (opts.swarmStrategy ?? 'pct') : strategy;
   const maxDepth = opts.maxDepth ?? DEFAULT_SAMPLE_DEPTH;
@@ -81,6 +83,7 @@ function sampleConfig(ctx: ModeContext, strategy: 'random' | 'pct' | 'pos' | 'sw
   if (per === 'random' || per === 'pos') return { strategy: per, root, maxDepth, faultRate, countDistinct };
   const depth = opts.depth ?? 3;
   if (!Number.isInteger(depth) || depth < 1) throw new Error(`pct depth must be a whole number >= 1, got ${String(opts.depth)}`);
+  const { estimateK } = await import('./search/sample.ts');
   const k = estimateK(sc, maxDepth, faultRate);
   notes.pct = { depth, k };
   return { strategy: 'pct', root, maxDepth, faultRate, pct: { depth, k }, countDistinct };
@@ -106,8 +109,12 @@ const aroundRecording: Mode = {
   applies: (_plan, opts) => opts.from !== undefined,
   heap: () => false,
   // A live recording starts the modelled stores from the contents it recorded.
-  session: (sc, _plan, opts) => new Session(modelScenario(sc, opts.from!.trace), traceSessionOptions(opts, opts.from!.trace.schedule.length), false),
-  open(ctx) {
+  async session(sc, _plan, opts) {
+    const [{ traceSessionOptions }, { modelScenario }] = await Promise.all([import('./trace/from-trace.ts'), import('./trace/recorded.ts')]);
+    return new Session(modelScenario(sc, opts.from!.trace), traceSessionOptions(opts, opts.from!.trace.schedule.length), false);
+  },
+  async open(ctx) {
+    const { TraceSearch, traceCheckResult } = await import('./trace/from-trace.ts');
     const seed = ctx.opts.from!;
     const x = new TraceSearch(ctx.s, seed.trace, { ...ctx.opts, ...(seed.within === undefined ? {} : { within: seed.within }), ...(seed.ignoreData === undefined ? {} : { ignoreData: seed.ignoreData }) });
     return { explorer: x, result: () => traceCheckResult(x, ctx.s, seed) };
@@ -120,8 +127,9 @@ const swarm: Mode = {
   applies: (plan) => plan.strategy === 'swarm',
   heap: () => false,
   session: checkSession,
-  open(ctx) {
-    const cfg = sampleConfig(ctx, 'swarm');
+  async open(ctx) {
+    const { runSwarm } = await import('./distributed/swarm.ts');
+    const cfg = await sampleConfig(ctx, 'swarm');
     const runs = ctx.opts.runs ?? DEFAULT_SWARM_RUNS;
     ctx.notes.runs = runs;
     const h = runSwarm(ctx.sc, ctx.s, cfg, runs, ctx.opts, ctx.progress);
@@ -136,10 +144,11 @@ const liveness: Mode = {
   applies: (plan) => plan.liveness,
   heap: exhaustiveHeap,
   session: checkSession,
-  open(ctx) {
+  async open(ctx) {
+    const [{ GraphSearch }, { replayLasso }] = await Promise.all([import('./liveness/state-graph.ts'), import('./liveness/lasso.ts')]);
     const graph = new GraphSearch(ctx.s);
     ctx.notes.liveness = { algorithm: 'scc', order: 'bfs', fairness: graph.classes.describe(), properties: graph.specs.map((x) => x.name) };
-    return { explorer: graph, finish: (r) => void (r.stats.liveness = graph.stats) };
+    return { explorer: graph, finish: (r) => void (r.stats.liveness = graph.stats), lasso: replayLasso };
   },
 };
 
@@ -150,6 +159,7 @@ const exchange: Mode = {
   heap: exhaustiveHeap,
   session: checkSession,
   async open(ctx) {
+    const { exchangeInfo, openExchange } = await import('./distributed/exchange.ts');
     const xs = await openExchange(ctx.s, ctx.opts);
     return {
       explorer: xs,
@@ -168,16 +178,17 @@ const search: Mode = {
   applies: (plan) => plan.exhaustive,
   heap: exhaustiveHeap,
   session: checkSession,
-  open(ctx) {
+  async open(ctx) {
     const { sc, opts, plan, s, notes } = ctx;
-    const link = plan.shared ? joinShared(s, opts) : undefined;
+    const shared = plan.shared ? await import('./distributed/claims.ts') : undefined;
+    const link = shared?.joinShared(s, opts);
     const shard = plan.shard;
     const prefix = shard ? () => void (s.shard = runPrefix(s, shard.index, shard.count, opts.shardPrefix ?? DEFAULT_SHARD_PREFIX, opts.shardLookahead)) : undefined;
     prefix?.();
     const prefixFound = s.found !== undefined;
     const make = (p: PorContext): Search => (plan.strategy === 'dfs' ? new Dfs(s, p) : plan.frontier === 'compact' && !plan.shared ? new CompactBfs(s, p) : new Bfs(s, p));
     const x = make(plan.por);
-    const sv = link ? new SharedVisited(s, link) : undefined;
+    const sv = shared && link ? new shared.SharedVisited(s, link) : undefined;
     if (sv) x.hook = sv;
     return {
       explorer: x,
@@ -212,9 +223,9 @@ const sample: Mode = {
   applies: () => true,
   heap: () => false,
   session: checkSession,
-  open(ctx) {
+  async open(ctx) {
     const strategy = ctx.plan.strategy as 'random' | 'pct' | 'pos';
-    const cfg = sampleConfig(ctx, strategy);
+    const [cfg, { Sampler }] = await Promise.all([sampleConfig(ctx, strategy), import('./search/sample.ts')]);
     const runs = ctx.opts.runs ?? DEFAULT_RUNS;
     ctx.notes.runs = runs;
     return { explorer: new Sampler(ctx.s, cfg, runs) };

@@ -1,7 +1,7 @@
 // A check's result, assembled from its session after the search: the violation shrunk
 // and replayed with detail (or the lasso replayed), the counts, and what was unreached.
 import type { Scenario } from '../actors/index.ts';
-import { replayLasso } from './liveness/lasso.ts';
+import type { replayLasso } from './liveness/lasso.ts';
 import { sameProperty } from './properties.ts';
 import { runSchedule } from './trace/replay.ts';
 import { nearestPassing, shrinkSchedule } from './trace/shrink.ts';
@@ -20,7 +20,7 @@ export function collisionProbability(distinct: number, generated: number): numbe
 }
 
 /** The violation the session found, shrunk (a lasso: replayed) and replayed with detail. */
-function violationOf(sc: Scenario, s: Session, opts: CheckOptions, clock: PhaseClock): Violation | undefined {
+function violationOf(sc: Scenario, s: Session, opts: CheckOptions, clock: PhaseClock, lasso: typeof replayLasso | undefined): Violation | undefined {
   const f = s.found;
   if (!f) return undefined;
   // Shrinking and the replays run user code after the search: their steps are sampled too.
@@ -28,7 +28,8 @@ function violationOf(sc: Scenario, s: Session, opts: CheckOptions, clock: PhaseC
   if (f.property.kind === 'liveness') {
     // A lasso: no shrinking (the prefix is a shortest one, the cycle is built inside one component).
     // With an inspector that went on past safety violations, the lasso may pass through one.
-    const out = replayLasso(sc, f.schedule, f.cycleStart, f.property.name, opts.inspect?.violation !== undefined, purity);
+    if (!lasso) throw new Error(`internal: a liveness counterexample for '${f.property.name}' from a mode that cannot replay one`);
+    const out = lasso(sc, f.schedule, f.cycleStart, f.property.name, opts.inspect?.violation !== undefined, purity);
     if (!out.property || out.property.kind !== 'liveness') throw new Error(`internal: the liveness counterexample for '${f.property.name}' does not replay (${out.note ?? out.property?.message ?? '?'})`);
     const v: Violation = { property: f.property, schedule: out.schedule, originalLength: f.schedule.length, trace: out.trace, world: out.world };
     if (f.cycleStart !== undefined) v.cycleStart = f.cycleStart;
@@ -54,9 +55,9 @@ function violationOf(sc: Scenario, s: Session, opts: CheckOptions, clock: PhaseC
   return v;
 }
 
-/** The check's result from its session once the search has ended. */
-export function checkResult(sc: Scenario, s: Session, opts: CheckOptions, plan: Plan, clock: PhaseClock): CheckResult {
-  const violation = violationOf(sc, s, opts, clock);
+/** The check's result from its session once the search has ended; `lasso` replays a liveness counterexample (the liveness mode loads it). */
+export function checkResult(sc: Scenario, s: Session, opts: CheckOptions, plan: Plan, clock: PhaseClock, lasso?: typeof replayLasso): CheckResult {
+  const violation = violationOf(sc, s, opts, clock, lasso);
   // Exploration time only (shrinking and the final replay are not part of the rate).
   const ms = s.exploreMs ?? s.ms();
   const distinct = s.distinct;

@@ -24,7 +24,7 @@ export { fromTraceRun, fromTraceSearch, FROM_TRACE_MAX_STATES, type FromTraceSea
 export { TOOL_VERSION } from '../check/trace/trace-file.ts';
 export { hasLiveness } from '../check/liveness/scc.ts';
 export { DETERMINISM_DEFAULTS, DeterminismCheck } from '../check/purity.ts';
-export { resolveSource } from '../check/distributed/swarm.ts';
+export { resolveSource } from '../check/resolve-source.ts';
 export { DEFAULT_SHARD_PREFIX, fingerprintDigest } from '../check/distributed/shard.ts';
 export { EXCHANGE_DEFAULTS, ExchangeError } from '../check/distributed/exchange.ts';
 export { SHARE_VISITED_DEFAULTS } from '../check/distributed/claims.ts';

@@ -10,14 +10,13 @@
 // reported run is the lowest failing index: the result does not depend on thread timing.
 //
 // Scenarios hold functions and machines, so they cannot be sent to a thread; a
-// worker rebuilds its scenario from a source (CheckOptions.source): `{ module, export,
-// params? }`, a module exporting a Scenario or a family (the CLI passes the user's
-// './module.ts#export', or the bundled family's module); a function export is called
-// with `args`. The worker checks that its rebuilt scenario starts from the same world
+// worker rebuilds its scenario from a source (CheckOptions.source, resolve-source.ts):
+// `{ module, export, params? }`, a module exporting a Scenario or a family (the CLI passes
+// the user's './module.ts#export', or the bundled family's module); a function export is
+// called with `args`. The worker checks that its rebuilt scenario starts from the same world
 // fingerprint; without a source, or if it does not fit, the swarm runs in this thread
 // (workers: 0), says so in result.options.swarmNote and warns on stderr.
 import { availableParallelism } from 'node:os';
-import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { Subject } from 'rxjs';
 import { initialWorld, type Scenario } from '../../actors/index.ts';
@@ -51,24 +50,6 @@ export interface WorkerInit {
   first: number;
   stride: number;
   opts: { maxStates?: number; timeLimitMs?: number; symmetry: boolean };
-}
-
-/**
- * Builds a scenario from a source (used by workers; exported for the CLI and tests).
- * `fresh`: a new copy of the module itself, evaluated again (its own module-level state).
- */
-export async function resolveSource(src: ScenarioSource, fresh?: string): Promise<Scenario> {
-  const { importModule, isFamily } = await import('../load-module.ts');
-  const mod = await importModule(src.module.startsWith('file:') ? fileURLToPath(src.module) : src.module, fresh === undefined ? {} : { fresh });
-  const x = mod[src.export];
-  if (x === undefined) throw new Error(`module '${src.module}' has no export '${src.export}'`);
-  if (isFamily(x)) {
-    const { parseParams } = await import('../../actors/family.ts');
-    return x.build(parseParams(x, src.params ?? {}));
-  }
-  const sc = typeof x === 'function' ? (x as (...a: unknown[]) => unknown)(...(src.args ?? [])) : x;
-  if (!sc || typeof sc !== 'object' || (sc as Scenario).compiled !== true) throw new Error(`export '${src.export}' of '${src.module}' is not a scenario, a family, or a function returning a scenario`);
-  return sc as Scenario;
 }
 
 export function initialFingerprint(sc: Scenario, symmetry: boolean): string {

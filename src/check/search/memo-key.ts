@@ -16,13 +16,18 @@ export function contentKeyOf(): (actor: number, snapshot: object, msg: unknown) 
   };
 }
 
+/** Lookups after which a one-actor search's memo turns itself off if under 2% of them hit. */
+export const ONE_ACTOR_PROBE = 64;
+
 /**
  * A step memo for one search, with content lookups keyed by the structural hash. With
  * one actor, a pair recurs only in worlds that differ outside its snapshot (timers,
- * messages to itself, input counts), so the memo decides sooner whether it pays: a
- * machine fed only its inputs is stepped once per state and event, and the lookups of
- * a small check would otherwise cost it most of its warm-up.
+ * messages to itself, input counts, a compact frontier's re-derived worlds), and such
+ * worlds show up among the first few dozen steps, so the memo decides after
+ * {@link ONE_ACTOR_PROBE} lookups whether it pays: a machine fed only its inputs is
+ * stepped once per state and event, and each lookup of a cold check (a content key
+ * hashes the whole snapshot) would only add to its warm-up.
  */
 export function checkerMemo(sc?: Scenario): StepMemo {
-  return new StepMemo(undefined, contentKeyOf(), sc !== undefined && sc.ids.length === 1 ? 512 : undefined);
+  return new StepMemo(undefined, contentKeyOf(), sc !== undefined && sc.ids.length === 1 ? ONE_ACTOR_PROBE : undefined);
 }

@@ -262,7 +262,7 @@ export async function runCheck(io: Io, name: string, flags: CheckFlags, clock = 
   let run;
   try {
     if (flags.from !== undefined) {
-      const { fromTraceRun } = await import('../../check/index.ts');
+      const { fromTraceRun } = await import('../../check/check.ts');
       // The family's depth bound is for searches from the start; a recording sets its own (its length + 1,000).
       run = fromTraceRun(sc, seedFile!, { within: flags.within ?? 1, from: flags.from, ...(flags.ignoreData ? { ignoreData: true } : {}), ...(opts.maxStates !== undefined ? { maxStates: opts.maxStates } : {}), ...(opts.timeLimitMs !== undefined ? { timeLimitMs: opts.timeLimitMs } : {}), ...(flags.maxDepth !== undefined ? { maxDepth: flags.maxDepth } : {}), ...(opts.determinism === false ? { determinism: false } : {}) });
     } else run = api.checkRun(sc, opts);

@@ -1,6 +1,5 @@
 // `interleave replay <trace.json>`: re-run a saved counterexample against today's model.
 import { Divergence, type Scenario } from '../../actors/index.ts';
-import { loadChecker, type CheckerApi } from '../check-api.ts';
 import { EXIT, UsageError } from '../errors.ts';
 import { printJson, type Io } from '../io.ts';
 import { formatSteps, toPlainTrace, traceView } from '../replay-view.ts';
@@ -11,7 +10,7 @@ import { readTrace, traceLimits } from '../read-trace.ts';
 export async function runReplay(io: Io, path: string, flags: { json?: boolean; config?: string; traceLimit?: string[]; ignoreData?: boolean }): Promise<number> {
   const file = readTrace(path, traceLimits(flags.traceLimit));
   const { sc } = await scenarioOfTrace(file, path, flags.config);
-  if (file.property?.kind === 'liveness') return replayLiveness(io, path, file, sc, await loadChecker(), flags);
+  if (file.property?.kind === 'liveness') return replayLiveness(io, path, file, sc, (await import('../../check/liveness/lasso.ts')).replayLasso, flags);
   const out = await rerunTrace(file, path, sc, { ignoreData: flags.ignoreData ?? false });
   const cut = file.options.cut === true;
   if (cut && !flags.json) io.err(io.errStyle.yellow(`note: ${path}: the recording was cut short (it has no end line: the run was killed or crashed); it holds the run's first ${file.schedule.length} steps, up to its last flushed batch`));
@@ -55,11 +54,11 @@ function modelledReplies(out: Rerun, of: string): string {
 }
 
 /** A liveness counterexample: run the prefix, then the cycle once, and confirm it is still a violation. */
-function replayLiveness(io: Io, path: string, file: ReturnType<typeof readTrace>, sc: Scenario, api: CheckerApi, flags: { json?: boolean }): number {
+function replayLiveness(io: Io, path: string, file: ReturnType<typeof readTrace>, sc: Scenario, replayLasso: typeof import('../../check/liveness/lasso.ts').replayLasso, flags: { json?: boolean }): number {
   const name = file.property!.name;
   let out;
   try {
-    out = api.replayLasso(sc, file.schedule, file.cycleStart, name);
+    out = replayLasso(sc, file.schedule, file.cycleStart, name);
   } catch (e) {
     if (e instanceof Divergence || (e instanceof Error && e.name === 'Divergence')) {
       const d = e as Divergence;

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { createMachine } from 'xstate';
 import { StepMemo, apply, enabled, initialWorld, WorldHasher, fpHex, type ApplyResult } from 'interleave/kernel';
 import { defineScenario, rng, type Scenario, type Step, type World } from 'interleave';
-import { checkerMemo, contentKeyOf } from '../../../src/check/search/memo-key.ts';
+import { ONE_ACTOR_PROBE, checkerMemo, contentKeyOf } from '../../../src/check/search/memo-key.ts';
 import { runSchedule } from '../../../src/check/trace/replay.ts';
 import { sameContent } from '../../../src/actors/same-content.ts';
 import { randomMachineSystem } from '../../fixtures/check/random-machines.ts';
@@ -246,15 +246,15 @@ describe('step memo switch-off', () => {
     expect(busy.counts).toEqual({ lookups: 9, hits: 9 });
   });
 
-  it('a one-actor scenario decides after 512 lookups, others after 4,096', () => {
+  it('a one-actor scenario decides after ONE_ACTOR_PROBE lookups, others after 4,096', () => {
     const one = checkerMemo(defineScenario({ name: 'one', actors: { a: createMachine({ id: 'a', initial: 'x', states: { x: {} } }) } }));
     const many = checkerMemo(lostUpdate({ cas: false, clients: 2, rounds: 1 }));
     for (let k = 0; k < 600; k++) {
       one.get(0, {}, k);
       many.get(0, {}, k);
     }
-    // Off after 512 misses: lookups are no longer counted.
-    expect(one.counts.lookups).toBe(512);
+    // Off after ONE_ACTOR_PROBE misses: lookups are no longer counted.
+    expect(one.counts.lookups).toBe(ONE_ACTOR_PROBE);
     expect(many.counts.lookups).toBe(600);
   });
 });
