@@ -7,17 +7,25 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rng } from 'interleave';
 import { FsObjectStore } from 'interleave/live';
+import { bundleScript, type BundledEntry } from '../../helpers/bundled-entry.ts';
 
-const CHILD = join(import.meta.dirname, '..', '..', 'helpers', 'fs-writer.child.mjs');
 const dir = mkdtempSync(join(tmpdir(), 'interleave-fs-kills-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+// The writer compiled once (through tsx each of the 12 starts would cost about a second of CPU).
+let writer: BundledEntry;
+beforeAll(async () => {
+  writer = await bundleScript(join(import.meta.dirname, '..', '..', 'helpers', 'fs-writer.child.ts'));
+});
+afterAll(() => {
+  writer?.remove();
+  rmSync(dir, { recursive: true, force: true });
+});
 
 function killAfter(root: string, seed: number, delayMs: number): Promise<{ acked: string[]; killed: boolean }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CHILD, root, String(seed)], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [writer.file, root, String(seed)], { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
     let killed = false;
