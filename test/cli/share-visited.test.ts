@@ -18,13 +18,16 @@ const RANDOM = join(import.meta.dirname, '..', 'fixtures', 'check', 'random-scen
 /** sha256 of a set of 16-digit hex fingerprints, as a result file's fingerprintDigest. */
 const digestOf = (hex: Iterable<string>) => fingerprintDigest(BigUint64Array.from([...new Set(hex)].map((x) => BigInt(`0x${x}`))).sort());
 
-/** One --no-por process and `count` shared-visited shards side by side; the shards' union of own fingerprints against the single search. */
+/**
+ * `count` shared-visited shards as processes side by side, and one --no-por search in this
+ * process (the reference, which needs no process of its own); the shards' union of own
+ * fingerprints against the single search.
+ */
 async function compare(dir: string, scenario: string, args: string[], count: number, shardArgs = ['--shard-prefix', '2']): Promise<{ files: { shard: Record<string, unknown>; fingerprintDigest: string; complete: boolean }[]; own: string[][]; all: string[] }> {
-  const [one, ...shards] = await Promise.all([
-    startCli(['check', scenario, ...args, '--no-por', '--fingerprints', 'all.txt', '--result', 'single.json'], dir),
-    ...Array.from({ length: count }, (_, k) => startCli(['check', scenario, ...args, ...shardArgs, '--shard', `${k + 1}/${count}`, '--share-visited', 'run', '--result', `s${k + 1}.json`, '--fingerprints', `f${k + 1}.txt`], dir)),
-  ]);
-  expect([one.code, ...shards.map((x) => x.code)], shards.map((x) => x.stderr).join('\n')).toEqual(Array(count + 1).fill(0));
+  const started = Array.from({ length: count }, (_, k) => startCli(['check', scenario, ...args, ...shardArgs, '--shard', `${k + 1}/${count}`, '--share-visited', 'run', '--result', `s${k + 1}.json`, '--fingerprints', `f${k + 1}.txt`], dir));
+  const one = await run('check', scenario, ...args, '--no-por', '--fingerprints', join(dir, 'all.txt'), '--result', join(dir, 'single.json'));
+  const shards = await Promise.all(started);
+  expect([one.code, ...shards.map((x) => x.code)], [one.stderr, ...shards.map((x) => x.stderr)].join('\n')).toEqual(Array(count + 1).fill(0));
   const own = shards.map((_, k) => lines(join(dir, `f${k + 1}.txt`)));
   const all = lines(join(dir, 'all.txt'));
   expect([...new Set(own.flat())].sort(), scenario).toEqual(all);
@@ -48,7 +51,7 @@ describe('shared-visited mode as separate processes', () => {
     const sv = files.map((f) => f.shard.shareVisited as { claimsSent: number; claimsReceived: number });
     expect(sv[0]!.claimsSent + sv[1]!.claimsSent).toBeGreaterThan(0);
 
-    const merged = cli(['merge', 's1.json', 's2.json'], { cwd: dir });
+    const merged = await run('merge', join(dir, 's1.json'), join(dir, 's2.json'));
     expect(merged.code, merged.stderr).toBe(0);
     expect(merged.stdout).toContain('complete: every shard ended with its own search empty');
     const missing = await run('merge', join(dir, 's1.json'));
@@ -83,7 +86,7 @@ describe('shared-visited mode as separate processes', () => {
       const dir = scratchDir();
       const { files } = await compare(dir, `${RANDOM}#${name}`, ['--strategy', strategy], count);
       for (const f of files) expect(f.complete).toBe(true);
-      const m = cli(['merge', ...files.map((_, k) => `s${k + 1}.json`)], { cwd: dir });
+      const m = await run('merge', ...files.map((_, k) => join(dir, `s${k + 1}.json`)));
       expect(m.code, m.stderr).toBe(0);
       expect(m.stdout).toContain('complete: every shard ended with its own search empty');
     }
@@ -128,7 +131,7 @@ describe('shared-visited mode as separate processes', () => {
     expect(json(join(dir, 'b1.json'))).toMatchObject({ complete: false, cutBy: 'maxStates' });
     expect(json(join(dir, 'b2.json'))).toMatchObject({ complete: false, cutBy: 'stopped' });
     expect(b2run.stdout).toContain('exploration not complete: stopped by shard 1/2: shard 1/2 ended early (maxStates)');
-    const m = cli(['merge', 'b1.json', 'b2.json'], { cwd: dir });
+    const m = await run('merge', join(dir, 'b1.json'), join(dir, 'b2.json'));
     expect(m.code).toBe(0);
     expect(m.stdout).toContain('not complete: shard 1/2 cut by maxStates');
     expect(m.stdout).not.toMatch(/^complete/m);
