@@ -51,7 +51,7 @@ describe('exchange mode as separate processes', () => {
     expect(x1.worldsReceivedDuplicate).toBe(x1.worldsReceived - x1.worldsReceivedNew);
     expect(a.stdout).toMatch(/start-up {2}[\d.]+ s from process start to the first owned world/);
 
-    const merged = cli(['merge', 's1.json', 's2.json'], { cwd: dir });
+    const merged = await run('merge', join(dir, 's1.json'), join(dir, 's2.json'));
     expect(merged.code).toBe(0);
     expect(merged.stdout).toContain('complete: the run ended with every shard idle and no world in transit');
     const s2 = json(join(dir, 's2.json'));
