@@ -2,16 +2,20 @@
 // esbuild into one JavaScript file, for tests that start it many times: through tsx each
 // start loads and compiles ~200 TypeScript modules (about a second of CPU), compiled it
 // starts in a fraction of that. The code is the same (tsx compiles with esbuild too);
-// packages stay external and load from node_modules, and 'interleave' and its subpaths
-// resolve to src/ as the 'interleave-source' condition makes them do in a clone. Not for
-// code that finds files next to its own module (a recording's scenario module, the viewer's
-// scripts): bundled, those paths point into the bundle's folder.
+// 'interleave' and its subpaths resolve to src/ as the 'interleave-source' condition makes
+// them do in a clone. The ESM packages of many modules are bundled in too (as
+// scripts/cli-cache.mjs bundles apache-arrow: one file loads several times faster); other
+// packages (native ones such as better-sqlite3) stay external and load from node_modules.
+// Not for code that finds files next to its own module (a recording's scenario module, the
+// viewer's scripts): bundled, those paths point into the bundle's folder.
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+/** Packages compiled into the bundle: pure ESM, and many modules each. */
+const BUNDLED = new Set(['apache-arrow', 'flatbuffers', 'tslib', 'xstate', 'rxjs', 'zod']);
 
 export interface BundledEntry {
   /** The compiled file: run it as `node <file> ...args`. */
@@ -59,7 +63,7 @@ async function bundle(source: string): Promise<BundledEntry> {
         setup(build) {
           build.onResolve({ filter: /^[^./]/ }, (args) => {
             const sub = /^interleave(\/.*)?$/.exec(args.path);
-            if (!sub) return { external: true };
+            if (!sub) return BUNDLED.has(args.path.split('/')[0]!) ? undefined : { external: true };
             const target = exportsMap[`.${sub[1] ?? ''}`]?.['interleave-source'];
             if (!target) return { errors: [{ text: `package.json exports no ${args.path}` }] };
             return { path: join(ROOT, target) };
