@@ -6,12 +6,13 @@
 // them do in a clone. The ESM packages of many modules are bundled in too (as
 // scripts/cli-cache.mjs bundles apache-arrow: one file loads several times faster); other
 // packages (native ones such as better-sqlite3) stay external and load from node_modules.
-// Not for code that finds files next to its own module (a recording's scenario module, the
-// viewer's scripts): bundled, those paths point into the bundle's folder.
+// In every module of the repository, import.meta.url (and .dirname, .filename) is that
+// source file's own, as when it runs through tsx: what a module finds next to itself (a
+// recording's scenario module, the viewer's scripts, a worker's boot file) is the same.
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 /** Packages compiled into the bundle: pure ESM, and many modules each. */
@@ -61,6 +62,14 @@ async function bundle(source: string): Promise<BundledEntry> {
       {
         name: 'interleave-source',
         setup(build) {
+          build.onLoad({ filter: /\.ts$/ }, (args) => {
+            if (args.path.includes('/node_modules/')) return undefined;
+            const contents = readFileSync(args.path, 'utf8')
+              .replace(/\bimport\.meta\.url\b/g, JSON.stringify(pathToFileURL(args.path).href))
+              .replace(/\bimport\.meta\.dirname\b/g, JSON.stringify(dirname(args.path)))
+              .replace(/\bimport\.meta\.filename\b/g, JSON.stringify(args.path));
+            return { contents, loader: 'ts', resolveDir: dirname(args.path) };
+          });
           build.onResolve({ filter: /^[^./]/ }, (args) => {
             const sub = /^interleave(\/.*)?$/.exec(args.path);
             if (!sub) return BUNDLED.has(args.path.split('/')[0]!) ? undefined : { external: true };
