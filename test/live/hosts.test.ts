@@ -33,18 +33,19 @@ const available = pgAvailable('test/live/hosts.test.ts');
 let pg: LocalPg | undefined;
 let s3: LocalS3;
 const dir = mkdtempSync(join(tmpdir(), 'interleave-hosts-'));
-// The iterable-task example's main (examples/iterable-task.js runs it through tsx) compiled
-// once, so each of its starts costs a fraction of a second of CPU; same code, and its
-// recordings name the scenario, not a file.
+// The examples' mains (examples/*.js run them through tsx) compiled once, so each start
+// costs a fraction of a second of CPU; same code, and the same recordings.
 let script: BundledEntry | undefined;
+let amber: BundledEntry | undefined;
 beforeAll(async () => {
   if (!available) return;
-  [pg, s3, script] = await Promise.all([startPg(), startS3(), bundleMain(join(ROOT, 'examples', 'iterable-task', 'main.ts'))]);
+  [pg, s3, script, amber] = await Promise.all([startPg(), startS3(), bundleMain(join(ROOT, 'examples', 'iterable-task', 'main.ts')), bundleMain(join(ROOT, 'examples', 'amber-loop', 'main.ts'))]);
 });
 afterAll(async () => {
   await pg?.close();
   await s3?.close();
   script?.remove();
+  amber?.remove();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -229,7 +230,7 @@ describe.skipIf(!available)('two hosts on one PostgreSQL and one S3 endpoint', (
     // Asynchronously: the S3 server runs in this process.
     const run = promisify(execFile);
     await run(process.execPath, [script!.file, '--items', '40', '--concurrency', '4', '--pg', pg!.url.replace(/\/postgres$/, '/rec'), '--s3', s3.url('rec/'), '--record', it, '--quiet'], { env });
-    await run(process.execPath, [join(ROOT, 'examples', 'amber-loop.js'), '--rows', '2', '--s3', s3.url('amber/'), '--record', am, '--quiet'], { env });
+    await run(process.execPath, [amber!.file, '--rows', '2', '--s3', s3.url('amber/'), '--record', am, '--quiet'], { env });
     // Replayed by the command in this process: a recording names its scenario, not a file.
     for (const f of [it, am]) {
       const r = await runMain('replay', f);
