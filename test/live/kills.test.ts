@@ -1,5 +1,5 @@
 // Real kills: the iterable-task example runs as a child process (the Airflow model
-// of src/machines/airflow for three seeds, the example's minimal machine for two),
+// of src/machines/airflow for two seeds, the example's minimal machine for one),
 // is SIGKILLed at seeded random moments, restarted, and the SQLite file is checked
 // after every kill: the marker never appears without every batch it covers, no index whose
 // checkpoint was durable runs again, the only re-runs are indices that were run
@@ -28,7 +28,12 @@ beforeAll(async () => {
 afterAll(() => script?.remove());
 const N = 3000;
 const W = 16;
-const SEEDS: readonly [number, Machines][] = [[11, 'airflow'], [22, 'minimal'], [33, 'airflow'], [44, 'minimal'], [55, 'airflow']];
+// Three seeds on the two machines: in a five-seed run (11, 22, 33, 44, 55) every seed's
+// kills landed both before the attempt ran an index (reading, resuming) and inside the kill
+// window (indices run, not yet durable); these three also kill between checkpoints with
+// nothing in flight (22) and, repeatedly, before the first checkpoint is durable (55). Each
+// restart resumes from what the earlier kills left, so a seed's later kills reach further.
+const SEEDS: readonly [number, Machines][] = [[11, 'airflow'], [22, 'minimal'], [55, 'airflow']];
 type Machines = 'airflow' | 'minimal';
 const KILLS_PER_SEED = 10;
 const dir = mkdtempSync(join(tmpdir(), 'interleave-kills-'));
@@ -168,8 +173,8 @@ describe('iterable task under real kills', () => {
     const kills = results.reduce((a, x) => a + x.kills, 0);
     const reruns = results.reduce((a, x) => a + x.reruns, 0);
     console.log(`kills ${kills}, attempts ${results.reduce((a, x) => a + x.attempts, 0)}, re-runs (kill window) ${reruns}, largest window ${maxWindow}`);
-    // Most of the 50 kills land; a seed whose task finishes before its 10th kill stops early
-    // (46 on one fast run), so the bound leaves room for a faster machine.
-    expect(kills).toBeGreaterThanOrEqual(30);
+    // Most of the 30 kills land; a seed whose task finishes before its 10th kill stops early
+    // (46 of 50 on one fast run with five seeds), so the bound leaves room for a faster machine.
+    expect(kills).toBeGreaterThanOrEqual(18);
   });
 });
