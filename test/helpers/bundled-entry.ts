@@ -62,13 +62,13 @@ async function bundle(source: string): Promise<BundledEntry> {
       {
         name: 'interleave-source',
         setup(build) {
-          build.onLoad({ filter: /\.ts$/ }, (args) => {
-            if (args.path.includes('/node_modules/')) return undefined;
+          build.onLoad({ filter: /\.[cm]?[jt]s$/ }, (args) => {
+            if (args.path.includes('/node_modules/') || !args.path.startsWith(ROOT)) return undefined;
             const contents = readFileSync(args.path, 'utf8')
               .replace(/\bimport\.meta\.url\b/g, JSON.stringify(pathToFileURL(args.path).href))
               .replace(/\bimport\.meta\.dirname\b/g, JSON.stringify(dirname(args.path)))
               .replace(/\bimport\.meta\.filename\b/g, JSON.stringify(args.path));
-            return { contents, loader: 'ts', resolveDir: dirname(args.path) };
+            return { contents, loader: /ts$/.test(args.path) ? 'ts' : 'js', resolveDir: dirname(args.path) };
           });
           build.onResolve({ filter: /^[^./]/ }, (args) => {
             const sub = /^interleave(\/.*)?$/.exec(args.path);
