@@ -1,7 +1,8 @@
 // The `interleave` command end to end, through a child process: exit codes,
 // --json, messages for bad input, saved counterexamples, replay and divergence. Each
-// command and exit code is seen from a child process at least once; further variations of
-// replay, show and list (what they say about a file) call the same main in this process.
+// command and exit code is seen from a child process at least once; further variations
+// (what check, replay, show, list and simulate say about their input) call the same main
+// in this process.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -13,8 +14,9 @@ import { lostUpdateTrace } from '../helpers/report-traces.ts';
 const dir = scratchDir();
 const run = (...args: string[]) => cli(args, { cwd: dir });
 // The same command's main in this process, from the same directory: for the variations of a
-// command whose exit code and output a child process above already shows, where another
-// child would add only its start-up (replay and show start through tsx, about a second of CPU).
+// command whose exit code and output a child process already shows, where another child
+// would add only its start-up (replay and show start through tsx, about a second of CPU; a
+// check of a bundled scenario, from the CLI's compiled cache, about a quarter).
 const here = (...args: string[]) => runMainIn(dir, ...args);
 
 describe('help and usage', () => {
@@ -60,28 +62,28 @@ describe('check: bad input exits 2 and names the valid choices', () => {
     expect(r.stderr).toMatch(/options of 'interleave check': --param, --strategy, --seed/);
   });
 
-  it('unknown scenario, with a suggestion', () => {
-    const r = run('check', 'ping-pnog');
+  it('unknown scenario, with a suggestion', async () => {
+    const r = await here('check', 'ping-pnog');
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("unknown scenario 'ping-pnog' (did you mean 'ping-pong'?); registered scenarios: ");
     expect(r.stderr).toMatch(/registered scenarios: .*\bping-pong\b/);
     expect(r.stderr).toMatch(/registered scenarios: .*\blost-update\b/);
   });
 
-  it('bad --param names the parameters', () => {
-    const r = run('check', 'ping-pong', '--param', 'round=3');
+  it('bad --param names the parameters', async () => {
+    const r = await here('check', 'ping-pong', '--param', 'round=3');
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/scenario 'ping-pong' has no parameter 'round'; its parameters are: rounds/);
   });
 
-  it('bad --strategy names the strategies', () => {
-    const r = run('check', 'ping-pong', '--strategy', 'astar');
+  it('bad --strategy names the strategies', async () => {
+    const r = await here('check', 'ping-pong', '--strategy', 'astar');
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/Allowed choices are dfs, bfs, random, pct, pos, swarm/);
   });
 
-  it('--json errors are JSON too', () => {
-    const r = run('check', 'nope', '--json');
+  it('--json errors are JSON too', async () => {
+    const r = await here('check', 'nope', '--json');
     expect(r.code).toBe(2);
     expect(JSON.parse(r.stdout).error.message).toContain("unknown scenario 'nope'");
   });
@@ -95,8 +97,8 @@ describe('check: verdicts', () => {
     expect(r.stdout).toContain('exploration complete');
   });
 
-  it('says so when a budget cut the exploration', () => {
-    const r = run('check', 'ping-pong', '--max-states', '3');
+  it('says so when a budget cut the exploration', async () => {
+    const r = await here('check', 'ping-pong', '--max-states', '3');
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('exploration not complete: cut by the --max-states budget');
   });
@@ -133,8 +135,8 @@ describe('check: a violation, saved and replayed', () => {
     expect(readFileSync(join(dir, '.interleave/lost-update-seed0.html'), 'utf8')).toMatch(/^<!doctype html>/);
   });
 
-  it('the fixed design passes', () => {
-    const r = run('check', 'lost-update', '--param', 'design=compare-and-set');
+  it('the fixed design passes', async () => {
+    const r = await here('check', 'lost-update', '--param', 'design=compare-and-set');
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('exploration complete');
   });
@@ -256,17 +258,17 @@ describe('fuzzed trace files through the command (fast-check samples)', () => {
 });
 
 describe('simulate', () => {
-  it('prints the tables of a family with a cost model', () => {
+  it('prints the tables of a family with a cost model', async () => {
     const r = run('simulate', 'lost-update', '--seed', '3');
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/\| design +\| +runs \| +lost \|/);
     expect(r.stdout).toMatch(/\| compare-and-set +\| +200 \| +0 \|/);
-    const j = JSON.parse(run('simulate', 'lost-update', '--json').stdout);
+    const j = JSON.parse((await here('simulate', 'lost-update', '--json')).stdout);
     expect(j.tables[0].rows).toHaveLength(2);
   });
 
-  it('exits 2 for a family without one, naming those that have one', () => {
-    const r = run('simulate', 'ping-pong');
+  it('exits 2 for a family without one, naming those that have one', async () => {
+    const r = await here('simulate', 'ping-pong');
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/scenario 'ping-pong' has no simulation \(no cost model\); scenarios with one: .*lost-update/);
   });
