@@ -212,7 +212,7 @@ describe('a live recording of your own scenario', () => {
     expect(misfit.code).toBe(2);
     expect(misfit.stderr).toContain('the recording does not fit two-peer-election');
     expect(misfit.stderr).toContain('The recording was made with tieBreak=by-id: pass --param tieBreak=by-id.');
-    const fits = cli(['check', `${TS}#electionFamily`, '--param', 'tieBreak=by-id', '--from', trace, '--within', '2'], { cwd: elsewhere });
+    const fits = await runMainIn(elsewhere, 'check', `${TS}#electionFamily`, '--param', 'tieBreak=by-id', '--from', trace, '--within', '2');
     expect(fits.code, fits.stderr).toBe(0);
     expect(fits.stdout).toContain('exploration complete');
   });
@@ -227,7 +227,7 @@ describe('a live recording of your own scenario', () => {
     // A project: package.json and interleave.config.mjs at its root, the command run in a subdirectory.
     writeFileSync(join(dir, 'package.json'), '{ "type": "module" }\n');
     writeFileSync(join(dir, 'interleave.config.mjs'), `export default { scenarios: [${JSON.stringify(`${TS}#electionFamily`)}] };\n`);
-    const found = cli(['replay', 'bare.json'], { cwd: join(dir, 'traces') });
+    const found = await runMainIn(join(dir, 'traces'), 'replay', 'bare.json');
     expect(found.code, found.stderr).toBe(0);
     // The search stops at the project's root: a config above it is not this project's.
     const inner = join(dir, 'inner');
