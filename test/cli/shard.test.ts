@@ -103,7 +103,8 @@ describe('sharded check as separate processes', () => {
     const shortest = Math.min(...files.filter((f) => f.violation).map((f) => f.violation.steps));
     expect(json(join(dir, 'merged.json')).schedule.length).toBe(shortest);
     // The merged trace is a normal trace from the initial world: replay runs it.
-    const replay = cli(['replay', join(dir, 'merged.json')], { cwd: dir });
+    // Replayed by the command's main in this process (e2e.test.ts replays in a child).
+    const replay = await run('replay', join(dir, 'merged.json'));
     expect(replay.code).toBe(1);
     expect(replay.stdout).toContain('still fails');
   });

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { fingerprintDigest } from 'interleave/kernel';
-import { cli, runMain, scratchDir, startCli } from '../helpers/cli.ts';
+import { runMain, scratchDir, startCli } from '../helpers/cli.ts';
 
 const run = runMain;
 const lines = (path: string) => readFileSync(path, 'utf8').split('\n').filter(Boolean);
@@ -116,7 +116,8 @@ describe('shared-visited mode as separate processes', () => {
     const m = await run('merge', '--out', join(dir, 'merged.json'), join(dir, 's1.json'), join(dir, 's2.json'));
     expect(m.code).toBe(1);
     expect(m.stdout).toContain("invariant 'no-lost-update' violated");
-    const replay = cli(['replay', join(dir, 'merged.json')], { cwd: dir });
+    // Replayed by the command's main in this process (e2e.test.ts replays in a child).
+    const replay = await run('replay', join(dir, 'merged.json'));
     expect(replay.code).toBe(1);
     expect(replay.stdout).toContain('still fails');
   });
