@@ -20,11 +20,11 @@ const run = (...args: string[]) => cli(args, { cwd: dir });
 const here = (...args: string[]) => runMainIn(dir, ...args);
 
 describe('help and usage', () => {
-  it('--help exits 0; no command or an unknown one exits 2', () => {
+  it('--help exits 0; no command or an unknown one exits 2', async () => {
     const h = run('check', '--help');
     expect(h.code).toBe(0);
     expect(h.stdout).toMatch(/^Usage: interleave check \[options\] <scenario>/);
-    expect(run().code).toBe(2);
+    expect((await here()).code).toBe(2);
     const r = run('chek', 'ping-pong');
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("unknown command 'chek'");
