@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cli, runMain, scratchDir, startCli } from '../helpers/cli.ts';
+import { runMain, scratchDir, startCli } from '../helpers/cli.ts';
 
 const run = runMain;
 
@@ -20,11 +20,13 @@ describe('exchange mode as separate processes', () => {
   it('lost update (compare-and-set, 3 clients): disjoint owned sets whose union is the --no-por search; merge complete; stale directory and missing shard exit 2', { timeout: 240_000 }, async () => {
     const dir = scratchDir();
     const cas = ['--param', 'design=compare-and-set', '--param', 'clients=3', '--strategy', 'bfs'];
-    const [one, a, b] = await Promise.all([
-      start(['check', 'lost-update', ...cas, '--no-por', '--fingerprints', 'all.txt'], dir),
+    const shards = [
       start(['check', 'lost-update', ...cas, '--shard', '1/2', '--exchange', 'run', '--exchange-timeout', '60', '--result', 's1.json', '--fingerprints', 'f1.txt'], dir),
       start(['check', 'lost-update', ...cas, '--result', 's2.json', '--fingerprints', 'f2.txt'], dir, { INTERLEAVE_SHARD: '2/2', INTERLEAVE_EXCHANGE: 'run' }),
-    ]);
+    ] as const;
+    // The unreduced reference search needs no process of its own.
+    const one = await run('check', 'lost-update', ...cas, '--no-por', '--fingerprints', join(dir, 'all.txt'));
+    const [a, b] = await Promise.all(shards);
     expect([one.code, a.code, b.code], a.stderr + b.stderr).toEqual([0, 0, 0]);
     expect(b.stderr).toContain('shard 2/2 (from INTERLEAVE_SHARD), exchanging worlds through');
     expect(a.stdout).toContain('exploration complete');
@@ -51,7 +53,7 @@ describe('exchange mode as separate processes', () => {
     expect(x1.worldsReceivedDuplicate).toBe(x1.worldsReceived - x1.worldsReceivedNew);
     expect(a.stdout).toMatch(/start-up {2}[\d.]+ s from process start to the first owned world/);
 
-    const merged = cli(['merge', 's1.json', 's2.json'], { cwd: dir });
+    const merged = await run('merge', join(dir, 's1.json'), join(dir, 's2.json'));
     expect(merged.code).toBe(0);
     expect(merged.stdout).toContain('complete: the run ended with every shard idle and no world in transit');
     const s2 = json(join(dir, 's2.json'));
@@ -106,7 +108,8 @@ describe('exchange mode as separate processes', () => {
     const m = await run('merge', '--out', join(dir, 'merged.json'), join(dir, 's1.json'), join(dir, 's2.json'));
     expect(m.code).toBe(1);
     expect(m.stdout).toContain("invariant 'no-lost-update' violated");
-    const replay = cli(['replay', join(dir, 'merged.json')], { cwd: dir });
+    // Replayed by the command's main in this process (e2e.test.ts replays in a child).
+    const replay = await run('replay', join(dir, 'merged.json'));
     expect(replay.code).toBe(1);
     expect(replay.stdout).toContain('still fails');
   });

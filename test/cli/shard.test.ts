@@ -35,7 +35,8 @@ describe('sharded check as separate processes', () => {
     expect(s2.fingerprintDigest).toMatch(/^[0-9a-f]{64}$/);
     expect(s2.distinctFingerprints).toBe(f2.length);
 
-    const merged = cli(['merge', 's1.json', 's2.json'], { cwd: dir });
+    // merge reads files; in this process (the shards above are the separate processes).
+    const merged = await run('merge', join(dir, 's1.json'), join(dir, 's2.json'));
     expect(merged.code).toBe(0);
     expect(merged.stdout).toContain('complete: every shard explored its whole slice');
     // Each shard's share, so a user sees whether the split paid; a lopsided split without communication gets a note.
@@ -49,13 +50,13 @@ describe('sharded check as separate processes', () => {
     };
     withStates('s1.json', 'lop1.json', 3000);
     withStates('s2.json', 'lop2.json', 1000);
-    const lopsided = cli(['merge', 'lop1.json', 'lop2.json'], { cwd: dir });
+    const lopsided = await run('merge', join(dir, 'lop1.json'), join(dir, 'lop2.json'));
     expect(lopsided.code).toBe(0);
     expect(lopsided.stdout).toContain('note: shard 1/2 holds 75% of the states, so these 2 shards can finish at most about 1.33x sooner than one process');
     withStates('s1.json', 'even1.json', 1000);
     withStates('s2.json', 'even2.json', 1000);
-    expect(cli(['merge', 'even1.json', 'even2.json'], { cwd: dir }).stdout).not.toContain('note:');
-    expect(JSON.parse(cli(['merge', '--json', 'lop1.json', 'lop2.json'], { cwd: dir }).stdout).stats.perShard).toEqual([
+    expect((await run('merge', join(dir, 'even1.json'), join(dir, 'even2.json'))).stdout).not.toContain('note:');
+    expect(JSON.parse((await run('merge', '--json', join(dir, 'lop1.json'), join(dir, 'lop2.json'))).stdout).stats.perShard).toEqual([
       { shard: '1/2', distinctStates: 3000, ms: expect.any(Number) },
       { shard: '2/2', distinctStates: 1000, ms: expect.any(Number) },
     ]);
@@ -76,7 +77,7 @@ describe('sharded check as separate processes', () => {
     expect([c!.code, d!.code]).toEqual([0, 0]);
     expect([...new Set([...lines(join(dir, 'l1.txt')), ...lines(join(dir, 'l2.txt'))])].sort()).toEqual(lines(join(dir, 'all.txt')));
     expect(json(join(dir, 'l1.json')).shard.prefixDepth).toBeLessThan(json(join(dir, 's1.json')).shard.prefixDepth);
-    expect(cli(['merge', 'l1.json', 'l2.json'], { cwd: dir }).code).toBe(0);
+    expect((await run('merge', join(dir, 'l1.json'), join(dir, 'l2.json'))).code).toBe(0);
     const deals = await run('merge', join(dir, 's1.json'), join(dir, 'l2.json'));
     expect(deals.code).toBe(2);
     expect(deals.stderr).toMatch(/partition/);
@@ -102,7 +103,8 @@ describe('sharded check as separate processes', () => {
     const shortest = Math.min(...files.filter((f) => f.violation).map((f) => f.violation.steps));
     expect(json(join(dir, 'merged.json')).schedule.length).toBe(shortest);
     // The merged trace is a normal trace from the initial world: replay runs it.
-    const replay = cli(['replay', join(dir, 'merged.json')], { cwd: dir });
+    // Replayed by the command's main in this process (e2e.test.ts replays in a child).
+    const replay = await run('replay', join(dir, 'merged.json'));
     expect(replay.code).toBe(1);
     expect(replay.stdout).toContain('still fails');
   });

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { fingerprintDigest } from 'interleave/kernel';
-import { cli, runMain, scratchDir, startCli } from '../helpers/cli.ts';
+import { runMain, scratchDir, startCli } from '../helpers/cli.ts';
 
 const run = runMain;
 const lines = (path: string) => readFileSync(path, 'utf8').split('\n').filter(Boolean);
@@ -18,13 +18,21 @@ const RANDOM = join(import.meta.dirname, '..', 'fixtures', 'check', 'random-scen
 /** sha256 of a set of 16-digit hex fingerprints, as a result file's fingerprintDigest. */
 const digestOf = (hex: Iterable<string>) => fingerprintDigest(BigUint64Array.from([...new Set(hex)].map((x) => BigInt(`0x${x}`))).sort());
 
-/** One --no-por process and `count` shared-visited shards side by side; the shards' union of own fingerprints against the single search. */
-async function compare(dir: string, scenario: string, args: string[], count: number, shardArgs = ['--shard-prefix', '2']): Promise<{ files: { shard: Record<string, unknown>; fingerprintDigest: string; complete: boolean }[]; own: string[][]; all: string[] }> {
-  const [one, ...shards] = await Promise.all([
-    startCli(['check', scenario, ...args, '--no-por', '--fingerprints', 'all.txt', '--result', 'single.json'], dir),
-    ...Array.from({ length: count }, (_, k) => startCli(['check', scenario, ...args, ...shardArgs, '--shard', `${k + 1}/${count}`, '--share-visited', 'run', '--result', `s${k + 1}.json`, '--fingerprints', `f${k + 1}.txt`], dir)),
-  ]);
-  expect([one.code, ...shards.map((x) => x.code)], shards.map((x) => x.stderr).join('\n')).toEqual(Array(count + 1).fill(0));
+/**
+ * `count` shared-visited shards as processes side by side, and one --no-por search in this
+ * process (the reference, which needs no process of its own); the shards' union of own
+ * fingerprints against the single search. With `fromEnv` the shards take their index and
+ * the run's directory from INTERLEAVE_SHARD and INTERLEAVE_SHARE_VISITED instead of flags.
+ */
+async function compare(dir: string, scenario: string, args: string[], count: number, shardArgs = ['--shard-prefix', '2'], fromEnv = false): Promise<{ files: { shard: Record<string, unknown>; fingerprintDigest: string; complete: boolean }[]; own: string[][]; all: string[]; stderr: string[] }> {
+  const started = Array.from({ length: count }, (_, k) => {
+    const out = ['--result', `s${k + 1}.json`, '--fingerprints', `f${k + 1}.txt`];
+    if (fromEnv) return startCli(['check', scenario, ...args, ...shardArgs, ...out], dir, { INTERLEAVE_SHARD: `${k + 1}/${count}`, INTERLEAVE_SHARE_VISITED: 'run' });
+    return startCli(['check', scenario, ...args, ...shardArgs, '--shard', `${k + 1}/${count}`, '--share-visited', 'run', ...out], dir);
+  });
+  const one = await run('check', scenario, ...args, '--no-por', '--fingerprints', join(dir, 'all.txt'), '--result', join(dir, 'single.json'));
+  const shards = await Promise.all(started);
+  expect([one.code, ...shards.map((x) => x.code)], [one.stderr, ...shards.map((x) => x.stderr)].join('\n')).toEqual(Array(count + 1).fill(0));
   const own = shards.map((_, k) => lines(join(dir, `f${k + 1}.txt`)));
   const all = lines(join(dir, 'all.txt'));
   expect([...new Set(own.flat())].sort(), scenario).toEqual(all);
@@ -32,7 +40,7 @@ async function compare(dir: string, scenario: string, args: string[], count: num
   expect(digestOf(own.flat())).toBe(json(join(dir, 'single.json')).fingerprintDigest);
   const files = shards.map((_, k) => json(join(dir, `s${k + 1}.json`)));
   files.forEach((f, k) => expect(f.fingerprintDigest, `shard ${k + 1}`).toBe(digestOf(own[k]!)));
-  return { files, own, all };
+  return { files, own, all, stderr: shards.map((x) => x.stderr) };
 }
 
 describe('shared-visited mode as separate processes', () => {
@@ -48,7 +56,7 @@ describe('shared-visited mode as separate processes', () => {
     const sv = files.map((f) => f.shard.shareVisited as { claimsSent: number; claimsReceived: number });
     expect(sv[0]!.claimsSent + sv[1]!.claimsSent).toBeGreaterThan(0);
 
-    const merged = cli(['merge', 's1.json', 's2.json'], { cwd: dir });
+    const merged = await run('merge', join(dir, 's1.json'), join(dir, 's2.json'));
     expect(merged.code, merged.stderr).toBe(0);
     expect(merged.stdout).toContain('complete: every shard ended with its own search empty');
     const missing = await run('merge', join(dir, 's1.json'));
@@ -73,27 +81,22 @@ describe('shared-visited mode as separate processes', () => {
   });
 
   it('random systems (a user module; bfs and dfs, 2 and 3 shards, INTERLEAVE_SHARE_VISITED): the union of the shards\' own worlds is the --no-por search', { timeout: 300_000 }, async () => {
-    const cases: [string, string, number][] = [
-      ['r1', 'bfs', 2],
-      ['r11', 'dfs', 3],
-      ['r14', 'dfs', 2],
-      ['r24', 'bfs', 2],
+    // r14's shards take the shard and the directory from the environment.
+    const cases: [string, string, number, boolean][] = [
+      ['r1', 'bfs', 2, false],
+      ['r11', 'dfs', 3, false],
+      ['r14', 'dfs', 2, true],
+      ['r24', 'bfs', 2, false],
     ];
-    for (const [name, strategy, count] of cases) {
+    for (const [name, strategy, count, fromEnv] of cases) {
       const dir = scratchDir();
-      const { files } = await compare(dir, `${RANDOM}#${name}`, ['--strategy', strategy], count);
-      for (const f of files) expect(f.complete).toBe(true);
-      const m = cli(['merge', ...files.map((_, k) => `s${k + 1}.json`)], { cwd: dir });
+      const { files, stderr } = await compare(dir, `${RANDOM}#${name}`, ['--strategy', strategy], count, undefined, fromEnv);
+      for (const f of files) expect(f).toMatchObject({ complete: true, shard: { mode: 'share-visited' } });
+      if (fromEnv) expect(stderr[1]).toMatch(/shard 2\/2 \(from INTERLEAVE_SHARD\), sharing visited worlds through .*run/);
+      const m = await run('merge', ...files.map((_, k) => join(dir, `s${k + 1}.json`)));
       expect(m.code, m.stderr).toBe(0);
       expect(m.stdout).toContain('complete: every shard ended with its own search empty');
     }
-    // The directory from the environment.
-    const dir = scratchDir();
-    const env = (i: number) => ({ INTERLEAVE_SHARD: `${i}/2`, INTERLEAVE_SHARE_VISITED: 'envrun' });
-    const rs = await Promise.all([1, 2].map((i) => startCli(['check', `${RANDOM}#r14`, '--strategy', 'dfs', '--shard-prefix', '2', '--result', `e${i}.json`], dir, env(i))));
-    expect(rs.map((r) => r.code)).toEqual([0, 0]);
-    expect(rs[1]!.stderr).toMatch(/shard 2\/2 \(from INTERLEAVE_SHARD\), sharing visited worlds through .*envrun/);
-    expect(json(join(dir, 'e1.json')).shard.mode).toBe('share-visited');
   });
 
   it('a violation: found by a shard, the others stop, merge exits 1 and its trace replays', { timeout: 240_000 }, async () => {
@@ -113,14 +116,17 @@ describe('shared-visited mode as separate processes', () => {
     const m = await run('merge', '--out', join(dir, 'merged.json'), join(dir, 's1.json'), join(dir, 's2.json'));
     expect(m.code).toBe(1);
     expect(m.stdout).toContain("invariant 'no-lost-update' violated");
-    const replay = cli(['replay', join(dir, 'merged.json')], { cwd: dir });
+    // Replayed by the command's main in this process (e2e.test.ts replays in a child).
+    const replay = await run('replay', join(dir, 'merged.json'));
     expect(replay.code).toBe(1);
     expect(replay.stdout).toContain('still fails');
   });
 
   it('a shard cut by a budget or the depth bound: merge never says complete', { timeout: 240_000 }, async () => {
     const dir = scratchDir();
-    const base = ['check', `${RANDOM}#r11`, '--strategy', 'dfs', '--shard-prefix', '2'];
+    // A bundled scenario: its shards run from the CLI's compiled cache, not through tsx (the
+    // random systems above are the user-module case).
+    const base = ['check', 'lost-update', '--param', 'design=compare-and-set', '--param', 'clients=3', '--strategy', 'dfs', '--shard-prefix', '2'];
     // Shard 1 runs out of its state budget and stops the run; shard 2, started after, stops at once.
     const b1run = await startCli([...base, '--shard', '1/2', '--share-visited', 'budget', '--result', 'b1.json', '--max-states', '40'], dir);
     const b2run = await startCli([...base, '--shard', '2/2', '--share-visited', 'budget', '--result', 'b2.json', '--max-states', '40'], dir);
@@ -128,7 +134,7 @@ describe('shared-visited mode as separate processes', () => {
     expect(json(join(dir, 'b1.json'))).toMatchObject({ complete: false, cutBy: 'maxStates' });
     expect(json(join(dir, 'b2.json'))).toMatchObject({ complete: false, cutBy: 'stopped' });
     expect(b2run.stdout).toContain('exploration not complete: stopped by shard 1/2: shard 1/2 ended early (maxStates)');
-    const m = cli(['merge', 'b1.json', 'b2.json'], { cwd: dir });
+    const m = await run('merge', join(dir, 'b1.json'), join(dir, 'b2.json'));
     expect(m.code).toBe(0);
     expect(m.stdout).toContain('not complete: shard 1/2 cut by maxStates');
     expect(m.stdout).not.toMatch(/^complete/m);

@@ -3,20 +3,32 @@
 // two 50 MB strings of `<&>`, and invalid UTF-8 each exit 2 with a message naming
 // the limit (or the encoding) and how to raise it, instead of a heap abort or a
 // RangeError. Raising a limit lets the deep and wide file through, still within the cap.
+// The traces are of a bundled scenario, so the children run the command's main from the
+// compiled copy of src/ that bin/interleave.js runs for bundled checks (scripts/cli-cache.mjs)
+// instead of through tsx, which would cost each of them about a second of CPU to start.
 import { spawnSync } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { BIN, scratchDir } from '../helpers/cli.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BIN, runMainIn, scratchDir } from '../helpers/cli.ts';
 import { lostUpdateTrace } from '../helpers/report-traces.ts';
 import { DEFAULT_TRACE_LIMITS } from 'interleave';
+// @ts-expect-error a plain .mjs script without types
+import { compiledCli } from '../../scripts/cli-cache.mjs';
 
 const dir = scratchDir();
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
+/** How a child runs the command: the compiled main, or bin/interleave.js when there is no cache (no esbuild). */
+let command: string[] = [BIN];
+beforeAll(async () => {
+  const url = (await compiledCli(join(import.meta.dirname, '..', '..'))) as URL | undefined;
+  if (url) command = ['--input-type=module', '-e', `const { main } = await import(${JSON.stringify(url.href)}); process.exitCode = await main(process.argv.slice(1));`];
+});
+
 /** The command with a 256 MB heap; a heap abort would show as a signal or exit 134, not 2. */
 function capped(args: readonly string[], env: NodeJS.ProcessEnv = {}) {
-  const r = spawnSync(process.execPath, ['--max-old-space-size=256', BIN, ...args], { cwd: dir, env: { ...process.env, NO_COLOR: '1', ...env }, encoding: 'utf8', timeout: 120_000, maxBuffer: 256 * 1024 * 1024 });
+  const r = spawnSync(process.execPath, ['--max-old-space-size=256', ...command, ...args], { cwd: dir, env: { ...process.env, NO_COLOR: '1', ...env }, encoding: 'utf8', timeout: 120_000, maxBuffer: 256 * 1024 * 1024 });
   return { code: r.status, signal: r.signal, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -56,11 +68,12 @@ describe('trace file limits on the command line (heap capped at 256 MB)', () => 
     expect(str.stderr).not.toMatch(/RangeError|heap/);
   });
 
-  it('invalid UTF-8: exit 2, not read as U+FFFD; a bad --trace-limit: exit 2', () => {
+  it('invalid UTF-8: exit 2, not read as U+FFFD; a bad --trace-limit: exit 2', async () => {
     const path = withData('bad-utf8.json', Buffer.from([0x22, 0xc3, 0x28, 0x22]));
     const r = capped(['show', path]);
     expect([r.code, r.stderr]).toEqual([2, expect.stringMatching(/bad-utf8\.json: not valid UTF-8 text/)]);
-    const bad = capped(['show', path, '--trace-limit', 'depth=lots']);
+    // A bad flag value is a usage error, not a matter of memory: checked in this process.
+    const bad = await runMainIn(dir, 'show', path, '--trace-limit', 'depth=lots');
     expect([bad.code, bad.stderr]).toEqual([2, expect.stringMatching(/--trace-limit: trace limit 'depth=lots': expected <name>=<n>/)]);
   });
 });

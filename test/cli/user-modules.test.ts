@@ -1,7 +1,8 @@
 // `interleave check ./module.(ts|mjs)[#export]`: a user's own scenarios from the command
 // line, their traces replayed and shown from another directory, a project config, and
 // the exit-2 messages for modules that cannot be used. Most cases run main() in-process;
-// a few run the real command for what depends on the process (cwd, files, pipes).
+// a few run the real command for what depends on the process (cwd, files, pipes), and
+// their variations run main() in-process from the same directory (runMainIn).
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -11,7 +12,7 @@ import { liveTraceFile, runLive } from 'interleave/live';
 import { initialFingerprint } from '../../src/check/distributed/swarm.ts';
 import { resolveSource } from 'interleave/kernel';
 import { importModule } from '../../src/check/load-module.ts';
-import { cli, scratchDir, runMain } from '../helpers/cli.ts';
+import { cli, scratchDir, runMain, runMainIn } from '../helpers/cli.ts';
 import { blocksOf } from '../helpers/doc-blocks.ts';
 import { election, electionFamily } from '../fixtures/user-scenarios/election.ts';
 
@@ -156,9 +157,9 @@ describe('a project config lists scenario modules by name', () => {
 });
 
 describe('replay and show a user trace from another directory', () => {
-  it('replay exits 1 (still fails) and show renders the verified trace', () => {
+  it('replay exits 1 (still fails) and show renders the verified trace', async () => {
     const dir = scratchDir();
-    const made = cli(['check', `${JS}`, '--out', 'traces/js.json'], { cwd: dir });
+    const made = await runMainIn(dir, 'check', `${JS}`, '--out', 'traces/js.json');
     expect(made.code).toBe(1);
     const elsewhere = scratchDir();
     const trace = join(dir, 'traces', 'js.json');
@@ -166,7 +167,7 @@ describe('replay and show a user trace from another directory', () => {
     expect(r.stderr).toBe('');
     expect(r.code).toBe(1);
     expect(r.stdout).toContain("✗ still fails: invariant 'one-leader' violated");
-    const s = cli(['show', trace], { cwd: elsewhere });
+    const s = await runMainIn(elsewhere, 'show', trace);
     expect(s.code).toBe(0);
     expect(s.stdout).toContain('scenario js-election (tieBreak=none)');
     expect(s.stderr).toBe('');
@@ -207,11 +208,11 @@ describe('a live recording of your own scenario', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain('replays on the model and no property is violated');
     // The recording names its parameters (tieBreak=by-id); the family's default cannot follow it.
-    const misfit = cli(['check', `${TS}#electionFamily`, '--from', trace], { cwd: elsewhere });
+    const misfit = await runMainIn(elsewhere, 'check', `${TS}#electionFamily`, '--from', trace);
     expect(misfit.code).toBe(2);
     expect(misfit.stderr).toContain('the recording does not fit two-peer-election');
     expect(misfit.stderr).toContain('The recording was made with tieBreak=by-id: pass --param tieBreak=by-id.');
-    const fits = cli(['check', `${TS}#electionFamily`, '--param', 'tieBreak=by-id', '--from', trace, '--within', '2'], { cwd: elsewhere });
+    const fits = await runMainIn(elsewhere, 'check', `${TS}#electionFamily`, '--param', 'tieBreak=by-id', '--from', trace, '--within', '2');
     expect(fits.code, fits.stderr).toBe(0);
     expect(fits.stdout).toContain('exploration complete');
   });
@@ -226,14 +227,14 @@ describe('a live recording of your own scenario', () => {
     // A project: package.json and interleave.config.mjs at its root, the command run in a subdirectory.
     writeFileSync(join(dir, 'package.json'), '{ "type": "module" }\n');
     writeFileSync(join(dir, 'interleave.config.mjs'), `export default { scenarios: [${JSON.stringify(`${TS}#electionFamily`)}] };\n`);
-    const found = cli(['replay', 'bare.json'], { cwd: join(dir, 'traces') });
+    const found = await runMainIn(join(dir, 'traces'), 'replay', 'bare.json');
     expect(found.code, found.stderr).toBe(0);
     // The search stops at the project's root: a config above it is not this project's.
     const inner = join(dir, 'inner');
     mkdirSync(join(inner, 'traces'), { recursive: true });
     writeFileSync(join(inner, 'package.json'), '{ "type": "module" }\n');
     saveTraceFile(join(inner, 'traces', 'bare.json'), await recording());
-    expect(cli(['replay', 'bare.json'], { cwd: join(inner, 'traces') }).code).toBe(2);
+    expect((await runMainIn(join(inner, 'traces'), 'replay', 'bare.json')).code).toBe(2);
   });
 });
 

@@ -66,6 +66,21 @@ export async function runMain(...argv: string[]): Promise<{ code: number; stdout
   return { code, stdout, stderr };
 }
 
+/**
+ * The command in this process as if run in `cwd` (relative paths in argv and in messages
+ * are from there): for tests that check what a command says, where a child process would
+ * only add its start-up.
+ */
+export async function runMainIn(cwd: string, ...argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const back = process.cwd();
+  process.chdir(cwd);
+  try {
+    return await runMain(...argv);
+  } finally {
+    process.chdir(back);
+  }
+}
+
 /** Variables that choose a shard or a sharded mode: a child gets them only when a test passes them. */
 const SHARD_ENV = ['INTERLEAVE_SHARD', 'INTERLEAVE_EXCHANGE', 'INTERLEAVE_SHARE_VISITED', 'JOB_COMPLETION_INDEX', 'SLURM_ARRAY_TASK_ID', 'SLURM_ARRAY_TASK_COUNT'] as const;
 

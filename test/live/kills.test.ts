@@ -1,5 +1,5 @@
 // Real kills: the iterable-task example runs as a child process (the Airflow model
-// of src/machines/airflow for three seeds, the example's minimal machine for two),
+// of src/machines/airflow for two seeds, the example's minimal machine for one),
 // is SIGKILLed at seeded random moments, restarted, and the SQLite file is checked
 // after every kill: the marker never appears without every batch it covers, no index whose
 // checkpoint was durable runs again, the only re-runs are indices that were run
@@ -10,18 +10,30 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rng } from 'interleave';
 import { MARKER, SCOPE } from '../../examples/iterable-task/machine.ts';
 import { AIRFLOW_SCOPE } from '../../examples/iterable-task/airflow.ts';
 import { MARKER_KEY } from '../../src/machines/airflow/config.ts';
 import { readTaskDb } from '../../examples/iterable-task/live.ts';
 import { outcomeOf } from '../../examples/iterable-task/scenario.ts';
+import { bundleMain, type BundledEntry } from '../helpers/bundled-entry.ts';
 
-const SCRIPT = join(import.meta.dirname, '..', '..', 'examples', 'iterable-task.js');
+// The example's main (examples/iterable-task.js runs it through tsx) compiled once: each of
+// the ~70 starts then costs a fraction of a second of CPU instead of a second.
+let script: BundledEntry;
+beforeAll(async () => {
+  script = await bundleMain(join(import.meta.dirname, '..', '..', 'examples', 'iterable-task', 'main.ts'));
+});
+afterAll(() => script?.remove());
 const N = 3000;
 const W = 16;
-const SEEDS: readonly [number, Machines][] = [[11, 'airflow'], [22, 'minimal'], [33, 'airflow'], [44, 'minimal'], [55, 'airflow']];
+// Three seeds on the two machines: in a five-seed run (11, 22, 33, 44, 55) every seed's
+// kills landed both before the attempt ran an index (reading, resuming) and inside the kill
+// window (indices run, not yet durable); these three also kill between checkpoints with
+// nothing in flight (22) and, repeatedly, before the first checkpoint is durable (55). Each
+// restart resumes from what the earlier kills left, so a seed's later kills reach further.
+const SEEDS: readonly [number, Machines][] = [[11, 'airflow'], [22, 'minimal'], [55, 'airflow']];
 type Machines = 'airflow' | 'minimal';
 const KILLS_PER_SEED = 10;
 const dir = mkdtempSync(join(tmpdir(), 'interleave-kills-'));
@@ -36,7 +48,7 @@ interface Attempt {
 /** Starts the example; once it has printed its first line, kills it after `delayMs` (unless it ended first). */
 function attempt(db: string, machines: Machines, delayMs: number | undefined): Promise<Attempt> {
   return new Promise((resolve, reject) => {
-    const child: ChildProcess = spawn(process.execPath, [SCRIPT, '--items', String(N), '--db', db, '--concurrency', String(W), '--machines', machines, '--wait', '--lease-ms', '500'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child: ChildProcess = spawn(process.execPath, [script.file, '--items', String(N), '--db', db, '--concurrency', String(W), '--machines', machines, '--wait', '--lease-ms', '500'], { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let killed = false;
     let armed = false;
@@ -161,8 +173,8 @@ describe('iterable task under real kills', () => {
     const kills = results.reduce((a, x) => a + x.kills, 0);
     const reruns = results.reduce((a, x) => a + x.reruns, 0);
     console.log(`kills ${kills}, attempts ${results.reduce((a, x) => a + x.attempts, 0)}, re-runs (kill window) ${reruns}, largest window ${maxWindow}`);
-    // Most of the 50 kills land; a seed whose task finishes before its 10th kill stops early
-    // (46 on one fast run), so the bound leaves room for a faster machine.
-    expect(kills).toBeGreaterThanOrEqual(30);
+    // Most of the 30 kills land; a seed whose task finishes before its 10th kill stops early
+    // (46 of 50 on one fast run with five seeds), so the bound leaves room for a faster machine.
+    expect(kills).toBeGreaterThanOrEqual(18);
   });
 });

@@ -8,18 +8,25 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { rng } from 'interleave';
 import { main } from '../../src/cli/main.ts';
+import { bundleMain, type BundledEntry } from '../helpers/bundled-entry.ts';
 
-const SCRIPT = join(import.meta.dirname, '..', '..', 'examples', 'iterable-task.js');
+// The example's main (examples/iterable-task.js runs it through tsx) compiled once, so a
+// start costs a fraction of a second of CPU; its recordings name the scenario, not a file.
+let script: BundledEntry;
+beforeAll(async () => {
+  script = await bundleMain(join(import.meta.dirname, '..', '..', 'examples', 'iterable-task', 'main.ts'));
+});
+afterAll(() => script?.remove());
 const dir = mkdtempSync(join(tmpdir(), 'interleave-resume-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** Runs the example; with `killAfterMs`, SIGKILLs it that long after its first progress line (some checkpoints are durable by then). */
 function run(args: string[], killAfterMs?: number): Promise<{ code: number | null; killed: boolean; out: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [SCRIPT, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [script.file, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let killed = false;
     let armed = false;

@@ -6,19 +6,28 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { liveLogTrace } from '../../src/check/trace/live-log.ts';
 import { runMain } from '../helpers/cli.ts';
+import { bundleScript, type BundledEntry } from '../helpers/bundled-entry.ts';
 
-const CHILD = join(import.meta.dirname, 'counter-rounds.child.ts');
 const REF = `${join(import.meta.dirname, 'counter-model.ts')}#counter`;
 const base = mkdtempSync(join(tmpdir(), 'interleave-stream-'));
-afterAll(() => rmSync(base, { recursive: true, force: true }));
+// The user's program compiled once (through tsx each start would cost about a second of
+// CPU); its logs name counter-model.ts next to it, as from the sources.
+let child: BundledEntry;
+beforeAll(async () => {
+  child = await bundleScript(join(import.meta.dirname, 'counter-rounds.child.ts'));
+});
+afterAll(() => {
+  child?.remove();
+  rmSync(base, { recursive: true, force: true });
+});
 
 /** Runs the child; with `killAt`, sends SIGKILL once it has printed that line and `afterMs` passed. */
 function runChild(args: string[], kill?: { at: string; afterMs: number }): Promise<{ code: number | null; signal: string | null; out: string }> {
   return new Promise((done, fail) => {
-    const p = spawn(process.execPath, ['--import', 'tsx', '--conditions', 'interleave-source', CHILD, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const p = spawn(process.execPath, [child.file, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let sent = false;
     p.stdout.on('data', (b: Buffer) => {
