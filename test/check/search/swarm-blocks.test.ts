@@ -55,10 +55,10 @@ describe('a swarm over worker threads reports what one thread does', () => {
 
   it('on random seeded systems, whole and sharded', async () => {
     const verdicts: boolean[] = [];
+    // Seed 14 fails at its first run (as seeds 3 and 24 do: the same case), seed 31 passes;
+    // failures past the first blocks are the next test's.
     for (const [seed, faults] of [
-      [3, false],
       [14, true],
-      [24, true],
       [31, false],
     ] as const) {
       const sc = randomSystem(seed, faults);
@@ -104,8 +104,14 @@ describe('a swarm over worker threads reports what one thread does', () => {
       expect(ref.ok).toBe(false);
       same(ref, three);
       expect(three.options.failingRun).toBeGreaterThan(50);
-      const shard = { index: 0, count: 2 };
-      same(await check(sc, { ...base, workers: 0, shard }), await check(sc, { ...base, workers: 2, source, shard }));
+      // Each worker costs a module load, so one model runs sharded: the one whose shard's
+      // lowest failing run (274) is found with blocks taken by both workers.
+      if (k === 8) {
+        const shard = { index: 0, count: 2 };
+        const two = await check(sc, { ...base, workers: 2, source, shard });
+        same(await check(sc, { ...base, workers: 0, shard }), two);
+        expect(two.options.failingRun).toBeGreaterThan(50);
+      }
     }
   }, 60_000);
 });
