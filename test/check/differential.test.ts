@@ -225,6 +225,13 @@ describe('differential fuzzing: every option combination against the plain searc
 // Systems over MAX_STATES are skipped; TI_SYSTEMS=n sets how many are compared per policy
 // (default 8, from seed FUZZ_FROM on).
 const TI_SYSTEMS = Number(process.env.TI_SYSTEMS ?? 8);
+// The default run's systems: the first 8 seeds per policy from seed 1 that stay under
+// MAX_STATES, as the scan below finds them. Listed, because the scan meets 31 seeds over
+// it first (22 for 'any', 9 for 'quiescent'), each searched to 3,000 states to find that
+// out. Another FUZZ_FROM or TI_SYSTEMS scans; a listed seed that no longer fits fails the
+// count below.
+const TI_FITTING = { any: [4, 5, 8, 11, 12, 22, 28, 30], quiescent: [3, 4, 5, 7, 8, 11, 12, 17] } as const;
+const tiSeeds = (policy: 'any' | 'quiescent'): readonly number[] => (FROM === 1 && TI_SYSTEMS === 8 ? TI_FITTING[policy] : Array.from({ length: 10 * TI_SYSTEMS }, (_, k) => FROM + k));
 
 describe('differential fuzzing: timers under both policies with inputs', () => {
   it(`${TI_SYSTEMS} systems per policy from seed ${FROM}`, async () => {
@@ -232,7 +239,8 @@ describe('differential fuzzing: timers under both policies with inputs', () => {
     const covered: Record<string, number> = {};
     const count = (k: string) => (covered[k] = (covered[k] ?? 0) + 1);
     for (const policy of ['any', 'quiescent'] as const) {
-      for (let seed = FROM; (covered[policy] ?? 0) < TI_SYSTEMS && seed < FROM + 10 * TI_SYSTEMS; seed++) {
+      for (const seed of tiSeeds(policy)) {
+        if ((covered[policy] ?? 0) >= TI_SYSTEMS) break;
         const { sc, info } = randomActors(seed, { extended: true, timersWithInputs: policy });
         const live = info.liveness === true;
         // A cheap size probe first, which also counts the case a 'quiescent' timer used
