@@ -42,7 +42,7 @@ import { writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { check, rng, type Scenario, type World } from 'interleave';
 import { enabled, isOffered } from 'interleave/kernel';
-import { PLAIN, budgeted, counterexampleProblem, cyclicSystem, describeCombo, drawCombo, observe, verdict, type Combo, type Observed } from '../fixtures/check/differential-fuzzer.ts';
+import { PLAIN, budgeted, counterexampleProblem, cyclicSystem, describeCombo, drawCombo, observe, optionsOf, verdict, type Combo, type Observed } from '../fixtures/check/differential-fuzzer.ts';
 import { randomActors } from '../fixtures/check/random-actors.ts';
 import { randomMachineSystem } from '../fixtures/check/random-machines.ts';
 import { referenceLiveness } from '../helpers/liveness-reference.ts';
@@ -172,12 +172,17 @@ describe('differential fuzzing: every option combination against the plain searc
       // seed % 4 == 2: a cyclic system (the reduction's cycle proviso matters only there).
       const { sc, info } = seed % 4 === 0 ? { sc: randomMachineSystem(seed), info: { machines: true } as Record<string, boolean | number> } : seed % 4 === 2 ? cyclicSystem(seed) : randomActors(seed, { extended: true });
       const live = 'liveness' in info && info.liveness === true;
-      const o = await observe(sc, { ...PLAIN, maxStates: MAX_STATES }, { fresh: true });
-      if (!o.r.complete) {
+      // A cheap size probe first (no re-steps, no fresh hashing): a system over the limit is skipped.
+      if (!(await fitsStates(sc))) {
         skipped++;
         continue;
       }
+      const o = await observe(sc, { ...PLAIN, maxStates: MAX_STATES }, { fresh: true });
       const at = `seed ${seed} ${JSON.stringify(info)}`;
+      if (!o.r.complete) {
+        problems.push(`${at}: plain search not complete where the probe was`);
+        continue;
+      }
       // Incremental and cached hashing give what hashing each world afresh gives.
       if (!same(o.fps!, o.fresh!.raw)) problems.push(`${at}: plain visited set (${o.fps!.size}) differs from fresh hashes (${o.fresh!.raw.size})`);
       const plain: Plain = { o, safety: o.violated, live: new Set(live ? Object.keys(sc.liveness!).filter((n) => referenceLiveness(sc, n)) : []) };
@@ -220,6 +225,13 @@ describe('differential fuzzing: every option combination against the plain searc
 // Systems over MAX_STATES are skipped; TI_SYSTEMS=n sets how many are compared per policy
 // (default 8, from seed FUZZ_FROM on).
 const TI_SYSTEMS = Number(process.env.TI_SYSTEMS ?? 8);
+// The default run's systems: the first 8 seeds per policy from seed 1 that stay under
+// MAX_STATES, as the scan below finds them. Listed, because the scan meets 31 seeds over
+// it first (22 for 'any', 9 for 'quiescent'), each searched to 3,000 states to find that
+// out. Another FUZZ_FROM or TI_SYSTEMS scans; a listed seed that no longer fits fails the
+// count below.
+const TI_FITTING = { any: [4, 5, 8, 11, 12, 22, 28, 30], quiescent: [3, 4, 5, 7, 8, 11, 12, 17] } as const;
+const tiSeeds = (policy: 'any' | 'quiescent'): readonly number[] => (FROM === 1 && TI_SYSTEMS === 8 ? TI_FITTING[policy] : Array.from({ length: 10 * TI_SYSTEMS }, (_, k) => FROM + k));
 
 describe('differential fuzzing: timers under both policies with inputs', () => {
   it(`${TI_SYSTEMS} systems per policy from seed ${FROM}`, async () => {
@@ -227,7 +239,8 @@ describe('differential fuzzing: timers under both policies with inputs', () => {
     const covered: Record<string, number> = {};
     const count = (k: string) => (covered[k] = (covered[k] ?? 0) + 1);
     for (const policy of ['any', 'quiescent'] as const) {
-      for (let seed = FROM; (covered[policy] ?? 0) < TI_SYSTEMS && seed < FROM + 10 * TI_SYSTEMS; seed++) {
+      for (const seed of tiSeeds(policy)) {
+        if ((covered[policy] ?? 0) >= TI_SYSTEMS) break;
         const { sc, info } = randomActors(seed, { extended: true, timersWithInputs: policy });
         const live = info.liveness === true;
         // A cheap size probe first, which also counts the case a 'quiescent' timer used
@@ -272,6 +285,12 @@ describe('differential fuzzing: timers under both policies with inputs', () => {
     }
   }, 600_000);
 });
+
+/** True when the plain search of `sc` ends within MAX_STATES states; without its re-steps and fresh hashing. */
+async function fitsStates(sc: Scenario): Promise<boolean> {
+  const probe = await check(sc, { ...optionsOf({ ...PLAIN, determinism: false }), maxStates: MAX_STATES, inspect: { violation: () => true } });
+  return probe.complete;
+}
 
 /** True when the world offers an environment input and a timer step together. */
 function enabledBoth(sc: Scenario, w: World): boolean {

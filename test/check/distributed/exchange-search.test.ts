@@ -30,7 +30,9 @@ async function runShards(sc: Scenario, count: number, opts: { seed?: number; ord
   const codecs = await Promise.all(Array.from({ length: count }, () => createWorldCodec(sc)));
   const shards = Array.from({ length: count }, (_, index) => {
     const io = store.view();
-    const runId = joinRun(io, '/shared/run', index, count, { scenario: sc.name, count });
+    // Joining reads run.json as written: shown late, joinRun waits for it in real 20 ms sleeps
+    // (exchange-owner-share.test.ts joins over a late directory); these shards start together.
+    const runId = joinRun({ ...io, read: (name) => (name === 'run.json' ? store.latest(name) : io.read(name)) }, '/shared/run', index, count, { scenario: sc.name, count });
     const s = new Session(sc, { strategy: opts.order ?? 'bfs', por: false, determinism: false, ...opts.check }, false);
     const e = new ExchangeSearch(s, { io, where: '/shared/run', runId, index, count, codec: index === opts.failing ? { encode: (w) => codecs[index]!.encode(w), decode: () => { throw new Error('cannot decode'); } } : codecs[index]!, timing: { now: () => store.clock, waveGapMs: opts.maxLag ?? 5, silentMs: opts.silentMs ?? 1e9, beatMs: 20 }, batchBytes: 2000, flushBytes: 600, flushAgeMs: 3, waveDelayMs: 2, order: opts.order ?? 'bfs', idleMs: 0, ...(opts.ownerActor === undefined ? {} : { ownerActor: opts.ownerActor }), ...(opts.trustLanes ? { verify: { first: 0, every: 1e9 } } : {}), ...(opts.linkLimit === undefined ? {} : { linkLimit: opts.linkLimit }), ...opts.flush });
     return { s, e, done: index === opts.dead };

@@ -20,6 +20,7 @@ interface Explored {
 
 async function explore(sc: Scenario, opts: CheckOptions, symmetric = false): Promise<Explored> {
   const hasher = new WorldHasher(sc, symmetric);
+  const walk = walker(sc);
   let fps = new Set<bigint>();
   const violations = new Set<string>();
   const r = await check(sc, {
@@ -28,7 +29,7 @@ async function explore(sc: Scenario, opts: CheckOptions, symmetric = false): Pro
     inspect: {
       fingerprints: (f) => void (fps = new Set(f)),
       violation: (p, schedule) => {
-        violations.add(`${p.kind}:${p.name}@${fpHex(hasher.fp(walk(sc, schedule)))}`);
+        violations.add(`${p.kind}:${p.name}@${fpHex(hasher.fp(walk(schedule)))}`);
         return true;
       },
     },
@@ -36,11 +37,24 @@ async function explore(sc: Scenario, opts: CheckOptions, symmetric = false): Pro
   return { r, fps, violations };
 }
 
-/** The world a schedule ends in, stepping on past violations (replay stops at the first). */
-function walk(sc: Scenario, schedule: readonly string[]): World {
-  let w = initialWorld(sc, { detail: false }).world;
-  for (const id of schedule) w = apply(sc, w, enabled(sc, w).find((t) => t.id === id)!, { detail: false }).world;
-  return w;
+/**
+ * The world a schedule ends in, stepping on past violations (replay stops at the first).
+ * Worlds are kept by schedule prefix: a search's violating schedules share their prefixes,
+ * so each is one step from a world already walked, not a replay from the initial world.
+ */
+function walker(sc: Scenario): (schedule: readonly string[]) => World {
+  const at = new Map<string, World>([['', initialWorld(sc, { detail: false }).world]]);
+  const walk = (schedule: readonly string[]): World => {
+    const key = schedule.join('\n');
+    let w = at.get(key);
+    if (w) return w;
+    const from = walk(schedule.slice(0, -1));
+    const id = schedule[schedule.length - 1]!;
+    w = apply(sc, from, enabled(sc, from).find((t) => t.id === id)!, { detail: false }).world;
+    at.set(key, w);
+    return w;
+  };
+  return walk;
 }
 
 const union = <T>(sets: Set<T>[]): Set<T> => new Set(sets.flatMap((s) => [...s]));

@@ -35,8 +35,9 @@ const models = (): Scenario[] => [
   // More for a longer run: FUZZ_SEEDS=500 npx vitest run test/check/distributed/share-visited.test.ts
   ...Array.from({ length: Number(process.env.FUZZ_SEEDS ?? 20) }, (_, k) => randomSystem(k + 1, k % 2 === 0)),
   ...[1, 2, 3, 4].map((k) => randomActors(k).sc),
-  // Declared symmetry: claims are canonical fingerprints.
-  ...[6, 14, 15].map((k) => randomActors(k).sc),
+  // Declared symmetry: claims are canonical fingerprints. Seed 6 has timers; 14 timers, faults
+  // and a monitor (seed 15, faults only, was 4,928 states more of the same).
+  ...[6, 14].map((k) => randomActors(k).sc),
   ...[1, 2].map((k) => randomMachineSystem(k)),
   tokenRing(4, 2, 2),
   allToOne(4, 3),
@@ -103,7 +104,8 @@ describe('shared-visited shards over an adversarial channel', () => {
 
   it('a state budget counts the worlds a shard visited itself, not the claims it holds: a budget just over the larger shard cuts no shard', async () => {
     let tried = 0;
-    for (let k = 1; k <= 12; k++) {
+    // Seven of these split the work (seed 12, with faults, is 47,028 states and adds nothing but time).
+    for (let k = 1; k <= 11; k++) {
       const sc = randomSystem(k, k % 2 === 0);
       const full = await fullSearch(sc);
       const o = { count: 2, seed: k, order: k % 2 === 0 ? 'dfs' : 'bfs', prefix: 1, adv: { maxLag: 0, tear: false, garble: false, deaf: [], mute: [] }, batch: 1, pollMs: 0, por: true } as const;

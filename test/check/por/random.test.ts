@@ -1,5 +1,5 @@
 // Differential test of the partial-order reduction (stubborn sets + sleep sets +
-// proviso) against the unreduced search, on 240 random actor systems drawn from
+// proviso) against the unreduced search, on 120 random actor systems drawn from
 // seeds (test/fixtures/check/random-actors.ts; monitors local to one actor, stateless
 // and two-actor monitors, `readsView` invariants, timers): the reachable quiescent worlds, the
 // violated properties and the first violation reported (property and schedule) are the
@@ -19,7 +19,8 @@ async function explore(sc: Scenario, strategy: 'dfs' | 'bfs', por: boolean) {
   return { ...reached, firstRun, first: v ? `${v.kind}:${v.name}` : 'none', schedule: firstRun.violation?.schedule ?? [] };
 }
 
-const SEEDS = 240;
+// 120 seeds by default; a longer run: FUZZ_SEEDS=240 npx vitest run test/check/por/random.test.ts
+const SEEDS = Number(process.env.FUZZ_SEEDS ?? 120);
 
 describe('partial-order reduction against the full search (random actor systems)', () => {
   it(`${SEEDS} seeds: same quiescent worlds, violations and first violation (property and schedule); fewer states`, async () => {
@@ -66,7 +67,7 @@ describe('partial-order reduction against the full search (random actor systems)
       statesReduced += red.r.stats.distinctStates!;
     }
     console.log(`random actor systems: ${fewer}/${SEEDS} with fewer distinct states; ${violating} violating, ${reran} re-ran the unreduced search, ${kept} did not need to (nothing pruned before it), ${differed} where the reduced search met another property first (${differedKind} another kind); ${skipped} skipped (over ${MAX_STATES} states); ${statesReduced} vs ${statesFull} in all; drawn ${JSON.stringify(drawn)}`);
-    expect(SEEDS - skipped).toBeGreaterThanOrEqual(200);
+    expect(SEEDS - skipped).toBeGreaterThanOrEqual(Math.floor((SEEDS * 5) / 6));
     for (const k of Object.keys(drawn) as (keyof typeof drawn)[]) expect(drawn[k], k).toBeGreaterThan(10);
     expect(fewer).toBeGreaterThan(SEEDS / 4);
     // The identity above is not vacuous: many systems violate, and in some the reduced

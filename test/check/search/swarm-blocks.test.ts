@@ -55,19 +55,19 @@ describe('a swarm over worker threads reports what one thread does', () => {
 
   it('on random seeded systems, whole and sharded', async () => {
     const verdicts: boolean[] = [];
+    // Seed 14 fails at its first run (as seeds 3 and 24 do: the same case), seed 31 passes;
+    // failures past the first blocks, whole and sharded, are the next test's. Each worker
+    // costs a module load, so the one-worker swarm and the sharded one run on seed 31.
     for (const [seed, faults] of [
-      [3, false],
       [14, true],
-      [24, true],
       [31, false],
     ] as const) {
       const sc = randomSystem(seed, faults);
       const source = { module: MODELS, export: 'randomSystem', args: [seed, faults] };
       const base = { strategy: 'swarm' as const, seed: 5, runs: 400, shrink: false };
-      const one = await check(sc, { ...base, workers: 1, source });
       const three = await check(sc, { ...base, workers: 3, source });
       expect(three.options.workers).toBe(3);
-      same(one, three);
+      if (three.ok) same(await check(sc, { ...base, workers: 1, source }), three);
       // In one thread, indices in order: the reference the threads must match.
       same(await check(sc, { ...base, workers: 0 }), three);
       verdicts.push(three.ok);
@@ -82,7 +82,7 @@ describe('a swarm over worker threads reports what one thread does', () => {
         expect(blocks.reduce((x, y) => x + y, 0)).toBe(n);
       }
       const shard = { index: 1, count: 2 };
-      same(await check(sc, { ...base, workers: 0, shard }), await check(sc, { ...base, workers: 2, source, shard }));
+      if (three.ok) same(await check(sc, { ...base, workers: 0, shard }), await check(sc, { ...base, workers: 2, source, shard }));
     }
     // The systems cover both verdicts.
     expect(verdicts).toContain(true);
@@ -104,8 +104,14 @@ describe('a swarm over worker threads reports what one thread does', () => {
       expect(ref.ok).toBe(false);
       same(ref, three);
       expect(three.options.failingRun).toBeGreaterThan(50);
-      const shard = { index: 0, count: 2 };
-      same(await check(sc, { ...base, workers: 0, shard }), await check(sc, { ...base, workers: 2, source, shard }));
+      // Each worker costs a module load, so one model runs sharded: the one whose shard's
+      // lowest failing run (274) is found with blocks taken by both workers.
+      if (k === 8) {
+        const shard = { index: 0, count: 2 };
+        const two = await check(sc, { ...base, workers: 2, source, shard });
+        same(await check(sc, { ...base, workers: 0, shard }), two);
+        expect(two.options.failingRun).toBeGreaterThan(50);
+      }
     }
   }, 60_000);
 });

@@ -12,7 +12,14 @@ import { WAKE_MS, simFixture } from '../../../src/machines/materialize/fixtures.
 
 describe('E12: a peek queued behind a chain of merge activations', () => {
   const seeds = [1, 2, 3];
-  const e12 = (design: Design, seed: number, chain: 'merge' | 'single' = 'merge') => runSim({ fixture: 'e12', design, seconds: 60, chain }, seed);
+  // One run per (design, seed, chain), shared by the tests below: a run is deterministic.
+  const runs = new Map<string, ReturnType<typeof runSim>>();
+  const e12 = (design: Design, seed: number, chain: 'merge' | 'single' = 'merge') => {
+    const k = `${design}/${seed}/${chain}`;
+    let r = runs.get(k);
+    if (!r) runs.set(k, (r = runSim({ fixture: 'e12', design, seconds: 60, chain }, seed)));
+    return r;
+  };
 
   it('offload p90 sits above inline p90 by more than the seed-to-seed spread; yield = inline, offload-yield = offload', () => {
     const inline = seeds.map((s) => e12('inline', s));
