@@ -20,6 +20,10 @@
 //                  package runs, instead of the sources through tsx
 //   --shards=N     exchange mode only: N shards, all started at once (default 2); the table
 //                  sums their CPU against the --no-por single run's, with the traffic
+//   --floor        exchange mode only: also the floor of the summed CPU without any exchange:
+//                  the --no-por single run cut at 1/N of its distinct states (--max-states),
+//                  alone and as N copies at once (what N processes that only stepped their
+//                  share spend: fixed per-process cost and warm-up, then oversubscription)
 //   --repeat=N     rounds (default 1): each runs the single process, then the shards; the
 //                  detailed tables are the last round's, then one row per round and the
 //                  median speed-ups (wall times drift on a shared machine: compare in a round)
@@ -79,6 +83,7 @@ export default async function shardBench(argv: readonly string[]): Promise<void>
   if (!modes.every((m) => ['prefix', 'exchange', 'claims'].includes(m))) throw new Error(`--mode takes prefix, exchange, claims or a comma-separated list of them, both (prefix and exchange) or all; got '${mode}'`);
   if (!Number.isInteger(repeat) || repeat < 1) throw new Error(`--repeat takes a whole number of rounds >= 1; got '${flag(argv, 'repeat')}'`);
   dist = argv.includes('--dist');
+  const floor = argv.includes('--floor');
   if (dist) buildDist();
   const dir = mkdtempSync(join(tmpdir(), 'interleave-bench-shard-'));
   const check = ['check', 'airflow-checkpoints', '--param', `items=${items}`, '--param', 'taskConcurrency=2', '--strategy', strategy, '--max-states', '100000000', '--no-determinism-check'];
@@ -102,6 +107,7 @@ export default async function shardBench(argv: readonly string[]): Promise<void>
       const codeN = await run([...check, '--no-por', '--result', 'nopor.json'], dir);
       if (codeN !== 0) throw new Error(`the --no-por 1-process check failed: exit ${codeN} (files in ${dir})`);
       await exchangeRows(dir, check, read, singleRun, { r: read('nopor.json'), wall: (performance.now() - t0) / 1000 }, items, strategy, shards);
+      if (floor) await floorRows(dir, check, read, read('nopor.json'), items, strategy, shards);
     }
     if (modes.includes('claims')) row.claims = await claimsRows(dir, check, read, singleRun, items, strategy, prefix, last);
     if (modes.includes('prefix')) row.prefix = await prefixRows(dir, check, read, singleRun, items, strategy, prefix, last);
@@ -182,6 +188,37 @@ function exchangeSummary(s: Result[], nopor: Result, wall: number, items: number
       [`${s.length} shards`, wall, cpu, cpu / (nopor.cpuMs / 1000), states / base, Math.max(...s.map((r) => r.stats.distinctStates)) / (base / s.length), sent / base, sum((r) => x(r).bytesSent) / Math.max(1, sent), `${((100 * (received - sum((r) => x(r).worldsReceivedNew))) / Math.max(1, received)).toFixed(1)}%`, sum((r) => x(r).batchesSent), `${(100 * startShare).toFixed(1)}%`],
     ],
     `CPU = user + system of each process (from its result file), summed: on a machine with fewer cores than shards the only fair figure (wall is the machine's load). Start-up: process start to the first owned world, as a share of the shard's CPU. Goals at n = 16: CPU <= 1.25x, states <= 1.05x, start-up <= 5%. Load average ${load0.toFixed(1)} at the start, ${loadavg()[0]!.toFixed(1)} at the end, ${availableParallelism()} cores.`,
+  );
+}
+
+/**
+ * The floor of exchange mode's summed CPU on this machine: the --no-por single run cut at
+ * 1/n of its distinct states, alone (fixed per-process cost and warm-up: caches and JIT
+ * start cold in every process) and as n copies at once (plus running n processes on the
+ * machine's cores). No exchange at all: what n shards would spend if sending worlds were free.
+ */
+async function floorRows(dir: string, check: string[], read: (f: string) => Result, nopor: Result, items: number, strategy: string, n: number): Promise<void> {
+  const load0 = loadavg()[0]!;
+  const share = Math.ceil(nopor.stats.distinctStates / n);
+  const cut = [...check.filter((a, k) => a !== '--max-states' && check[k - 1] !== '--max-states'), '--no-por', '--max-states', String(share)];
+  // A run cut by --max-states exits with a non-zero code by design: its result file is what counts.
+  await run([...cut, '--result', 'floor-1.json'], dir);
+  const alone = read('floor-1.json');
+  const ids = Array.from({ length: n }, (_, k) => k + 1);
+  await Promise.all(ids.map((i) => run([...cut, '--result', `floor-${n}-${i}.json`], dir)));
+  const copies = ids.map((i) => read(`floor-${n}-${i}.json`));
+  const base = nopor.cpuMs / 1000;
+  const perState = (r: Result) => (1000 * r.cpuMs) / r.stats.states;
+  const together = copies.reduce((a, r) => a + r.cpuMs, 0) / 1000;
+  printTable(
+    `airflow-checkpoints items=${items}, ${strategy}: the floor of ${n} exchange shards' CPU, no exchange (1 process --no-por cut at 1/${n} of its distinct states, ${share})`,
+    ['run', 'CPU s', 'CPU us a state', 'CPU summed / 1 process'],
+    [
+      ['1 process, --no-por, whole search', base, perState(nopor), 1],
+      [`1 process cut at 1/${n}, alone, x ${n}`, (n * alone.cpuMs) / 1000, perState(alone), (n * alone.cpuMs) / 1000 / base],
+      [`${n} such processes at once, summed`, together, copies.reduce((a, r) => a + perState(r), 0) / n, together / base],
+    ],
+    `CPU = user + system from each result file. Row 2: what ${n} shards that only stepped their share would spend (each process loads the code, builds the scenario and warms its caches and JIT alone); row 3 adds running ${n} processes side by side on ${availableParallelism()} cores. Exchange mode's summed CPU above this row is the exchange's own cost (codec, batch files, polls, termination). Load average ${load0.toFixed(1)} at the start, ${loadavg()[0]!.toFixed(1)} at the end.`,
   );
 }
 
