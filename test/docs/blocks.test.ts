@@ -9,7 +9,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { format } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { spawnSync } from 'node:child_process';
+import { runMainIn } from '../helpers/cli.ts';
 import { blockFileName, blocksOf, isShell, missingOutput, readBlocks, shellCommands, userDocs, type DocBlock } from '../helpers/doc-blocks.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -34,23 +34,26 @@ for (const doc of userDocs(root)) {
 }
 
 /**
- * How long one `npx interleave` line of a `sh run` block may take before it counts as hung.
- * Each line starts node and transpiles the CLI (about 1 s idle, most of a line's time), so
- * on a loaded 2-core CI machine a line can take tens of seconds; the test's own limit is
- * this times the block's line count (vitest's 60 s default cut a 4-line block short).
+ * Runs the `npx interleave` lines of a `sh run` block in the doc's folder; returns their
+ * stdout. Each line runs the command's `main` in this process from that folder (what
+ * `npx interleave` runs after starting node): a child per line would add a second of
+ * start-up each, and the command line itself, as a child, is covered by the CLI tests.
  */
-const SHELL_LINE_MS = 120_000;
-
-/** Runs the `npx interleave` lines of a `sh run` block in the doc's folder; returns their stdout. */
-function runShell(block: DocBlock, dir: string): string {
+async function runShell(block: DocBlock, dir: string): Promise<string> {
   const printed: string[] = [];
   // A doc with no code block of its own has no folder yet.
   mkdirSync(dir, { recursive: true });
-  for (const { args, exit } of shellCommands(block)) {
-    const r = spawnSync(process.execPath, [join(root, 'bin/interleave.js'), ...args], { cwd: dir, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' }, timeout: SHELL_LINE_MS });
-    const hung = r.error ? ` (${r.error.message}; a line may take ${SHELL_LINE_MS / 1000} s)` : '';
-    expect(r.status, `npx interleave ${args.join(' ')}${hung}\n${r.stdout}\n${r.stderr}`).toBe(exit);
-    printed.push(r.stdout);
+  const color = process.env.NO_COLOR;
+  process.env.NO_COLOR = '1';
+  try {
+    for (const { args, exit } of shellCommands(block)) {
+      const r = await runMainIn(dir, ...args);
+      expect(r.code, `npx interleave ${args.join(' ')}\n${r.stdout}\n${r.stderr}`).toBe(exit);
+      printed.push(r.stdout);
+    }
+  } finally {
+    if (color === undefined) delete process.env.NO_COLOR;
+    else process.env.NO_COLOR = color;
   }
   return printed.join('\n');
 }
@@ -121,9 +124,8 @@ for (const [doc, saved] of byDoc) {
         continue;
       }
       if (path.endsWith('.test.ts')) continue; // registered below, at the top level
-      const limit = isShell(block) ? { timeout: SHELL_LINE_MS * Math.max(1, shellCommands(block).length) } : {};
-      it(`${name} runs`, limit, async () => {
-        const printed = isShell(block) ? runShell(block, dirname(path)) : await runBlock(path);
+      it(`${name} runs`, async () => {
+        const printed = isShell(block) ? await runShell(block, dirname(path)) : await runBlock(path);
         if (block.expectOutput !== undefined) {
           const missing = missingOutput(block.expectOutput, printed);
           expect(missing, `${name}: ${missing}\n--- printed ---\n${printed}`).toBeUndefined();
