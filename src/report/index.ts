@@ -1,6 +1,6 @@
 // Public surface of the report layer: read, validate and render saved traces.
 export { DEFAULT_TRACE_LIMITS, TRACE_LIMIT_NAMES, parseTraceLimits, traceBytesProblem, traceSizeProblem, type TraceLimits } from './trace-limits.ts';
-export { TRACE_SCHEMA_VERSION, EVENT_KINDS, traceJsonSchema, traceFileSchema, eventSchema, validateTraceFile, parseTraceText, parseTraceBytes, TraceFileError, type TraceFileData, type TraceEventData, type ReadResult } from './schema.ts';
+export { TRACE_SCHEMA_VERSION, EVENT_KINDS, traceJsonSchema, validateTraceFile, parseTraceText, parseTraceBytes, TraceFileError, type TraceFileData, type TraceEventData, type ReadResult } from './schema.ts';
 export { traceView, fileView, stepSummary, busyActors, type StepView, type StateMove, type TraceView } from './model.ts';
 export { stateChange, stateAfter } from './state-change.ts';
 export { reportContext, type ReportContext } from './context.ts';

@@ -1,111 +1,129 @@
 // The trace file: a saved counterexample, versioned and validated on read, so a
 // hand-edited, truncated or future file is refused with the field that is wrong.
+// zod is loaded on the first validation, not with the package: most programs that import
+// interleave (a test file, a check) never read a trace file, and zod is the largest module
+// graph the root entry would otherwise load.
+import { createRequire } from 'node:module';
+import type { z as Zod } from 'zod';
 import { isLiveLog, liveLogTrace } from '../check/trace/live-log.ts';
-import { z } from 'zod';
 import { parseJsonBytes } from './parse-json-bytes.ts';
 import { DEFAULT_TRACE_LIMITS, raiseHint, traceBytesProblem, traceSizeProblem, type TraceLimits } from './trace-limits.ts';
 
 /** The trace file format version this package writes and reads. */
 export const TRACE_SCHEMA_VERSION = 1;
 
-const str = z.string();
-const num = z.number();
-/** A message after `toPlain`: an object with a string `type` and any payload. */
-const message = z.looseObject({ type: str });
-
-const eventFields = {
-  deliver: { from: str, to: str, msg: message, outcome: str.optional() },
-  send: { from: str, to: str, msg: message },
-  output: { from: str, msg: message },
-  state: { actor: str, from: str, to: str, changed: z.record(z.string(), z.unknown()).optional() },
-  context: { actor: str, changed: z.record(z.string(), z.unknown()) },
-  'timer-set': { actor: str, id: str, due: num, msg: message },
-  'timer-fire': { actor: str, id: str, at: num, msg: message },
-  'timer-cancel': { actor: str, id: str },
-  tick: { at: num },
-  fault: { fault: str, actor: str, detail: str.optional() },
-  emit: { actor: str, msg: message },
-  unhandled: { actor: str, from: str, msg: message, state: str },
-  error: { actor: str, message: str },
-  dropped: { from: str, to: str, msg: message, reason: str },
-  io: { actor: str, op: str, key: str.optional(), outcome: str, bytes: num.optional(), detail: z.record(z.string(), z.unknown()).optional() },
-  log: { actor: str, data: z.unknown() },
-  'monitor-fail': { monitor: str, message: str },
-} as const;
-
 /** The trace event kinds a trace file may hold. */
-export const EVENT_KINDS = Object.keys(eventFields) as readonly (keyof typeof eventFields)[];
+export const EVENT_KINDS = ['deliver', 'send', 'output', 'state', 'context', 'timer-set', 'timer-fire', 'timer-cancel', 'tick', 'fault', 'emit', 'unhandled', 'error', 'dropped', 'io', 'log', 'monitor-fail'] as const;
+type EventKind = (typeof EVENT_KINDS)[number];
 
-const byKind: Record<string, z.ZodType> = Object.fromEntries(Object.entries(eventFields).map(([k, f]) => [k, z.looseObject(f)]));
+/** The trace file's zod schemas, built with `z` (each event kind's fields, an event, a file). */
+function buildSchemas(z: typeof Zod) {
+  const str = z.string();
+  const num = z.number();
+  /** A message after `toPlain`: an object with a string `type` and any payload. */
+  const message = z.looseObject({ type: str });
 
-/**
- * One recorded event. Known kinds are checked field by field; an unknown kind is
- * kept as it is (a newer kernel may add kinds within the same schema version) and
- * rendered generically.
- */
-export const eventSchema = z
-  .looseObject({ kind: str.min(1), step: z.number().int().min(0) })
-  .superRefine((e, ctx) => {
-    const s = byKind[e.kind];
-    if (!s) return;
-    const r = s.safeParse(e);
-    if (!r.success) for (const iss of r.error.issues) ctx.addIssue({ code: 'custom', message: iss.message, path: iss.path as PropertyKey[] });
-  });
+  const eventFields = {
+    deliver: { from: str, to: str, msg: message, outcome: str.optional() },
+    send: { from: str, to: str, msg: message },
+    output: { from: str, msg: message },
+    state: { actor: str, from: str, to: str, changed: z.record(z.string(), z.unknown()).optional() },
+    context: { actor: str, changed: z.record(z.string(), z.unknown()) },
+    'timer-set': { actor: str, id: str, due: num, msg: message },
+    'timer-fire': { actor: str, id: str, at: num, msg: message },
+    'timer-cancel': { actor: str, id: str },
+    tick: { at: num },
+    fault: { fault: str, actor: str, detail: str.optional() },
+    emit: { actor: str, msg: message },
+    unhandled: { actor: str, from: str, msg: message, state: str },
+    error: { actor: str, message: str },
+    dropped: { from: str, to: str, msg: message, reason: str },
+    io: { actor: str, op: str, key: str.optional(), outcome: str, bytes: num.optional(), detail: z.record(z.string(), z.unknown()).optional() },
+    log: { actor: str, data: z.unknown() },
+    'monitor-fail': { monitor: str, message: str },
+  } as const satisfies Record<EventKind, unknown>;
 
-export const propertySchema = z.object({ name: str.min(1), kind: str.min(1), message: str });
+  const byKind: Record<string, Zod.ZodType> = Object.fromEntries(Object.entries(eventFields).map(([k, f]) => [k, z.looseObject(f)]));
 
-export const traceFileSchema = z
-  .object({
-    schemaVersion: z.literal(TRACE_SCHEMA_VERSION),
-    kind: z.literal('interleave-trace'),
-    tool: z.object({ name: z.literal('interleave'), version: str }),
-    scenario: z.object({
-      name: str.min(1),
-      params: z.record(z.string(), z.unknown()),
-      /** A user's scenario: its module (path relative to the trace file) and export, for replay and show. */
-      module: z.object({ path: str.min(1), export: str.min(1) }).optional(),
-    }),
-    options: z.record(z.string(), z.unknown()),
-    seed: z.number().int(),
-    property: propertySchema.nullable(),
-    schedule: z.array(str),
-    originalLength: z.number().int().min(0),
-    inputs: z.array(z.object({ index: z.number().int().min(0), from: str, to: str, msg: z.unknown() })).optional(),
-    trace: z.array(eventSchema),
-    passing: z.object({ schedule: z.array(str), trace: z.array(eventSchema), note: str.optional() }).optional(),
-    /** A liveness lasso: schedule[cycleStart..] is a cycle back to the world after schedule[..cycleStart] (absent: a finite run). */
-    cycleStart: z.number().int().min(0).optional(),
-    /** Found around a recording: per step, its recorded position (1-based) or how it deviates; and the recorded steps it covers. */
-    recorded: z
-      .object({
-        from: str.optional(),
-        length: z.number().int().min(0),
-        steps: z.array(z.object({ recorded: z.number().int().min(1).optional(), deviation: z.enum(['reorder', 'fault', 'timer-early', 'timer-late', 'input-earlier', 'unrecorded']).optional() })),
-        window: z.object({ start: z.number().int().min(1), ids: z.array(str) }),
-      })
-      .optional(),
-  })
-  .superRefine((f, ctx) => {
-    // Step 0 is the initial world; step k is the effect of schedule[k-1].
-    f.trace.forEach((e, i) => {
-      if (e.step > f.schedule.length) ctx.addIssue({ code: 'custom', path: ['trace', i, 'step'], message: `step ${e.step} is past the end of the schedule (${f.schedule.length} steps)` });
+  /**
+   * One recorded event. Known kinds are checked field by field; an unknown kind is
+   * kept as it is (a newer kernel may add kinds within the same schema version) and
+   * rendered generically.
+   */
+  const eventSchema = z
+    .looseObject({ kind: str.min(1), step: z.number().int().min(0) })
+    .superRefine((e, ctx) => {
+      const s = byKind[e.kind];
+      if (!s) return;
+      const r = s.safeParse(e);
+      if (!r.success) for (const iss of r.error.issues) ctx.addIssue({ code: 'custom', message: iss.message, path: iss.path as PropertyKey[] });
     });
-    if (f.cycleStart !== undefined && f.cycleStart >= f.schedule.length) {
-      ctx.addIssue({ code: 'custom', path: ['cycleStart'], message: `cycleStart ${f.cycleStart} must be the index of a step of the schedule (0..${f.schedule.length - 1}): the cycle needs at least one step` });
-    }
-    f.passing?.trace.forEach((e, i) => {
-      if (e.step > f.passing!.schedule.length) ctx.addIssue({ code: 'custom', path: ['passing', 'trace', i, 'step'], message: `step ${e.step} is past the end of the passing schedule (${f.passing!.schedule.length} steps)` });
+
+  const propertySchema = z.object({ name: str.min(1), kind: str.min(1), message: str });
+
+  const traceFileSchema = z
+    .object({
+      schemaVersion: z.literal(TRACE_SCHEMA_VERSION),
+      kind: z.literal('interleave-trace'),
+      tool: z.object({ name: z.literal('interleave'), version: str }),
+      scenario: z.object({
+        name: str.min(1),
+        params: z.record(z.string(), z.unknown()),
+        /** A user's scenario: its module (path relative to the trace file) and export, for replay and show. */
+        module: z.object({ path: str.min(1), export: str.min(1) }).optional(),
+      }),
+      options: z.record(z.string(), z.unknown()),
+      seed: z.number().int(),
+      property: propertySchema.nullable(),
+      schedule: z.array(str),
+      originalLength: z.number().int().min(0),
+      inputs: z.array(z.object({ index: z.number().int().min(0), from: str, to: str, msg: z.unknown() })).optional(),
+      trace: z.array(eventSchema),
+      passing: z.object({ schedule: z.array(str), trace: z.array(eventSchema), note: str.optional() }).optional(),
+      /** A liveness lasso: schedule[cycleStart..] is a cycle back to the world after schedule[..cycleStart] (absent: a finite run). */
+      cycleStart: z.number().int().min(0).optional(),
+      /** Found around a recording: per step, its recorded position (1-based) or how it deviates; and the recorded steps it covers. */
+      recorded: z
+        .object({
+          from: str.optional(),
+          length: z.number().int().min(0),
+          steps: z.array(z.object({ recorded: z.number().int().min(1).optional(), deviation: z.enum(['reorder', 'fault', 'timer-early', 'timer-late', 'input-earlier', 'unrecorded']).optional() })),
+          window: z.object({ start: z.number().int().min(1), ids: z.array(str) }),
+        })
+        .optional(),
+    })
+    .superRefine((f, ctx) => {
+      // Step 0 is the initial world; step k is the effect of schedule[k-1].
+      f.trace.forEach((e, i) => {
+        if (e.step > f.schedule.length) ctx.addIssue({ code: 'custom', path: ['trace', i, 'step'], message: `step ${e.step} is past the end of the schedule (${f.schedule.length} steps)` });
+      });
+      if (f.cycleStart !== undefined && f.cycleStart >= f.schedule.length) {
+        ctx.addIssue({ code: 'custom', path: ['cycleStart'], message: `cycleStart ${f.cycleStart} must be the index of a step of the schedule (0..${f.schedule.length - 1}): the cycle needs at least one step` });
+      }
+      f.passing?.trace.forEach((e, i) => {
+        if (e.step > f.passing!.schedule.length) ctx.addIssue({ code: 'custom', path: ['passing', 'trace', i, 'step'], message: `step ${e.step} is past the end of the passing schedule (${f.passing!.schedule.length} steps)` });
+      });
     });
-  });
+  return { eventFields, eventSchema, traceFileSchema };
+}
+
+type Schemas = ReturnType<typeof buildSchemas>;
+let built: Schemas | undefined;
+/** The schemas, built on first use. */
+function schemas(): Schemas {
+  return (built ??= buildSchemas((createRequire(import.meta.url)('zod') as { z: typeof Zod }).z));
+}
 
 /** A validated trace file (what `validateTraceFile` and `parseTraceText` return). */
-export type TraceFileData = z.infer<typeof traceFileSchema>;
+export type TraceFileData = Zod.infer<Schemas['traceFileSchema']>;
 
 /**
  * The published JSON Schema of a trace file (docs/trace.schema.json), with each
  * known event kind spelled out (the zod schema checks those in a refinement).
  */
 export function traceJsonSchema(): Record<string, unknown> {
+  const { eventFields, traceFileSchema } = schemas();
+  const z = (createRequire(import.meta.url)('zod') as { z: typeof Zod }).z;
   const opts = { io: 'input', unrepresentable: 'any' } as const;
   const strip = (x: Record<string, unknown>) => {
     delete x.$schema;
@@ -124,7 +142,7 @@ export function traceJsonSchema(): Record<string, unknown> {
   return root;
 }
 /** One trace event of a validated file: its `kind`, `step` and the fields of that kind. */
-export type TraceEventData = z.infer<typeof eventSchema> & Record<string, unknown>;
+export type TraceEventData = Zod.infer<Schemas['eventSchema']> & Record<string, unknown>;
 
 /** A trace file could not be read: `message` names the file, the field and what was expected. */
 export class TraceFileError extends Error {
@@ -197,7 +215,7 @@ export function validateTraceFile(data: unknown, source = 'trace file', limits: 
     }
     const deep = tooDeep(data, limits.maxDepth);
     if (deep) return { ok: false, error: `${source}: field '${fieldPath(deep.slice(0, 6))}…' is nested more than ${limits.maxDepth} levels deep; no interleave trace is (${raiseHint('maxDepth')})` };
-    const r = traceFileSchema.safeParse(data);
+    const r = schemas().traceFileSchema.safeParse(data);
     if (r.success) return { ok: true, file: r.data };
     const issues = r.error.issues.slice(0, 3).map((i) => `field '${fieldPath(i.path)}': ${i.message.replace(/^Invalid input: /, '')}`);
     const more = r.error.issues.length > 3 ? ` (and ${r.error.issues.length - 3} more)` : '';
