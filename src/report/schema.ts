@@ -109,9 +109,13 @@ function buildSchemas(z: typeof Zod) {
 
 type Schemas = ReturnType<typeof buildSchemas>;
 let built: Schemas | undefined;
+/** zod's `z`, loaded on first use. */
+function zod(): typeof Zod {
+  return (createRequire(import.meta.url)('zod') as { z: typeof Zod }).z;
+}
 /** The schemas, built on first use. */
 function schemas(): Schemas {
-  return (built ??= buildSchemas((createRequire(import.meta.url)('zod') as { z: typeof Zod }).z));
+  return (built ??= buildSchemas(zod()));
 }
 
 /** A validated trace file (what `validateTraceFile` and `parseTraceText` return). */
@@ -123,7 +127,7 @@ export type TraceFileData = Zod.infer<Schemas['traceFileSchema']>;
  */
 export function traceJsonSchema(): Record<string, unknown> {
   const { eventFields, traceFileSchema } = schemas();
-  const z = (createRequire(import.meta.url)('zod') as { z: typeof Zod }).z;
+  const z = zod();
   const opts = { io: 'input', unrepresentable: 'any' } as const;
   const strip = (x: Record<string, unknown>) => {
     delete x.$schema;
