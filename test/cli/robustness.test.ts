@@ -6,7 +6,7 @@ import { chmodSync, existsSync, linkSync, mkdirSync, readFileSync, readdirSync, 
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { BIN, scratchDir, runMain } from '../helpers/cli.ts';
+import { BIN, scratchDir, runMain, runMainIn } from '../helpers/cli.ts';
 
 const TS = fileURLToPath(new URL('../fixtures/user-scenarios/election.ts', import.meta.url));
 
@@ -151,17 +151,11 @@ describe('the root --help examples are true', () => {
     const named = [...new Set([...help.stdout.matchAll(/\.interleave\/([a-z-]+)-seed(\d+)\.json/g)].map((m) => m[0]))];
     expect(named.length).toBeGreaterThan(0);
     const dir = scratchDir();
-    const cwd = process.cwd();
-    process.chdir(dir);
-    try {
-      for (const path of named) {
-        const [, name] = /\.interleave\/([a-z-]+)-seed\d+\.json/.exec(path)!;
-        expect(help.stdout).toContain(`npx interleave check ${name}\n`);
-        expect((await run('check', name!)).code).toBe(1);
-        expect(existsSync(join(dir, path)), path).toBe(true);
-      }
-    } finally {
-      process.chdir(cwd);
+    for (const path of named) {
+      const [, name] = /\.interleave\/([a-z-]+)-seed\d+\.json/.exec(path)!;
+      expect(help.stdout).toContain(`npx interleave check ${name}\n`);
+      expect((await runMainIn(dir, 'check', name!)).code).toBe(1);
+      expect(existsSync(join(dir, path)), path).toBe(true);
     }
   });
 });
