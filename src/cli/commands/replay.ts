@@ -1,5 +1,6 @@
 // `interleave replay <trace.json>`: re-run a saved counterexample against today's model.
 import { Divergence, type Scenario } from '../../actors/index.ts';
+import type { replayLasso as ReplayLasso } from '../../check/liveness/lasso.ts';
 import { EXIT, UsageError } from '../errors.ts';
 import { printJson, type Io } from '../io.ts';
 import { formatSteps, toPlainTrace, traceView } from '../replay-view.ts';
@@ -54,7 +55,7 @@ function modelledReplies(out: Rerun, of: string): string {
 }
 
 /** A liveness counterexample: run the prefix, then the cycle once, and confirm it is still a violation. */
-function replayLiveness(io: Io, path: string, file: ReturnType<typeof readTrace>, sc: Scenario, replayLasso: typeof import('../../check/liveness/lasso.ts').replayLasso, flags: { json?: boolean }): number {
+function replayLiveness(io: Io, path: string, file: ReturnType<typeof readTrace>, sc: Scenario, replayLasso: typeof ReplayLasso, flags: { json?: boolean }): number {
   const name = file.property!.name;
   let out;
   try {
