@@ -6,7 +6,8 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { initialWorld } from '../../actors/index.ts';
 import { Sampler } from '../search/sample.ts';
 import { SLICE_MS, Session, yieldToLoop } from '../search/session.ts';
-import { initialFingerprint, type FromWorker, type ToWorker, type WorkerInit } from './swarm.ts';
+import { initialFingerprint, type WorkerInit } from './swarm.ts';
+import type { FromWorker, ToWorker } from './swarm-coordinator.ts';
 import { resolveSource } from '../resolve-source.ts';
 
 const init = workerData as WorkerInit;

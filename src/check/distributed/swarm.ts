@@ -8,6 +8,7 @@
 // out in index order. When a run fails, every worker is told to skip indices above it
 // but finish those below, and no further block is handed out (all lie above it), so the
 // reported run is the lowest failing index: the result does not depend on thread timing.
+// Those decisions are SwarmCoordinator's (swarm-coordinator.ts); this file runs the threads.
 //
 // Scenarios hold functions and machines, so they cannot be sent to a thread; a
 // worker rebuilds its scenario from a source (CheckOptions.source, resolve-source.ts):
@@ -23,23 +24,14 @@ import { initialWorld, type Scenario } from '../../actors/index.ts';
 import { WorldHasher, fpHex } from '../fingerprint/fingerprint.ts';
 import { Sampler, type SampleConfig } from '../search/sample.ts';
 import { SwarmBlocks } from './swarm-blocks.ts';
+import { SwarmCoordinator, type FromWorker, type Outgoing } from './swarm-coordinator.ts';
 import { SLICE_MS, yieldToLoop, type Session } from '../search/session.ts';
-import type { CheckOptions, Progress, PropertyRef, ScenarioSource } from '../types.ts';
+import type { CheckOptions, Progress, ScenarioSource } from '../types.ts';
 
 export interface SwarmHandle {
   readonly done: Promise<{ options: Record<string, unknown> }>;
   stop(): void;
 }
-
-/** Messages between the coordinator and workers. */
-export type ToWorker = { type: 'bound'; index: number } | { type: 'stop' } | { type: 'block'; from: number; to: number };
-export type FromWorker =
-  | { type: 'ready'; ms: number }
-  | { type: 'more' }
-  | { type: 'progress'; states: number; transitions: number; runs: number; distinct: number; maxDepth: number }
-  | { type: 'found'; index: number; seed: number; property: PropertyRef; schedule: string[] }
-  | { type: 'done'; states: number; transitions: number; runs: number; distinct: number; maxDepth: number; unreached: string[]; cutBy?: string }
-  | { type: 'error'; message: string };
 
 export interface WorkerInit {
   source: ScenarioSource;
@@ -88,15 +80,12 @@ export function runSwarm(sc: Scenario, s: Session, cfg: SampleConfig, runs: numb
     options.workers = wanted;
     options.source = source;
     const fp = initialFingerprint(sc, symmetry);
-    const per: { states: number; transitions: number; runs: number; distinct: number; maxDepth: number }[] = [];
-    const unreachedBy: string[][] = [];
-    let best: Extract<FromWorker, { type: 'found' }> | undefined;
-    let failure: string | undefined;
     const workers: Worker[] = [];
-    // Each worker's start-up: thread start to its scenario rebuilt and checked (module load and scenario build).
-    const startup: number[] = [];
-    const dealer = new SwarmBlocks(runs, shard.index, shard.count, wanted);
-    const blocks: number[] = Array.from({ length: wanted }, () => 0);
+    // Which block goes to whom, the lowest failing run, each worker's counts and start-up.
+    const coord = new SwarmCoordinator(new SwarmBlocks(runs, shard.index, shard.count, wanted), wanted);
+    const post = (out: Outgoing[]) => {
+      for (const o of out) workers[o.to]?.postMessage(o.msg);
+    };
     const finished = Array.from({ length: wanted }, (_, w) =>
       new Promise<void>((resolve) => {
         const init: WorkerInit = {
@@ -110,44 +99,27 @@ export function runSwarm(sc: Scenario, s: Session, cfg: SampleConfig, runs: numb
           opts: { ...(opts.maxStates !== undefined ? { maxStates: opts.maxStates } : {}), ...(opts.timeLimitMs !== undefined ? { timeLimitMs: opts.timeLimitMs } : {}), symmetry },
         };
         const worker = new Worker(new URL('./swarm-boot.mjs', import.meta.url), { workerData: init });
-        workers.push(worker);
-        per[w] = { states: 0, transitions: 0, runs: 0, distinct: 0, maxDepth: 0 };
+        workers[w] = worker;
         worker.on('message', (m: FromWorker) => {
-          if (m.type === 'ready') startup[w] = m.ms;
-          if (m.type === 'more') {
-            // After a failure every block left lies above it; after stop() none is wanted.
-            const b = best || stopped ? undefined : dealer.take();
-            if (b) blocks[w]!++;
-            worker.postMessage({ type: 'block', from: b?.from ?? 0, to: b?.to ?? 0 } satisfies ToWorker);
-          }
-          if (m.type === 'progress' || m.type === 'done') per[w] = { states: m.states, transitions: m.transitions, runs: m.runs, distinct: m.distinct, maxDepth: m.maxDepth };
-          if (m.type === 'found' && (!best || m.index < best.index)) {
-            best = m;
-            for (const o of workers) o.postMessage({ type: 'bound', index: m.index } satisfies ToWorker);
-          }
-          if (m.type === 'done') {
-            unreachedBy.push(m.unreached);
-            if (m.cutBy === 'timeLimit' || m.cutBy === 'maxStates' || m.cutBy === 'stopped') s.cutBy ??= m.cutBy;
-          }
-          if (m.type === 'error') failure ??= m.message;
+          post(coord.receive(w, m));
+          if (coord.cutBy) s.cutBy ??= coord.cutBy;
         });
         worker.on('error', (e) => {
-          failure ??= e instanceof Error ? e.message : String(e);
+          coord.fail(e instanceof Error ? e.message : String(e));
           resolve();
         });
         worker.on('exit', () => resolve());
       }),
     );
-    stopAll = () => {
-      for (const o of workers) o.postMessage({ type: 'stop' } satisfies ToWorker);
-    };
+    stopAll = () => post(coord.stop());
     if (stopped) stopAll();
     const sum = () => {
-      s.states = per.reduce((a, p) => a + (p?.states ?? 0), 0);
-      s.transitions = per.reduce((a, p) => a + (p?.transitions ?? 0), 0);
-      s.runs = per.reduce((a, p) => a + (p?.runs ?? 0), 0);
-      s.extraDistinct = per.reduce((a, p) => a + (p?.distinct ?? 0), 0);
-      s.maxDepth = per.reduce((a, p) => Math.max(a, p?.maxDepth ?? 0), 0);
+      const t = coord.totals;
+      s.states = t.states;
+      s.transitions = t.transitions;
+      s.runs = t.runs;
+      s.extraDistinct = t.distinct;
+      s.maxDepth = t.maxDepth;
     };
     const timer = setInterval(() => {
       sum();
@@ -157,19 +129,16 @@ export function runSwarm(sc: Scenario, s: Session, cfg: SampleConfig, runs: numb
     clearInterval(timer);
     sum();
     progress.next(s.progress());
-    if (failure && !best) throw new Error(`swarm worker failed: ${failure}`);
-    options.workerBlocks = blocks;
+    const best = coord.best;
+    if (coord.failure && !best) throw new Error(`swarm worker failed: ${coord.failure}`);
+    options.workerBlocks = [...coord.blocks];
     if (cfg.countDistinct) options.distinctStatesNote = 'distinct states are counted per worker and summed';
-    if (startup.length > 0) {
-      const ms = startup.filter((x) => x !== undefined);
-      options.workerStartupMs = { mean: Math.round(ms.reduce((a, b) => a + b, 0) / Math.max(1, ms.length)), max: Math.round(Math.max(...ms)) };
-    }
+    if (coord.startupMs) options.workerStartupMs = coord.startupMs;
     if (best) s.found = { property: best.property, schedule: best.schedule, seed: best.seed };
     else {
       s.cutBy ??= 'runs';
       // A reachable is unreached when no worker reached it.
-      const all = unreachedBy.length ? unreachedBy.reduce((a, b) => a.filter((x) => b.includes(x))) : [];
-      s.reach.restrictTo(all);
+      s.reach.restrictTo(coord.unreached);
     }
     if (best) options.failingRun = best.index;
     if (stopped) s.cutBy = 'stopped';
