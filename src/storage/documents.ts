@@ -10,7 +10,7 @@
 //   files, in commit order); each `next` fetches ONE file, so other actors act
 //   between fetches; a planned file deleted since answers the store's missing-key
 //   answer (403 by default); files committed after the pin are never seen.
-import { tableFromIPC, tableFromJSON, tableToIPC, type Table } from 'apache-arrow';
+import { DataType, Dictionary, RecordBatch, Schema, Table, tableFromIPC, tableFromJSON, tableToIPC, type Data, type Field, type Struct } from 'apache-arrow';
 import type { ReducerContext } from '../actors/scenario.ts';
 import type { Message } from '../actors/types.ts';
 import { ioEvent, isBytes, outcomeOf, without, withoutAll } from './common.ts';
@@ -170,10 +170,35 @@ export function closeWriter<Row>(w: DocWriter<Row>, req?: ReqId): DocCommit {
   return docCommit(w.uri, encodeRows(w.rows as readonly Record<string, unknown>[]), w.rows.length, { ...(w.generation === undefined ? {} : { generation: w.generation }), ...(req === undefined ? {} : { req }) });
 }
 
-/** Rows as Arrow IPC (stream format). An empty row list gives an empty (zero-length) file. */
+/** Rows as Arrow IPC (stream format). An empty row list gives an empty (zero-length) file. The same rows give the same bytes in any process. */
 export function encodeRows(rows: readonly Record<string, unknown>[]): Uint8Array {
   if (rows.length === 0) return new Uint8Array(0);
-  return tableToIPC(tableFromJSON(rows as Record<string, unknown>[]), 'stream');
+  const t = tableFromJSON(rows as Record<string, unknown>[]);
+  const ids = { next: 0 };
+  const data = numberDictionaries(t.batches[0]!.data, ids);
+  const schema = new Schema(retypedFields(t.schema.fields, data.children), t.schema.metadata);
+  return tableToIPC(new Table(new RecordBatch(schema, data as Data<Struct>)), 'stream');
+}
+
+/**
+ * `data` with its dictionaries numbered 0, 1, … depth first. tableFromJSON types strings as
+ * dictionaries numbered by a process-wide counter, and IPC writes the number: the bytes
+ * of the same rows would depend on what the process encoded before.
+ */
+function numberDictionaries(data: Data, ids: { next: number }): Data {
+  const children = data.children.map((c) => numberDictionaries(c, ids));
+  let type: DataType = data.type;
+  if (DataType.isDictionary(type)) type = new Dictionary(type.dictionary, type.indices, ids.next++, type.isOrdered);
+  else if (type.children?.length) {
+    // Nested types (struct, list) name their children's types in their fields.
+    type = Object.assign(Object.create(Object.getPrototypeOf(type) as object) as DataType, type, { children: retypedFields(type.children, children) });
+  }
+  // Buffers left undefined: clone keeps the data's own.
+  return data.clone(type, data.offset, data.length, data.nullCount, undefined, children);
+}
+
+function retypedFields(fields: readonly Field[], children: readonly Data[]): Field[] {
+  return fields.map((f, i) => f.clone({ type: children[i]!.type }));
 }
 
 /** A data file back as an Arrow table (zero-copy over the bytes); `null` for an empty file. */
