@@ -3,8 +3,9 @@ import { addressOf } from '../../actors/xstate-adapter.ts';
 import { ByteReader } from './byte-io.ts';
 import {
   BUFFER_KIND, ERROR_KINDS, T_ARRAY, T_ASCII, T_BIGINT, T_BUFFER, T_DATE, T_ERROR, T_F64, T_FALSE, T_HOLE, T_INT, T_KNOWN, T_MAP, T_NULL,
-  T_DICT, T_NULLPROTO, T_OBJECT, T_SET, T_STUB, T_TRUE, T_TYPED, T_U16, T_UNDEF, TYPED_KINDS, seal,
+  T_DICT, T_NULLPROTO, T_OBJECT, T_SET, T_STUB, T_TRUE, T_TYPED, T_U16, T_UNDEF, T_ARROW, TYPED_KINDS, seal,
 } from './value-tags.ts';
+import type { ArrowClasses } from './arrow-classes.ts';
 
 /** Decodes what `ValueWriter` wrote. */
 export class ValueReader extends ByteReader {
@@ -12,6 +13,8 @@ export class ValueReader extends ByteReader {
   known: readonly object[] = [];
   /** The strings `ValueWriter.dict` numbers, in its order. */
   dict: readonly string[] = [];
+  /** apache-arrow's classes, as `ValueWriter.arrow` numbers them. */
+  arrow: ArrowClasses | undefined;
 
 
   /** Reads from `buf` at `pos`. */
@@ -167,6 +170,24 @@ export class ValueReader extends ByteReader {
         }
         seal(e, flags);
         return e;
+      }
+      case T_ARROW: {
+        const arrow = this.arrow;
+        if (arrow === undefined) throw new Error('an Arrow object, but this codec has no Arrow support');
+        const k = this.uint();
+        if (k === arrow.vector) return new arrow.Vector(this.value() as unknown[]);
+        const cls = arrow.byNumber[k];
+        if (cls === undefined) throw new Error(`unknown Arrow class #${k}`);
+        // Rebuilt on the class's prototype with the same own properties (defined, not assigned: a prototype may have a setter of that name).
+        const o = Object.create(cls.proto) as object;
+        const flags = this.u8();
+        const n = this.uint();
+        for (let i = 0; i < n; i++) {
+          const key = this.str();
+          Object.defineProperty(o, key, { value: this.value(), enumerable: true, writable: true, configurable: true });
+        }
+        seal(o, flags);
+        return o;
       }
       default:
         throw new Error(`unknown value tag ${tag} at byte ${this.pos - 1}`);

@@ -5,7 +5,8 @@
 // with their whole buffer and window, the kernel's address stubs and the objects both
 // ends hold by identity. What cannot be carried exactly (functions, symbols, accessors,
 // class instances the codec does not know, cycles) is refused with the path to the
-// value, never dropped or approximated.
+// value, never dropped or approximated. Arrow objects cross as their class and parts
+// (codec/arrow-classes.ts).
 //
 // The bytes of a value depend only on its content (no back-references), so the bytes
 // of every object are cached by identity and a new context costs only its changed
@@ -15,8 +16,9 @@ import { isAddressStub } from '../../actors/xstate-adapter.ts';
 import { ByteWriter } from './byte-io.ts';
 import {
   DATAVIEW_KIND, EXTENSIBLE, FROZEN, NON_EXTENSIBLE, T_ARRAY, T_ASCII, T_BIGINT, T_BUFFER, T_DATE, T_ERROR, T_F64, T_FALSE, T_HOLE, T_INT, T_KNOWN, T_MAP,
-  T_DICT, T_NULL, T_NULLPROTO, T_OBJECT, T_SET, T_STUB, T_TRUE, T_TYPED, T_U16, T_UNDEF, errorKind, integrity, typedKind,
+  T_DICT, T_NULL, T_NULLPROTO, T_OBJECT, T_SET, T_STUB, T_TRUE, T_TYPED, T_U16, T_UNDEF, T_ARROW, errorKind, integrity, typedKind,
 } from './value-tags.ts';
+import { arrowClassName, type ArrowClasses } from './arrow-classes.ts';
 
 /** A value the codec cannot carry exactly; `path` is filled in as the error unwinds. */
 export class Refusal extends Error {
@@ -43,24 +45,23 @@ function isXstateSnapshot(o: object): boolean {
   return 'machine' in r && 'context' in r && 'value' in r && typeof r.matches === 'function';
 }
 
-const PLAIN_DATA = 'the codec carries plain data only (primitives, plain objects, arrays, Map, Set, Date, Error, typed arrays, ArrayBuffer and address stubs)';
+const PLAIN_DATA = 'the codec carries plain data only (primitives, plain objects, arrays, Map, Set, Date, Error, typed arrays, ArrayBuffer, address stubs and Arrow objects)';
 
-/** Why an object of this prototype cannot move, in words. */
-function classRefusal(o: object): string {
+/** Why an object of this prototype cannot move, in words (`arrow`: whether Arrow support is loaded). */
+function classRefusal(o: object, arrow: boolean): string {
   const name = (o as { constructor?: { name?: string } }).constructor?.name ?? 'unknown';
   if (o instanceof WeakMap || o instanceof WeakSet || (typeof WeakRef === 'function' && o instanceof WeakRef)) {
     return `a ${name} cannot move between shards (its entries cannot be read); keep state in a Map or a plain object`;
   }
   if (o instanceof Promise) return 'a Promise cannot move between shards; model the pending work as a message whose reply is a step';
-  // A bundler may prefix the class name (`_RecordBatch` in apache-arrow's compiled build).
-  const arrow = /^_?(RecordBatch|Table|Schema|Field|Data|Vector)$/.exec(name)?.[1];
-  if (arrow) {
-    return `an Arrow ${arrow} cannot move between shards yet: the world codec does not carry Arrow objects exactly (an IPC round trip changes their types' classes); keep Arrow IPC bytes (a Uint8Array) in world state and decode them where they are read, or check this model without --exchange`;
+  const arrowName = arrowClassName(o);
+  if (arrowName && !arrow) {
+    return `an Arrow ${arrowName} cannot move between shards here: Arrow support is loaded only when the scenario's initial world or its actors' inputs hold an Arrow object, and this one's do not; give an actor one as input (its input table, say), or check this model without --exchange`;
   }
+  if (arrowName) return `an Arrow ${arrowName} of another apache-arrow copy than the one interleave loads cannot move between shards; make the model and interleave resolve one apache-arrow`;
   if (typeof SharedArrayBuffer === 'function' && o instanceof SharedArrayBuffer) return 'a SharedArrayBuffer cannot move between shards; use an ArrayBuffer';
   return `an instance of class ${name} cannot move between shards: ${PLAIN_DATA}; store its data instead`;
 }
-
 
 /** Below this depth no cycle check is made (a cycle shows up as depth; checking is O(depth)). */
 const CYCLE_CHECK_DEPTH = 64;
@@ -76,7 +77,7 @@ const NOT_ASCII = /[\u0080-\uffff]/;
  */
 export class ValueWriter extends ByteWriter {
   private readonly checked = new WeakMap<object, number>();
-  private readonly blocks = new WeakMap<object, string>();
+  private blocks = new WeakMap<object, string>();
   private depth = 0;
   /** The objects being encoded, outermost first (for the cycle check). */
   private readonly path: object[] = [];
@@ -84,8 +85,15 @@ export class ValueWriter extends ByteWriter {
   known: ReadonlyMap<object, number> | undefined;
   /** Strings both ends hold (keys and strings of the initial world): carried by number. */
   dict: ReadonlyMap<string, number> | undefined;
+  /** apache-arrow's classes, when the scenario's worlds hold Arrow objects (codec/arrow-classes.ts). */
+  arrow: ArrowClasses | undefined;
 
 
+
+  /** Forgets the bytes cached by identity (written before `known` and `dict` were set, they would differ). */
+  forgetBlocks(): void {
+    this.blocks = new WeakMap();
+  }
 
   reset(): void {
     this.pos = 0;
@@ -241,6 +249,11 @@ export class ValueWriter extends ByteWriter {
       }
       return;
     }
+    const arrow = this.arrow;
+    if (arrow !== undefined && (arrow.numbers.has(proto) || o instanceof arrow.Vector)) {
+      this.arrowObject(o, proto, arrow);
+      return;
+    }
     flags = this.checked.get(o);
     if (flags === undefined) this.checked.set(o, (flags = this.checkOther(o, proto)));
     if (proto === Map.prototype) {
@@ -321,14 +334,45 @@ export class ValueWriter extends ByteWriter {
       }
       return;
     }
-    refuse(classRefusal(o));
+    refuse(classRefusal(o, this.arrow !== undefined));
+  }
+
+  /**
+   * An Arrow object: its class's number, then a Vector's data (it is rebuilt from them), or any
+   * other's own properties as a plain record's (the same checks: data properties only).
+   */
+  private arrowObject(o: object, proto: object, arrow: ArrowClasses): void {
+    this.u8(T_ARROW);
+    if (o instanceof arrow.Vector) {
+      for (const k of Object.keys(o)) if (!arrow.vectorKeys.has(k)) refuse(`an Arrow Vector with own property '${k}' cannot move between shards: a Vector is carried as its data; keep extra data beside it`);
+      this.uint(arrow.vector);
+      try {
+        this.value((o as { data: unknown }).data);
+      } catch (e) {
+        throw under(e, '.data');
+      }
+      return;
+    }
+    this.uint(arrow.numbers.get(proto)!);
+    const r = o as Record<string, unknown>;
+    const keys = Object.keys(r);
+    this.u8(checkRecord(r, keys));
+    this.uint(keys.length);
+    for (const k of keys) {
+      this.str(k);
+      try {
+        this.value(r[k]);
+      } catch (e) {
+        throw under(e, keySeg(k));
+      }
+    }
   }
 
   /** Validates a built-in object (Map, Set, Date, buffers, typed arrays, errors). */
   private checkOther(o: object, proto: object): number {
     const known = proto === Map.prototype || proto === Set.prototype || proto === Date.prototype || proto === ArrayBuffer.prototype;
     const typed = typedKind.has(proto);
-    if (!known && !typed && !errorKind.has(proto)) refuse(classRefusal(o));
+    if (!known && !typed && !errorKind.has(proto)) refuse(classRefusal(o, this.arrow !== undefined));
     if (proto === ArrayBuffer.prototype && (o as { resizable?: boolean }).resizable) refuse('a resizable ArrayBuffer cannot move between shards exactly; use a fixed-length one');
     if (known) {
       const extra = Reflect.ownKeys(o);

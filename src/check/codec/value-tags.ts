@@ -22,7 +22,8 @@ export const T_UNDEF = 0,
   T_BUFFER = 18,
   T_STUB = 20,
   T_ERROR = 21,
-  T_KNOWN = 23;
+  T_KNOWN = 23,
+  T_ARROW = 24;
 
 /** Tags below this are primitives: a value starting with one has no identity to intern. */
 export const FIRST_OBJECT_TAG = T_ARRAY;

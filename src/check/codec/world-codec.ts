@@ -22,6 +22,7 @@ import { FIRST_OBJECT_TAG } from './value-tags.ts';
 import { InternTable } from './intern.ts';
 import { digestOf, mixBytes, worldObjects } from './world-codec-shared.ts';
 import { LINK_MIN_BYTES, type SegmentLink } from './segment-link.ts';
+import { loadArrowClasses, looksLikeArrow, type ArrowClasses } from './arrow-classes.ts';
 
 /** Moves worlds of one scenario between processes, exactly. */
 export interface WorldCodec {
@@ -54,6 +55,12 @@ export interface WorldCodecStats {
 export interface WorldCodecOptions {
   /** Decoded segments kept for interning (the table is emptied when full, like the step memo). Default 65,536. */
   readonly internLimit?: number;
+  /**
+   * Carry apache-arrow objects (data types, Field, Schema, Data, RecordBatch, Table, Vector).
+   * Default: when the scenario's initial world or inputs hold one, which loads apache-arrow.
+   * Both ends must agree (the digest checks it).
+   */
+  readonly arrow?: boolean;
 }
 
 /** A world holds a value the codec cannot carry exactly, or the bytes are not a world of this scenario. */
@@ -91,7 +98,7 @@ function isKernelWorld(w: World): boolean {
  * A codec for worlds of `sc`, the compiled scenario the search steps with `enabled`/`apply`.
  * Both ends must build it from the same scenario (same family and parameters): the bytes
  * carry a digest of its actors and monitors, checked on decode. Async because Arrow
- * support is imported on first use.
+ * support is imported when the scenario holds Arrow objects.
  *
  * @example
  * ```ts
@@ -101,7 +108,11 @@ function isKernelWorld(w: World): boolean {
  * ```
  */
 export async function createWorldCodec(sc: Scenario, opts: WorldCodecOptions = {}): Promise<WorldCodec> {
-  return new Codec(sc, opts);
+  const init = initialWorld(sc, { detail: false }).world;
+  const roots = [sc.actorList.map((a) => (a.kind === 'external' ? undefined : a.input)), (sc.start ?? []).map((x) => x.msg), sc.inputList.map((x) => x.step.msg)];
+  const shared = worldObjects(sc, init, roots);
+  const arrow = (opts.arrow ?? shared.objects.some(looksLikeArrow)) ? await loadArrowClasses() : undefined;
+  return new Codec(sc, opts, init, shared, arrow);
 }
 
 class Codec implements WorldCodec {
@@ -124,10 +135,16 @@ class Codec implements WorldCodec {
   constructor(
     private readonly sc: Scenario,
     opts: WorldCodecOptions,
+    init: World,
+    shared: ReturnType<typeof worldObjects>,
+    arrow: ArrowClasses | undefined,
   ) {
     this.digest = digestOf(sc);
+    if (arrow) for (const c of arrow.byNumber) this.digest = mixBytes(this.digest, Buffer.from(c.name));
     this.vw = new ValueWriter();
     this.vr = new ValueReader(new Uint8Array(0));
+    this.vw.arrow = arrow;
+    this.vr.arrow = arrow;
     this.intern = new InternTable(opts.internLimit ?? 1 << 16);
     for (const a of sc.actorList) {
       if (a.kind !== 'machine' || this.machines.has(a.stepper.machine)) continue;
@@ -140,17 +157,16 @@ class Codec implements WorldCodec {
     // reassign such objects later (an idle channel record, the actor's input list) and the
     // kernel's context diff compares by identity. The digest covers their content, so
     // both ends' numberings agree.
-    const init = initialWorld(sc, { detail: false }).world;
     const initBytes = this.encode(init);
     this.stats.encoded = 0;
-    const roots = [sc.actorList.map((a) => (a.kind === 'external' ? undefined : a.input)), (sc.start ?? []).map((x) => x.msg), sc.inputList.map((x) => x.step.msg)];
-    const { objects: known, strings, digest } = worldObjects(sc, init, roots);
+    const { objects: known, strings, digest } = shared;
     this.digest = mixBytes(this.digest ^ digest, initBytes);
     this.vw.known = new Map(known.map((x, k) => [x, k]));
     this.vr.known = known;
     this.vw.dict = new Map(strings.map((x, k) => [x, k]));
     this.vr.dict = strings;
     this.cache = new WeakMap();
+    this.vw.forgetBlocks();
   }
 
   /** The link of the world being encoded or decoded. */
