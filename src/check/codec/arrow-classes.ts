@@ -23,18 +23,23 @@ export interface ArrowClasses {
 const STRUCTURES = ['Field', 'Schema', 'Data', 'RecordBatch', 'Table', 'Vector'];
 
 /** The class names that mark an object as Arrow's (a bundler may prefix them: `_RecordBatch`). */
-const ARROW_NAME = /^_?(RecordBatch|Table|Schema|Field|Data|Vector)$/;
+const ARROW_NAME = /^_?(RecordBatch|Table|Schema|Field|Data|Vector|DataType)$/;
 
-/** True when `o` looks like an apache-arrow object (without loading apache-arrow). */
-export function looksLikeArrow(o: object): boolean {
-  const name = (o as { constructor?: { name?: unknown } }).constructor?.name;
-  return typeof name === 'string' && ARROW_NAME.test(name);
+/** The Arrow class `o` is an instance of (a data type counts as `DataType`), if it looks like one: found without loading apache-arrow. */
+export function arrowClassName(o: object): string | undefined {
+  let p: unknown = Object.getPrototypeOf(o);
+  for (let depth = 0; depth < 4 && typeof p === 'object' && p !== null && p !== Object.prototype; depth++) {
+    const name = (p as { constructor?: { name?: unknown } }).constructor?.name;
+    const m = typeof name === 'string' ? ARROW_NAME.exec(name) : null;
+    if (m) return m[1];
+    p = Object.getPrototypeOf(p);
+  }
+  return undefined;
 }
 
-/** The name of the Arrow structure class `o` is an instance of, if it looks like one. */
-export function arrowClassName(o: object): string | undefined {
-  const name = (o as { constructor?: { name?: unknown } }).constructor?.name;
-  return typeof name === 'string' ? ARROW_NAME.exec(name)?.[1] : undefined;
+/** True when `o` looks like an apache-arrow object. */
+export function looksLikeArrow(o: object): boolean {
+  return arrowClassName(o) !== undefined;
 }
 
 /** Loads apache-arrow and numbers its carried classes. */

@@ -104,8 +104,8 @@ describe('Arrow values', () => {
   });
 
   it('in a world: a codec loads Arrow support when the initial world holds an Arrow object; without it, Arrow is refused', async () => {
-    const sc = (rb: RecordBatch | undefined): Scenario => {
-      const m = setup({}).createMachine({ id: 'm', context: ({ input }) => ({ rb: (input as { rb?: RecordBatch }).rb ?? null }), initial: 'idle', states: { idle: {} } });
+    const sc = (rb: RecordBatch | DataType | undefined): Scenario => {
+      const m = setup({}).createMachine({ id: 'm', context: ({ input }) => ({ rb: (input as { rb?: unknown }).rb ?? null }), initial: 'idle', states: { idle: {} } });
       return defineScenario({ name: 'arrow-world', actors: { m: { logic: m, input: { rb } } } });
     };
     const rb = new Table({ x: vectorFromArray([1, 2], new Int32()) }).batches[0]!;
@@ -124,6 +124,12 @@ describe('Arrow values', () => {
     const withBatch = { ...p0, snaps: [{ ...(p0.snaps[0] as object), context: { rb: other } }] };
     expect(() => noArrow.encode(withBatch as never)).toThrow(WorldCodecError);
     expect(() => noArrow.encode(withBatch as never)).toThrow(/actor 'm' context\.rb: an Arrow RecordBatch cannot move between shards here: .*give an actor one as input .*or check this model without --exchange/);
+    // A data type alone in the initial world loads Arrow support too.
+    const typed = sc(new Int32());
+    const t0 = initialWorld(typed).world;
+    const typedCodec = await createWorldCodec(typed);
+    const t1 = { ...t0, snaps: [{ ...(t0.snaps[0] as object), context: { rb: other } }] };
+    sameTable(other, (typedCodec.decode(typedCodec.encode(t1 as never)).snaps[0] as { context: { rb: RecordBatch } }).context.rb);
     const forced = await createWorldCodec(plain, { arrow: true });
     sameTable(other, (forced.decode(forced.encode(withBatch as never)).snaps[0] as { context: { rb: RecordBatch } }).context.rb);
   });
