@@ -233,20 +233,8 @@ export class ValueWriter extends ByteWriter {
     }
     const proto = Object.getPrototypeOf(o);
     if (proto === Object.prototype || proto === null) {
-      const r = o as Record<string, unknown>;
-      const keys = Object.keys(r);
-      flags = checkRecord(r, keys);
       this.u8(proto === null ? T_NULLPROTO : T_OBJECT);
-      this.u8(flags);
-      this.uint(keys.length);
-      for (const k of keys) {
-        this.str(k);
-        try {
-          this.value(r[k]);
-        } catch (e) {
-          throw under(e, keySeg(k));
-        }
-      }
+      this.record(o as Record<string, unknown>);
       return;
     }
     const arrow = this.arrow;
@@ -354,7 +342,11 @@ export class ValueWriter extends ByteWriter {
       return;
     }
     this.uint(arrow.numbers.get(proto)!);
-    const r = o as Record<string, unknown>;
+    this.record(o as Record<string, unknown>);
+  }
+
+  /** A record's integrity, then its own enumerable data properties in order (refused: anything else). */
+  private record(r: Record<string, unknown>): void {
     const keys = Object.keys(r);
     this.u8(checkRecord(r, keys));
     this.uint(keys.length);
