@@ -28,6 +28,14 @@ import { SwarmCoordinator, type FromWorker, type Outgoing } from './swarm-coordi
 import { SLICE_MS, yieldToLoop, type Session } from '../search/session.ts';
 import type { CheckOptions, Progress, ScenarioSource } from '../types.ts';
 
+/**
+ * Each worker's young generation (MB). A run's worlds die young, but with V8's default for
+ * a worker enough of them outlive a scavenge to be promoted, and the old generation then
+ * grows and is marked over and over: 10-17% more CPU, and more memory, than with this
+ * (docs/measurements.md).
+ */
+export const WORKER_YOUNG_MB = 64;
+
 export interface SwarmHandle {
   readonly done: Promise<{ options: Record<string, unknown> }>;
   stop(): void;
@@ -98,7 +106,7 @@ export function runSwarm(sc: Scenario, s: Session, cfg: SampleConfig, runs: numb
           stride: shard.count,
           opts: { ...(opts.maxStates !== undefined ? { maxStates: opts.maxStates } : {}), ...(opts.timeLimitMs !== undefined ? { timeLimitMs: opts.timeLimitMs } : {}), symmetry },
         };
-        const worker = new Worker(new URL('./swarm-boot.mjs', import.meta.url), { workerData: init });
+        const worker = new Worker(new URL('./swarm-boot.mjs', import.meta.url), { workerData: init, resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_MB } });
         workers[w] = worker;
         worker.on('message', (m: FromWorker) => {
           post(coord.receive(w, m));
