@@ -82,16 +82,25 @@ export interface Resp {
 /** A step under construction: the context so far and the messages to send. */
 export class Step {
   out: Out[] = [];
+  /** Whether `c` is this step's own copy (made by the first `set`), which later sets may write. */
+  private own = false;
   constructor(
     public c: TaskCtx,
     readonly cfg: AirflowConfig,
   ) {}
   /** The step as the machine commits it. */
   done(): { c: TaskCtx; out: Out[] } {
+    this.own = false;
     return { c: this.c, out: this.out };
   }
   set(p: Partial<TaskCtx>): void {
-    this.c = { ...this.c, ...p };
+    // The context given to the step is never written: the first set copies it, and a step
+    // sets several fields one after another, so later sets write that copy in place.
+    if (this.own) Object.assign(this.c, p);
+    else {
+      this.c = { ...this.c, ...p };
+      this.own = true;
+    }
   }
   emit(msg: Message): void {
     this.out.push({ to: 'env', msg });
