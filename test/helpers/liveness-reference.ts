@@ -68,9 +68,15 @@ interface Node {
   quiescent: boolean;
 }
 
-/** True when liveness property `name` of `sc` is violated (a fair owed cycle, or an owed end). */
-export function referenceLiveness(sc: Scenario, name: string): boolean {
-  const prop = sc.liveness![name]!;
+/**
+ * Every reachable world of `sc` with its outgoing steps and their fairness classes. It depends
+ * on the scenario only (its actors, inputs and fairness), not on a property, so it is built
+ * once per scenario and every liveness property of it is decided on the same graph.
+ */
+const graphs = new WeakMap<Scenario, Node[]>();
+function graphOf(sc: Scenario): Node[] {
+  const known = graphs.get(sc);
+  if (known) return known;
   const f = sc.fairness ?? { actors: 'all' as const };
   const fairActors = f === 'none' ? [] : f.actors === 'all' ? [...sc.ids] : [...(f.actors ?? [])];
   const fairChannels = f === 'none' ? [] : (f.channels ?? []).map(([a, b]) => `${a}->${b}`);
@@ -106,6 +112,14 @@ export function referenceLiveness(sc: Scenario, name: string): boolean {
       node.out.push({ to: add(apply(sc, node.world, t).world), classes: cl });
     }
   }
+  graphs.set(sc, nodes);
+  return nodes;
+}
+
+/** True when liveness property `name` of `sc` is violated (a fair owed cycle, or an owed end). */
+export function referenceLiveness(sc: Scenario, name: string): boolean {
+  const prop = sc.liveness![name]!;
+  const nodes = graphOf(sc);
   const memo = new Map<string, boolean>();
   const truth = (p: (q: any) => boolean | string, i: number) => {
     const k = `${p === (prop as any).q ? 'q' : 'p'}${i}`;
