@@ -52,6 +52,12 @@ const FROM = Number(process.env.FUZZ_FROM ?? 1);
 const COMBOS = Number(process.env.FUZZ_COMBOS ?? 6);
 /** Systems whose plain search passes this many states are skipped (counted). */
 const MAX_STATES = 3_000;
+// The default run's systems over MAX_STATES (seeds 1 to 120), as the probe (fitsStates) finds
+// them. Listed, because the probe searches each to 3,000 states to find that out, and the
+// others' probe repeats the plain search that follows (which stops at MAX_STATES too and must
+// then be complete): together about a tenth of the test. Another FUZZ_FROM or FUZZ_SEEDS probes.
+const OVER_LIMIT: ReadonlySet<number> = new Set([15, 17, 27, 29, 37, 41, 43, 47, 63, 73, 81, 83, 91, 101, 113, 117]);
+const LISTED = FROM === 1 && SEEDS === 120;
 
 const sorted = <T>(s: Iterable<T>): T[] => [...s].sort();
 const subset = <T>(a: Iterable<T>, b: Set<T>): boolean => [...a].every((x) => b.has(x));
@@ -172,15 +178,16 @@ describe('differential fuzzing: every option combination against the plain searc
       // seed % 4 == 2: a cyclic system (the reduction's cycle proviso matters only there).
       const { sc, info } = seed % 4 === 0 ? { sc: randomMachineSystem(seed), info: { machines: true } as Record<string, boolean | number> } : seed % 4 === 2 ? cyclicSystem(seed) : randomActors(seed, { extended: true });
       const live = 'liveness' in info && info.liveness === true;
-      // A cheap size probe first (no re-steps, no fresh hashing): a system over the limit is skipped.
-      if (!(await fitsStates(sc))) {
+      // A system over the limit is skipped: a listed one, or else one a cheap size probe (no
+      // re-steps, no fresh hashing) finds over it.
+      if (LISTED ? OVER_LIMIT.has(seed) : !(await fitsStates(sc))) {
         skipped++;
         continue;
       }
       const o = await observe(sc, { ...PLAIN, maxStates: MAX_STATES }, { fresh: true });
       const at = `seed ${seed} ${JSON.stringify(info)}`;
       if (!o.r.complete) {
-        problems.push(`${at}: plain search not complete where the probe was`);
+        problems.push(LISTED ? `${at}: plain search not complete within ${MAX_STATES} states, and the seed is not in OVER_LIMIT (list it if the system is over the limit)` : `${at}: plain search not complete where the probe was`);
         continue;
       }
       // Incremental and cached hashing give what hashing each world afresh gives.
