@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { check, toTraceFile, formatHtml, formatMermaid, formatText, validateTraceFile } from 'interleave';
 import { rally } from 'interleave/machines';
-import { cli, scratchDir } from '../../helpers/cli.ts';
+import { runMainIn, scratchDir } from '../../helpers/cli.ts';
 
 describe('a lasso in the trace file and its renderings', () => {
   it('keeps cycleStart, and text, Mermaid and HTML mark the cycle', async () => {
@@ -39,17 +39,20 @@ describe('a lasso in the trace file and its renderings', () => {
 });
 
 describe('the CLI on liveness', () => {
-  // Each test spawns the CLI (a few seconds each on a loaded machine).
+  // The command's main in this process, from a scratch directory: what check and replay say
+  // about a lasso. Their exit codes from a child process are test/cli/e2e.test.ts's; a child
+  // here would add only its start-up (replay starts through tsx, about a second of CPU).
   const slow = 120_000;
   const dir = scratchDir();
   const out = join(dir, 'rally.json');
+  const cli = (args: string[]) => runMainIn(dir, ...args);
 
-  it('check reports the lasso (exit 1) and replay confirms the cycle returns to the same fingerprint', () => {
-    const c = cli(['check', 'rally', '--out', out], { cwd: dir });
+  it('check reports the lasso (exit 1) and replay confirms the cycle returns to the same fingerprint', async () => {
+    const c = await cli(['check', 'rally', '--out', out]);
     expect(c.code).toBe(1);
     expect(c.stdout).toContain("✗ liveness 'a done' violated: eventually: the expected world never comes: steps 3..4 repeat forever");
     expect(c.stdout).toContain('↻ cycle: steps 3..4 repeat forever');
-    const rp = cli(['replay', out, '--json'], { cwd: dir });
+    const rp = await cli(['replay', out, '--json']);
     expect(rp.code).toBe(1);
     const j = JSON.parse(rp.stdout);
     expect(j.loop.returns).toBe(true);
@@ -57,18 +60,18 @@ describe('the CLI on liveness', () => {
     expect(j.violation.property.name).toBe('a done');
   }, slow);
 
-  it('replay of a tampered cycle says it no longer returns to where it starts', () => {
+  it('replay of a tampered cycle says it no longer returns to where it starts', async () => {
     const f = JSON.parse(readFileSync(out, 'utf8'));
     f.cycleStart = 1;
     const bad = join(dir, 'tampered.json');
     writeFileSync(bad, JSON.stringify(f));
-    const r = cli(['replay', bad], { cwd: dir });
+    const r = await cli(['replay', bad]);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/no longer violates liveness 'a done': the cycle does not return to the world it starts at/);
   }, slow);
 
-  it('a fair model holds (exit 0) and the stats name the graph memory', () => {
-    const ok = cli(['check', 'rally', '--param', 'end=referee'], { cwd: dir });
+  it('a fair model holds (exit 0) and the stats name the graph memory', async () => {
+    const ok = await cli(['check', 'rally', '--param', 'end=referee']);
     expect(ok.code).toBe(0);
     expect(ok.stdout).toContain('(liveness referee finishes)');
     expect(ok.stdout).toMatch(/liveness graph \d+ edges at [\d,.]+ B\/state/);
