@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { lastValueFrom, toArray } from 'rxjs';
 import { defineScenario, checkDeterminism, drive, randomChooser, replay, trace$, rng, type Scenario } from 'interleave';
 import { canonicalJson, deriveSeed, rngFromState } from 'interleave/kernel';
-import { pingPong } from 'interleave/machines';
+import { pingPong } from '../../src/machines/demo/ping-pong.ts';
 import { impure, recorder, sender, store, timekeeper } from '../fixtures/actors/machines.ts';
 
 /** A system with real choices: two senders, timers, a store with fault outcomes, crashes and drops. */

@@ -3,8 +3,8 @@
 // counts read back from the trace.
 import { apply, enabled, initialWorld } from 'interleave/kernel';
 import { queryOf, rng, type Message, type RecordedEvent, type Scenario, type Step, type World, type WorldQuery } from 'interleave';
-import { buildAirflow, type AirflowConfig } from 'interleave/machines';
-import { parseOutcomes } from '../../src/machines/airflow/config.ts';
+import { buildAirflow } from '../../src/machines/airflow/scenario.ts';
+import { type AirflowConfig, parseOutcomes } from '../../src/machines/airflow/config.ts';
 import { storedEntries } from '../../src/machines/airflow/properties.ts';
 import type { TaskCtx } from '../../src/machines/airflow/attempt.ts';
 

@@ -2,7 +2,7 @@
 // counterexample of the lost-update demo (independent of the checker).
 import { queryOf, replay, validateTraceFile, type RecordedEvent, type TraceFileData } from 'interleave';
 import { toPlain } from 'interleave/kernel';
-import { lostUpdate } from 'interleave/machines';
+import { lostUpdate } from '../../src/machines/demo/lost-update.ts';
 
 export const LOST_UPDATE_SCHEDULE = [
   'deliver:env->client1:start',

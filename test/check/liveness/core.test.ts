@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { setup } from 'xstate';
 import { ScenarioError, defineScenario, eventually, leadsTo, nonProgressCycles, send, check, replayLasso, type Scenario, type ScenarioDef } from 'interleave';
-import { rally, retry } from 'interleave/machines';
+import { rally, retry } from '../../../src/machines/demo/rally.ts';
 import { referenceLiveness, randomCyclicSystem } from '../../helpers/liveness-reference.ts';
 
 const bfs = { strategy: 'bfs' as const };

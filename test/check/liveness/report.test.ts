@@ -5,7 +5,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { check, toTraceFile, formatHtml, formatMermaid, formatText, validateTraceFile } from 'interleave';
-import { rally } from 'interleave/machines';
+import { rally } from '../../../src/machines/demo/rally.ts';
 import { runMainIn, scratchDir } from '../../helpers/cli.ts';
 
 describe('a lasso in the trace file and its renderings', () => {

@@ -10,7 +10,7 @@ import { runSchedule } from '../../../src/check/trace/replay.ts';
 import { sameContent } from '../../../src/actors/same-content.ts';
 import { randomMachineSystem } from '../../fixtures/check/random-machines.ts';
 import { lostUpdate, machineRing, retryModel } from '../../fixtures/check/models.ts';
-import { buildAirflow } from 'interleave/machines';
+import { buildAirflow } from '../../../src/machines/airflow/scenario.ts';
 
 /** Counts the hits of a memo. */
 class CountingMemo extends StepMemo {

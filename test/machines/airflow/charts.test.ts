@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { defineScenario, drive, queryOf, check } from 'interleave';
 import { initialWorld, isFailureEvent } from 'interleave/kernel';
 import { strayDelivery, worldWhere } from '../../helpers/charts.ts';
-import { buildAirflow } from 'interleave/machines';
+import { buildAirflow } from '../../../src/machines/airflow/scenario.ts';
 
 describe('unexpected messages to the task process are reported', () => {
   const sc = buildAirflow({ items: 3, W: 2 });

@@ -5,11 +5,10 @@
 import { describe, expect, it } from 'vitest';
 import { check, queryOf, rng, type World } from 'interleave';
 import { apply, enabled, initialWorld } from 'interleave/kernel';
-import { buildAirflow, type AirflowConfig } from 'interleave/machines';
-import { parseOutcomes } from '../../../src/machines/airflow/config.ts';
+import { buildAirflow } from '../../../src/machines/airflow/scenario.ts';
+import { type AirflowConfig, parseOutcomes, batchKey } from '../../../src/machines/airflow/config.ts';
 import { killWindow } from '../../../src/machines/airflow/round-writer.ts';
 import { storedEntries, prefixLength } from '../../../src/machines/airflow/properties.ts';
-import { batchKey } from '../../../src/machines/airflow/config.ts';
 import type { TaskCtx } from '../../../src/machines/airflow/attempt.ts';
 
 const LONG = 900_000;

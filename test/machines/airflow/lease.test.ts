@@ -4,7 +4,8 @@
 // lease LEASE-1 breaks, and with a store that does not fence LEASE-2 breaks.
 import { describe, expect, it } from 'vitest';
 import { check, ScenarioError } from 'interleave';
-import { buildAirflow, airflowConfig as configOf, type AirflowConfig } from 'interleave/machines';
+import { buildAirflow } from '../../../src/machines/airflow/scenario.ts';
+import { configOf, type AirflowConfig } from '../../../src/machines/airflow/config.ts';
 import { NO_LEASE, fenced, onLease } from '../../../src/machines/airflow/lease.ts';
 
 const LONG = 300_000;

@@ -4,7 +4,7 @@
 // a callback allowance of 1 as an absent entry and still catches a callback too many.
 import { describe, expect, it } from 'vitest';
 import type { MonitorDef, TraceEvent, WorldQuery } from 'interleave';
-import { airflowConfig as configOf, type AirflowConfig } from 'interleave/machines';
+import { configOf, type AirflowConfig } from '../../../src/machines/airflow/config.ts';
 import { airflowProperties } from '../../../src/machines/airflow/properties.ts';
 import { pmap } from '../../../src/machines/airflow/pstore.ts';
 

@@ -3,7 +3,7 @@
 // this file: each @ts-expect-error fails the lint if the types were any again.
 import { createActor } from 'xstate';
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import { pinger, ponger, type PingerEvent, type PongerEvent } from 'interleave/machines';
+import { pinger, ponger, type PingerEvent, type PongerEvent } from '../../../src/machines/demo/ping-pong.ts';
 
 describe('the ping-pong demo machines are typed', () => {
   it('the pinger accepts its own events and exposes its context', () => {

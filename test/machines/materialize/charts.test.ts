@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { check, replaySchedule, queryOf } from 'interleave';
 import { MachineStepper } from '../../../src/actors/xstate-adapter.ts';
-import { buildMaterialize as buildScenario } from 'interleave/machines';
+import { buildScenario } from '../../../src/machines/materialize/scenario.ts';
 import * as C from '../../../src/machines/materialize/cases.ts';
 import { clientMachine } from '../../../src/machines/materialize/client.ts';
 import { lookup } from '../../../src/machines/materialize/config.ts';

@@ -3,7 +3,8 @@
 // expected outcome as end-of-run properties.
 import { describe, expect, it } from 'vitest';
 import { check, formatViolation, replaySchedule, parseParams, checkDeterminism } from 'interleave';
-import { buildMaterialize as buildScenario, materializePeeksFamily, type MaterializeSetup as Setup } from 'interleave/machines';
+import { buildScenario, type Setup } from '../../../src/machines/materialize/scenario.ts';
+import { materializePeeksFamily } from '../../../src/machines/materialize/family.ts';
 import * as C from '../../../src/machines/materialize/cases.ts';
 
 async function holds(setup: Setup, maxStates = 400_000) {

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { simulate, type RecordedEvent } from 'interleave';
 import { config, lookup, rows, scan, SIM_COSTS } from '../../../src/machines/materialize/config.ts';
-import { buildMaterialize as buildScenario, type MaterializeSetup as Setup } from 'interleave/machines';
+import { buildScenario, type Setup } from '../../../src/machines/materialize/scenario.ts';
 import { costModel, runSim, simulateReport, summarize } from '../../../src/machines/materialize/simulation.ts';
 import { arrangement } from '../../../src/machines/materialize/trace.ts';
 import type { Design, SlotRelease } from '../../../src/machines/materialize/types.ts';
