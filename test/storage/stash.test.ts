@@ -3,7 +3,11 @@
 import { describe, expect, it } from 'vitest';
 import { apply, enabled, initialWorld } from 'interleave/kernel';
 import { defineScenario, queryOf, type World, type Message } from 'interleave';
-import { DEFAULT_STASH_THRESHOLD_BYTES, ErrorCode, peekStash, scriptClient, shouldStash, simClient, stashCancel, stashUpload, uploadParts } from 'interleave/storage';
+// From the modules themselves: the storage entry point also loads the document store and apache-arrow.
+import { DEFAULT_STASH_THRESHOLD_BYTES, ErrorCode, stashCancel, stashUpload } from '../../src/storage/messages.ts';
+import { peekStash, shouldStash, uploadParts } from '../../src/storage/stash.ts';
+import { scriptClient } from '../../src/storage/script-client.ts';
+import { simClient } from '../../src/storage/sim-client.ts';
 
 describe('peek stash', () => {
   it('stashes only streamable results over the 10 KiB threshold, with the stash on and a location', () => {

@@ -1,7 +1,8 @@
 // Materialization addressing: base URIs, result/state URIs, URI -> object key, and
 // the rejection of anything that tries to escape.
 import { describe, expect, it } from 'vitest';
-import { StorageKeyError, checkKey, joinKey, keyProblem, portBaseUri, resourceOf, resultUri, stateUri, uriToKey } from 'interleave/storage';
+// From the module itself: the storage entry point also loads the document store and apache-arrow.
+import { StorageKeyError, checkKey, joinKey, keyProblem, portBaseUri, resourceOf, resultUri, stateUri, uriToKey } from '../../src/storage/keys.ts';
 
 const port = { logicalOpId: 'LoopStart-1', portId: 0 };
 

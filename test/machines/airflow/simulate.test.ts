@@ -6,7 +6,7 @@
 // from one run each; no wall-clock time is asserted.
 import { describe, expect, it } from 'vitest';
 import { parseParams } from 'interleave';
-import { findFamily } from 'interleave/machines';
+import { airflowFamily } from '../../../src/machines/airflow/family.ts';
 import { CALIBRATION_C, CALIBRATION_CHANNEL_ONLY, CALIBRATION_REAL, compareDesigns, simulateDesign, type Comparison } from '../../../src/machines/airflow/simulation.ts';
 
 const LONG = 300_000;
@@ -107,7 +107,8 @@ describe('the overwrite-one-key alternative the seed rejected', () => {
 
 describe('the family: interleave simulate airflow-checkpoints --param items=N --json', () => {
   it('reports, per design, the writes of try 1, the reads of the retry, both wall times, and the two ratios', () => {
-    const f = findFamily('airflow-checkpoints')!;
+    const f = airflowFamily;
+    expect(f.name).toBe('airflow-checkpoints');
     const rep = f.simulate!(parseParams(f, { items: '1000' }), { seed: 3 });
     const data = rep.data as any;
     expect(data.calibration.name).toBe('C');
