@@ -6,7 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { makeDir } from '../../src/actors/make-dir.ts';
-import { FsObjectStore } from 'interleave/live';
+// From its module: interleave/live also loads the document store and apache-arrow.
+import { FsObjectStore } from '../../src/storage/live/fs-object-store.ts';
 import { runMain } from '../helpers/cli.ts';
 
 describe('makeDir', () => {

@@ -15,7 +15,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Message } from 'interleave';
 import { etagOf } from '../../../src/storage/common.ts';
 import { HANDLE_RELATIVE } from '../../../src/storage/live/confined-dir.ts';
-import { FsObjectStore } from 'interleave/live';
+// From its module: interleave/live also loads the document store and apache-arrow.
+import { FsObjectStore } from '../../../src/storage/live/fs-object-store.ts';
 
 const CHILD = join(import.meta.dirname, '..', '..', 'helpers', 'fs-swapper.child.mjs');
 const ATTACK_MS = 3_000;

@@ -9,7 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rng } from 'interleave';
-import { FsObjectStore } from 'interleave/live';
+// From its module: interleave/live also loads the document store and apache-arrow.
+import { FsObjectStore } from '../../../src/storage/live/fs-object-store.ts';
 import { bundleScript, type BundledEntry } from '../../helpers/bundled-entry.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'interleave-fs-kills-'));

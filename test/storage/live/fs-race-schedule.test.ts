@@ -8,7 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { HANDLE_RELATIVE } from '../../../src/storage/live/confined-dir.ts';
-import { FsObjectStore } from 'interleave/live';
+// From its module: interleave/live also loads the document store and apache-arrow.
+import { FsObjectStore } from '../../../src/storage/live/fs-object-store.ts';
 
 /**
  * Attacker moves, each run once around the store's next call of that function: a move gets the

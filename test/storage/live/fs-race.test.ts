@@ -12,7 +12,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Message } from 'interleave';
 import { HANDLE_RELATIVE } from '../../../src/storage/live/confined-dir.ts';
-import { FsObjectStore } from 'interleave/live';
+// From its module: interleave/live also loads the document store and apache-arrow.
+import { FsObjectStore } from '../../../src/storage/live/fs-object-store.ts';
 
 const CHILD = join(import.meta.dirname, '..', '..', 'helpers', 'fs-flipper.child.mjs');
 const OPS = 10_000;

@@ -6,8 +6,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ErrorCode, tsDelete, tsGet, tsSet, type TaskScope } from 'interleave/storage';
-import { LeaseLostError, SqliteTaskLease, SqliteTaskStateStore, readLease } from 'interleave/live';
+// From their modules: interleave/storage and interleave/live also load the document store and apache-arrow.
+import { ErrorCode, tsDelete, tsGet, tsSet } from '../../../src/storage/messages.ts';
+import type { TaskScope } from '../../../src/storage/messages-ts.ts';
+import { LeaseLostError, SqliteTaskLease, readLease } from '../../../src/storage/live/sqlite-lease.ts';
+import { SqliteTaskStateStore } from '../../../src/storage/live/sqlite-task-state.ts';
 
 const dirs: string[] = [];
 afterEach(() => {

@@ -7,7 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
-import { useWal } from 'interleave/live';
+// From its module: interleave/live also loads the document store and apache-arrow.
+import { useWal } from '../../../src/storage/live/sqlite-wal.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'interleave-wal-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
