@@ -24,9 +24,13 @@ export { resolveSource } from './resolve-source.ts';
 export { replayLasso, type LassoReplay } from './liveness/lasso.ts';
 export { hasLiveness } from './liveness/scc.ts';
 export { DEFAULT_SHARD_PREFIX, fingerprintDigest, type ShardInfo } from './distributed/shard.ts';
-export { EXCHANGE_DEFAULTS, ExchangeError, type ExchangeInfo, type ExchangeOptions } from './distributed/exchange.ts';
+// The sharded modes' values from small modules of their own: the modes load when a check uses them.
+export { EXCHANGE_DEFAULTS } from './distributed/exchange-defaults.ts';
+export { ExchangeError } from './distributed/exchange-dir.ts';
+export type { ExchangeInfo, ExchangeOptions } from './distributed/exchange.ts';
 export type { ExchangeCounts } from './distributed/exchange-search.ts';
-export { SHARE_VISITED_DEFAULTS, type ShareVisitedInfo, type ShareVisitedOptions } from './distributed/claims.ts';
+export { SHARE_VISITED_DEFAULTS } from './distributed/share-visited-defaults.ts';
+export type { ShareVisitedInfo, ShareVisitedOptions } from './distributed/claims.ts';
 export type { LivenessStats } from './liveness/state-graph.ts';
 export type { Phases, PhaseName, PhaseTime } from './phases.ts';
 export { NondeterminismError, DETERMINISM_DEFAULTS, DeterminismCheck } from './purity.ts';

@@ -26,8 +26,9 @@ export { hasLiveness } from '../check/liveness/scc.ts';
 export { DETERMINISM_DEFAULTS, DeterminismCheck } from '../check/purity.ts';
 export { resolveSource } from '../check/resolve-source.ts';
 export { DEFAULT_SHARD_PREFIX, fingerprintDigest } from '../check/distributed/shard.ts';
-export { EXCHANGE_DEFAULTS, ExchangeError } from '../check/distributed/exchange.ts';
-export { SHARE_VISITED_DEFAULTS } from '../check/distributed/claims.ts';
+export { EXCHANGE_DEFAULTS } from '../check/distributed/exchange-defaults.ts';
+export { ExchangeError } from '../check/distributed/exchange-dir.ts';
+export { SHARE_VISITED_DEFAULTS } from '../check/distributed/share-visited-defaults.ts';
 
 // Report building blocks.
 export { mermaidText, reportContext, formatHtmlPieces } from '../report/index.ts';

@@ -28,6 +28,7 @@
 import { ExchangeError, fsDirIo, joinRun, readStop, writeStop, type DirIo, type StopNote } from './exchange-dir.ts';
 import { runKey } from './exchange.ts';
 import { CLAIM_WORDS, ClaimsIn, ClaimsOut, fsClaimsFiles, type ClaimsFiles } from './claims-log.ts';
+import { SHARE_VISITED_DEFAULTS } from './share-visited-defaults.ts';
 import type { VisitHook } from '../search/explore.ts';
 import type { Session } from '../search/session.ts';
 import { DEFAULT_SHARD_PREFIX, type ShardRoot } from './shard.ts';
@@ -43,14 +44,6 @@ export interface ShareVisitedOptions {
   /** Write this shard's claims and read the other shards' at most this often while busy (default 20 ms). */
   pollMs?: number;
 }
-
-/** Shared-visited mode's defaults (see `ShareVisitedOptions`). */
-export const SHARE_VISITED_DEFAULTS = {
-  /** `ShareVisitedOptions.batch`. */
-  batch: 4096,
-  /** `ShareVisitedOptions.pollMs`. */
-  pollMs: 20,
-} as const;
 
 /** What a shared-visited shard did (`CheckResult.shareVisited`). */
 export interface ShareVisitedInfo {

@@ -8,6 +8,7 @@ import type { Session } from '../search/session.ts';
 import { TOOL_VERSION } from '../trace/trace-file.ts';
 import type { CheckOptions } from '../types.ts';
 import { createWorldCodec } from '../codec/world-codec.ts';
+import { EXCHANGE_DEFAULTS } from './exchange-defaults.ts';
 import { LINK_DEFAULT_LIMIT } from '../codec/segment-link.ts';
 import { ownerKeyText } from './exchange-owner.ts';
 import { shareOwner, type SharedOwner } from './exchange-owner-share.ts';
@@ -79,32 +80,6 @@ export interface ExchangeInfo extends ExchangeCounts {
     sampledBy?: number;
   };
 }
-
-/** Exchange mode's defaults: silence timeout, wave gap and batch size (see `ExchangeOptions`), idle poll and heartbeat intervals (ms). */
-export const EXCHANGE_DEFAULTS = {
-  /** `ExchangeOptions.timeoutMs`. */
-  timeoutMs: 120_000,
-  /** `ExchangeOptions.waveGapMs`. */
-  waveGapMs: 500,
-  /** `ExchangeOptions.batchBytes`. */
-  batchBytes: 1 << 20,
-  /** First sleep between polls of the directory while a shard is idle (doubling while nothing arrives). */
-  idleMs: 2,
-  /** Longest sleep between polls while idle (a batch arriving wakes a shard sooner where the file system tells). */
-  idleMaxMs: 200,
-  /** A busy shard writes a batch at the end of a slice once it holds this many worlds... */
-  flushWorlds: 128,
-  /** ... or this many bytes... */
-  flushBytes: 256 * 1024,
-  /** ... or once it expanded this many worlds since the batch's first world... */
-  flushAgeWork: 4096,
-  /** ... or once its first world waited this long (ms). */
-  flushAgeMs: 2000,
-  /** An idle shard joins termination detection once it has been idle this long (ms). */
-  waveDelayMs: 50,
-  /** A shard rewrites its status file at least this often (its heartbeat). */
-  beatMs: 1000,
-} as const;
 
 /** What makes shards one run: they refuse a directory whose run differs in any of these (`mode` and `extra` say which sharded mode and its own settings). */
 export function runKey(sc: Scenario, s: Session, opts: CheckOptions, count: number, mode: string, extra: RunKey = {}): RunKey {
