@@ -3,8 +3,11 @@
 import { describe, expect, it } from 'vitest';
 import { fromTrace, replayTraceFile, Divergence, defineScenario, validateTraceFile, type Message } from 'interleave';
 import { fromTraceRun } from 'interleave/kernel';
-import { liveTraceFile, runLive } from 'interleave/live';
-import { pinger, ponger } from 'interleave/machines';
+// The live runner and the models from their modules: interleave/live also loads the stores'
+// live adapters with apache-arrow, and interleave/machines every bundled model.
+import { runLive } from '../../src/live/runner.ts';
+import { liveTraceFile } from '../../src/live/recording.ts';
+import { pinger, ponger } from '../../src/machines/demo/ping-pong.ts';
 import { client, counterStore } from '../../src/machines/demo/lost-update.ts';
 
 /** Ping-pong where a ping may be lost (one fault): the recorded live run never loses one. */

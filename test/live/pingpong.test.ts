@@ -3,9 +3,11 @@
 // same order; only timing differs (live runs add `tick` steps for real time).
 import { describe, expect, it } from 'vitest';
 import { defineScenario, drive, randomChooser, replay, simulate, type Scenario, type RecordedEvent, type TraceEvent } from 'interleave';
-import { runLive } from 'interleave/live';
+// The live runner and the models from their modules: interleave/live also loads the stores'
+// live adapters with apache-arrow, and interleave/machines every bundled model.
+import { runLive } from '../../src/live/runner.ts';
 import { canonicalJson } from 'interleave/kernel';
-import { pingPong, pinger } from 'interleave/machines';
+import { pingPong, pinger } from '../../src/machines/demo/ping-pong.ts';
 import { picky, slowPonger } from '../fixtures/actors/machines.ts';
 
 /** What must match across modes: kinds, actors, messages, timer ids; not steps, times or ticks. */

@@ -4,8 +4,11 @@ import { describe, expect, it } from 'vitest';
 import { assign, setup } from 'xstate';
 import { defineScenario, replay, simulate, send, type Message, type RecordedEvent, type ReducerLogic, type Scenario } from 'interleave';
 import { canonicalJson } from 'interleave/kernel';
-import { runLive, withExternals, type LiveInspectionEvent } from 'interleave/live';
-import { pingPong, pinger, ponger } from 'interleave/machines';
+// The live runner and the models from their modules: interleave/live also loads the stores'
+// live adapters with apache-arrow, and interleave/machines every bundled model.
+import { runLive, type LiveInspectionEvent } from '../../src/live/runner.ts';
+import { withExternals } from '../../src/actors/externals.ts';
+import { pingPong, pinger, ponger } from '../../src/machines/demo/ping-pong.ts';
 
 /** What a trace says modulo timing: per actor, the messages it got and the states it went through. */
 function shape(events: readonly RecordedEvent[], actors: readonly string[]): Record<string, string[]> {
