@@ -8,7 +8,9 @@ import { join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { check, saveTraceFile } from 'interleave';
-import { liveTraceFile, runLive } from 'interleave/live';
+// From their modules: interleave/live also loads the stores' live adapters and apache-arrow.
+import { runLive } from '../../src/live/runner.ts';
+import { liveTraceFile } from '../../src/live/recording.ts';
 import { initialFingerprint } from '../../src/check/distributed/swarm.ts';
 import { resolveSource } from 'interleave/kernel';
 import { importModule } from '../../src/check/load-module.ts';

@@ -3,7 +3,9 @@
 // tests for the servers): the object store's s3.* requests and the task state store's ts.*.
 import { describe, expect, it } from 'vitest';
 import type { Message } from 'interleave';
-import { ErrorCode, s3Delete, s3Get, s3Head, s3List, s3Put, tsCleanup, tsClear, tsDelete, tsGet, tsSet, type MissingKeyAnswer, type TaskScope } from 'interleave/storage';
+// The request builders from their module: interleave/storage also loads the document store and apache-arrow.
+import { ErrorCode, s3Delete, s3Get, s3Head, s3List, s3Put, tsCleanup, tsClear, tsDelete, tsGet, tsSet, type MissingKeyAnswer } from '../../src/storage/messages.ts';
+import type { TaskScope } from '../../src/storage/messages-ts.ts';
 
 export type Call = (msg: Message) => Promise<Message>;
 export interface Backend {

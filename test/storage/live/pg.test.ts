@@ -3,12 +3,15 @@
 // the SQLite lease (refusal, renewal, expiry, take-over, every fenced write refused after
 // a take-over), on a clock the test moves, plus a race of a take-over and fenced writes.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ErrorCode, tsDelete, tsGet, tsSet, type TaskScope } from 'interleave/storage';
-import { LeaseLostError, PostgresTaskLease, PostgresTaskStateStore, readPgLease } from 'interleave/live';
+// From their modules: interleave/storage and interleave/live also load the document store and apache-arrow.
+import { ErrorCode, tsDelete, tsGet, tsSet } from '../../../src/storage/messages.ts';
+import type { TaskScope } from '../../../src/storage/messages-ts.ts';
+import { LeaseLostError } from '../../../src/storage/live/sqlite-lease.ts';
+import { PostgresTaskLease, checkPgFence, readPgLease } from '../../../src/storage/live/pg-lease.ts';
+import { PostgresTaskStateStore } from '../../../src/storage/live/pg-task-state.ts';
 import { CAP, taskStateContract } from '../../helpers/storage-contract.ts';
 import { pgAvailable, startPg, type LocalPg } from '../../helpers/pg-server.ts';
 import { inTransaction } from '../../../src/storage/live/pg-connection.ts';
-import { checkPgFence } from 'interleave/live';
 
 const available = pgAvailable('test/storage/live/pg.test.ts');
 let pg: LocalPg | undefined;
