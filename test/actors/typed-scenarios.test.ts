@@ -30,7 +30,7 @@ import {
 } from 'interleave';
 import { initialWorld } from 'interleave/kernel';
 import { objectStore, s3Put, type StoreState } from 'interleave/storage';
-import { pinger, ponger } from 'interleave/machines';
+import { pinger, ponger } from '../../src/machines/demo/ping-pong.ts';
 
 // A seat store with one seat: it books the first client that asks and tells the others it is full.
 export const seatStore = setup({

@@ -6,7 +6,7 @@ import { apply, enabled, initialWorld, Hasher, VisitedSet, WorldHasher, fpHex } 
 import { defineScenario, rng, check, type Scenario, type TraceEvent, type World } from 'interleave';
 import { AUX_MAX } from '../../src/check/search/visited.ts';
 import { lostUpdate, machineRing, randomSystem, retryModel, tokenRing } from '../fixtures/check/models.ts';
-import { buildAirflow } from 'interleave/machines';
+import { buildAirflow } from '../../src/machines/airflow/scenario.ts';
 import { assign, setup } from 'xstate';
 
 function h(v: unknown): string {

@@ -2,8 +2,7 @@
 import { drive, queryOf, type RecordedEvent, type Scenario, type WorldQuery } from 'interleave';
 import { valuesOf } from '../../src/machines/amber/data.ts';
 import { portBase, resultUri, stateUri } from '../../src/machines/amber/messages.ts';
-import { startOf } from '../../src/machines/amber/scenario.ts';
-import { amberScenario, type AmberParams } from 'interleave/machines';
+import { startOf, amberScenario, type AmberParams } from '../../src/machines/amber/scenario.ts';
 import { resultBatchesOf, stateRowsOf, type StoreState } from '../../src/machines/amber/store.ts';
 
 export interface OneRun {

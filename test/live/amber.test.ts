@@ -4,7 +4,7 @@ import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { amberScenario } from 'interleave/machines';
+import { amberScenario } from '../../src/machines/amber/scenario.ts';
 import type { StoreState } from '../../src/machines/amber/store.ts';
 import { amberFsStore } from '../../examples/amber-loop/fs-store.ts';
 import { fromTrace, replayTraceFile, drive, randomChooser, simulate, type RecordedEvent, type ReducerLogic, type Scenario } from 'interleave';

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { replayTraceFile, type ReducerLogic } from 'interleave';
 import { liveTraceFile, runLive } from 'interleave/live';
-import { amberScenario } from 'interleave/machines';
+import { amberScenario } from '../../src/machines/amber/scenario.ts';
 import type { StoreState } from '../../src/machines/amber/store.ts';
 import { main } from '../../src/cli/main.ts';
 import { amberFsStore } from '../../examples/amber-loop/fs-store.ts';

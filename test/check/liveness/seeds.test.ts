@@ -7,7 +7,8 @@
 import { describe, expect, it } from 'vitest';
 import { check } from 'interleave';
 import { parseOutcomes } from '../../../src/machines/airflow/config.ts';
-import { buildAirflow, amberScenario } from 'interleave/machines';
+import { buildAirflow } from '../../../src/machines/airflow/scenario.ts';
+import { amberScenario } from '../../../src/machines/amber/scenario.ts';
 
 describe('Amber I12 as a liveness property', () => {
   it('the fixed design (read at EndChannel) completes on every run; the graph is acyclic', async () => {

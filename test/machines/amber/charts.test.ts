@@ -12,7 +12,7 @@ import { portBase } from '../../../src/machines/amber/messages.ts';
 import { DESIGNS } from '../../../src/machines/amber/operators.ts';
 import { countingEnd, perRowStart } from '../../../src/machines/amber/user-code.ts';
 import { workerMachine, type OpSpec } from '../../../src/machines/amber/worker.ts';
-import { amberScenario } from 'interleave/machines';
+import { amberScenario } from '../../../src/machines/amber/scenario.ts';
 import { runOnce } from '../../helpers/amber.ts';
 
 describe('unexpected messages to the Amber actors are reported', () => {

@@ -5,7 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { checkDeterminism, check, drive, parseParams } from 'interleave';
 import { base64Of, batchOfIpc, batchOfTable, d0FormulaBytes, inputTable, ipcOf, tableOf, valuesOf } from '../../../src/machines/amber/data.ts';
 import { parseState, stateContent } from '../../../src/machines/amber/operators.ts';
-import { amberScenario, amberLoopFamily } from 'interleave/machines';
+import { amberScenario } from '../../../src/machines/amber/scenario.ts';
+import { amberLoopFamily } from '../../../src/machines/amber/family.ts';
 import { dataChannelScenario } from '../../../src/machines/amber/data-channel.ts';
 import { runOnce } from '../../helpers/amber.ts';
 

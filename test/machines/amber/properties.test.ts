@@ -4,8 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { queryOf, type MonitorDef, type TraceEvent } from 'interleave';
 import { portBase, stateUri } from '../../../src/machines/amber/messages.ts';
 import { amberProperties } from '../../../src/machines/amber/properties.ts';
-import { workflowOf } from '../../../src/machines/amber/scenario.ts';
-import { AMBER_DEFAULT_PARAMS as DEFAULT_PARAMS, amberScenario, type AmberParams } from 'interleave/machines';
+import { workflowOf, DEFAULT_PARAMS, amberScenario, type AmberParams } from '../../../src/machines/amber/scenario.ts';
 import { runOnce } from '../../helpers/amber.ts';
 
 function monitor(name: string, p: Partial<AmberParams> = {}): MonitorDef {

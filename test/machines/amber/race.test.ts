@@ -4,9 +4,9 @@
 // F_recreate mid-stream is caught as I1 by every design. Counts, never times.
 import { describe, expect, it } from 'vitest';
 import { drive, randomChooser, replay, check, expectHolds, parseParams } from 'interleave';
-import { amberLoopFamily, amberScenario } from 'interleave/machines';
+import { amberLoopFamily } from '../../../src/machines/amber/family.ts';
+import { amberScenario, startOf } from '../../../src/machines/amber/scenario.ts';
 import { DESIGNS } from '../../../src/machines/amber/operators.ts';
-import { startOf } from '../../../src/machines/amber/scenario.ts';
 
 describe('read-at-consume (D1)', () => {
   // From the materialized start (the family default) and from scratch: the same violation, the scratch one longer by the earlier regions.

@@ -6,10 +6,10 @@
 import { describe, expect, it } from 'vitest';
 import { checkDeterminism, drive, queryOf, randomChooser, check, parseParams, type World } from 'interleave';
 import { initialWorld } from 'interleave/kernel';
-import { amberLoopFamily, amberScenario, AMBER_DEFAULT_PARAMS as DEFAULT_PARAMS, type AmberParams } from 'interleave/machines';
+import { amberLoopFamily } from '../../../src/machines/amber/family.ts';
+import { amberScenario, DEFAULT_PARAMS, type AmberParams, loopEndLevel, startOf, workflowOf } from '../../../src/machines/amber/scenario.ts';
 import { deriveStart, worldKey } from '../../../src/machines/amber/materialized.ts';
 import { portBase, resultUri, stateUri } from '../../../src/machines/amber/messages.ts';
-import { loopEndLevel, startOf, workflowOf } from '../../../src/machines/amber/scenario.ts';
 import { docFiles, type StoreState } from '../../../src/machines/amber/store.ts';
 import { runOnce } from '../../helpers/amber.ts';
 
