@@ -11,6 +11,14 @@ const conditions = ['interleave-source', ...defaultServerConditions];
 // AWS SDK's dist-es has extensionless imports).
 const serverConditions = conditions.filter((c) => c !== 'module');
 
+/**
+ * Test files that need a process of their own (see `projects` below): two change
+ * process-wide state (V8's heap flags, a mocked node:fs); amber's start test compares
+ * traces whose `changed` details depend on which of the model's interned objects earlier
+ * files made (found by running the files in shuffled orders).
+ */
+const ISOLATED = ['test/check/search/heap.test.ts', 'test/storage/live/fs-race-schedule.test.ts', 'test/machines/amber/start.test.ts'];
+
 export default defineConfig({
   // Vite's cache out of node_modules (as the CLI's cache is): a new entry there makes npm's
   // hidden lockfile stale, and every later npx reads the whole installed tree again. The npm
@@ -20,7 +28,6 @@ export default defineConfig({
   resolve: { conditions },
   ssr: { resolve: { conditions: serverConditions, externalConditions: serverConditions } },
   test: {
-    include: ['test/**/*.test.ts'],
     // Limits against hangs, not speed checks: CI shares a 2-core machine, and a CLI test
     // that spawns node can wait seconds for a core. A test spawning the CLI three times
     // (~4 s idle) took 10 s at load 8 and can take 12x idle under heavy load, near the
@@ -31,5 +38,12 @@ export default defineConfig({
     // Many files wait on child processes (kills, leases, the CLI, servers): three files at a
     // time overlap those waits on a 2-core CI machine, where vitest's default runs one.
     maxWorkers: Math.max(3, availableParallelism() - 1),
+    // A worker runs file after file with the modules it loaded (importing src/ afresh for
+    // each file, in a new process, was a fifth of the suite's CPU: docs/measurements.md); the files in
+    // ISOLATED run each in a fresh process.
+    projects: [
+      { extends: true, test: { name: 'shared', include: ['test/**/*.test.ts'], exclude: ISOLATED, isolate: false } },
+      { extends: true, test: { name: 'isolated', include: ISOLATED, isolate: true } },
+    ],
   },
 });
