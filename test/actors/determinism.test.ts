@@ -65,16 +65,23 @@ describe('same seed, same trace', () => {
   it('the kernel itself never reads the clock or Math.random', () => {
     const sc = busy();
     const expected = canonicalJson(drive(sc, randomChooser(3, 0.3)).events);
-    vi.spyOn(Math, 'random').mockImplementation(() => {
-      throw new Error('Math.random called');
-    });
-    vi.spyOn(Date, 'now').mockImplementation(() => {
-      throw new Error('Date.now called');
-    });
-    vi.spyOn(performance, 'now').mockImplementation(() => {
-      throw new Error('performance.now called');
-    });
-    expect(canonicalJson(drive(sc, randomChooser(3, 0.3)).events)).toBe(expected);
+    const spies = [
+      vi.spyOn(Math, 'random').mockImplementation(() => {
+        throw new Error('Math.random called');
+      }),
+      vi.spyOn(Date, 'now').mockImplementation(() => {
+        throw new Error('Date.now called');
+      }),
+      vi.spyOn(performance, 'now').mockImplementation(() => {
+        throw new Error('performance.now called');
+      }),
+    ];
+    try {
+      expect(canonicalJson(drive(sc, randomChooser(3, 0.3)).events)).toBe(expected);
+    } finally {
+      // The worker runs other files after this one.
+      for (const s of spies) s.mockRestore();
+    }
   });
 });
 

@@ -256,10 +256,14 @@ describe('swarm workers rebuild a user scenario from its module', () => {
     expect(withSource.options.swarmNote).toBeUndefined();
     expect(withSource.violation?.property.name).toBe('one-leader');
     const warn = vi.spyOn(process, 'emitWarning').mockImplementation(() => {});
-    const without = await check(sc, { strategy: 'swarm', runs: 40, seed: 3, workers: 1 });
-    expect(without.options.workers).toBe(0);
-    expect(String(without.options.swarmNote)).toContain("no scenario source for 'two-peer-election'");
-    expect(warn).toHaveBeenCalledWith(expect.stringContaining('ran in this thread'), expect.objectContaining({ code: 'INTERLEAVE_SWARM_ONE_THREAD' }));
+    try {
+      const without = await check(sc, { strategy: 'swarm', runs: 40, seed: 3, workers: 1 });
+      expect(without.options.workers).toBe(0);
+      expect(String(without.options.swarmNote)).toContain("no scenario source for 'two-peer-election'");
+      expect(warn).toHaveBeenCalledWith(expect.stringContaining('ran in this thread'), expect.objectContaining({ code: 'INTERLEAVE_SWARM_ONE_THREAD' }));
+    } finally {
+      warn.mockRestore();
+    }
   });
 });
 
