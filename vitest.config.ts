@@ -13,15 +13,12 @@ const serverConditions = conditions.filter((c) => c !== 'module');
 
 /**
  * Test files that need a process of their own (see `projects` below): two change
- * process-wide state (V8's heap flags, a mocked node:fs); two depend on it: amber's start
- * test compares traces whose `changed` details depend on which of the model's interned
- * objects earlier files made, and a deprecation warning is given once per process. The last
- * two were found by running the files in shuffled orders.
+ * process-wide state (V8's heap flags, a mocked node:fs); one depends on it (a deprecation
+ * warning is given once per process, found by running the files in shuffled orders).
  */
 const ISOLATED = [
   'test/check/search/heap.test.ts',
   'test/storage/live/fs-race-schedule.test.ts',
-  'test/machines/amber/start.test.ts',
   'test/actors/typed-scenarios.test.ts',
 ];
 

@@ -31,7 +31,8 @@ export function workflowOf(p: AmberParams): Workflow {
 export type StartInfo = { readonly kind: 'materialized'; readonly seed: StartSeed } | { readonly kind: 'scratch'; readonly reason?: string };
 
 const startInfo = new WeakMap<Scenario, StartInfo>();
-const seeds = new Map<string, ReturnType<typeof deriveStart>>();
+/** Per parameter set: the derived start and the workflow it was derived with. */
+const seeds = new Map<string, { readonly wf: Workflow; readonly d: ReturnType<typeof deriveStart> }>();
 
 /** The start a scenario built by `amberScenario` boots from. */
 export function startOf(sc: Scenario): StartInfo {
@@ -47,16 +48,22 @@ export function loopEndLevel(wf: Workflow): number {
 /** The amber-loop scenario for given parameters (`partial` on top of `AMBER_DEFAULT_PARAMS`, which start from scratch). */
 export function amberScenario(partial: Partial<AmberParams> = {}): Scenario {
   const p: AmberParams = { ...DEFAULT_PARAMS, ...partial };
-  const wf = workflowOf(p);
-  const scratch = build(p, wf);
   if (p.start === 'scratch') {
+    const scratch = build(p, workflowOf(p));
     startInfo.set(scratch, { kind: 'scratch' });
     return scratch;
   }
-  // Derived once per parameter set (the derivation is deterministic).
+  // Derived once per parameter set (the derivation is deterministic). Later builds reuse
+  // its workflow, so their messages carry the very objects the seed world holds, and a
+  // trace's `changed` details do not depend on what the process built before.
   const key = JSON.stringify(p);
-  let d = seeds.get(key);
-  if (!d) seeds.set(key, (d = deriveStart(scratch, loopEndLevel(wf))));
+  let derived = seeds.get(key);
+  if (!derived) {
+    const wf = workflowOf(p);
+    derived = { wf, d: deriveStart(build(p, wf), loopEndLevel(wf)) };
+    seeds.set(key, derived);
+  }
+  const { wf, d } = derived;
   if (!d.ok) {
     const sc = build(p, wf, undefined, d.reason);
     startInfo.set(sc, { kind: 'scratch', reason: d.reason });
