@@ -19,8 +19,9 @@ async function main(): Promise<void> {
   if (sc.name !== init.scenarioName) throw new Error(`source built scenario '${sc.name}', expected '${init.scenarioName}'`);
   const fp = initialFingerprint(sc, init.opts.symmetry);
   if (fp !== init.initialFp) throw new Error(`the rebuilt scenario '${sc.name}' starts from a different world than the coordinator's (check its parameters; an initial context or entry action that reads a clock, randomness or module state differs too)`);
-  // Thread start to here: the worker's start-up (module load and scenario build), reported once.
-  post({ type: 'ready', ms: performance.now() });
+  // Thread created to here: the worker's start-up (module load and scenario build), reported
+  // once. Absolute times: a Node 20 worker's performance.now() counts from the process's start.
+  post({ type: 'ready', ms: performance.timeOrigin + performance.now() - init.createdAt });
   const s = new Session(sc, init.opts, false);
   // This thread imported the user's modules afresh: its initial world is re-built too, clocks shifted.
   s.determinism?.checkInitial(initialWorld(sc, { detail: false }).world);

@@ -50,6 +50,8 @@ export interface WorkerInit {
   first: number;
   stride: number;
   opts: { maxStates?: number; timeLimitMs?: number; symmetry: boolean };
+  /** When the coordinator created the thread, in ms since the epoch (`performance.timeOrigin + performance.now()`). */
+  createdAt: number;
 }
 
 export function initialFingerprint(sc: Scenario, symmetry: boolean): string {
@@ -105,6 +107,7 @@ export function runSwarm(sc: Scenario, s: Session, cfg: SampleConfig, runs: numb
           first: shard.index,
           stride: shard.count,
           opts: { ...(opts.maxStates !== undefined ? { maxStates: opts.maxStates } : {}), ...(opts.timeLimitMs !== undefined ? { timeLimitMs: opts.timeLimitMs } : {}), symmetry },
+          createdAt: performance.timeOrigin + performance.now(),
         };
         const worker = new Worker(new URL('./swarm-boot.mjs', import.meta.url), { workerData: init, resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_MB } });
         workers[w] = worker;

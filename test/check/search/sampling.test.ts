@@ -98,6 +98,19 @@ describe('swarm', () => {
     expect(r.ok).toBe(false);
   });
 
+  it("reports each worker's start-up from its thread's creation, within the check's own time", async () => {
+    const sc = lostUpdate({ cas: true });
+    const t0 = performance.now();
+    const r = await check(sc, { strategy: 'swarm', seed: 4, runs: 40, workers: 2, source: { module: MODELS, export: 'lostUpdate', args: [{ cas: true }] } });
+    const wall = performance.now() - t0;
+    const up = r.options.workerStartupMs as { mean: number; max: number };
+    expect(up.max).toBeGreaterThan(0);
+    expect(up.mean).toBeLessThanOrEqual(up.max);
+    // A worker's performance.now() counts from the process's start in Node 20: read as the
+    // start-up, it would exceed the whole check by the time the process ran before it.
+    expect(up.max).toBeLessThan(wall);
+  });
+
   it('stop() ends a swarm: workers quit and the result says stopped', async () => {
     const sc = lostUpdate({ cas: true });
     const run = checkRun(sc, { strategy: 'swarm', seed: 2, runs: 1_000_000, workers: 1, source: { module: MODELS, export: 'lostUpdate', args: [{ cas: true }] } });
