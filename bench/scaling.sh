@@ -36,6 +36,8 @@ timed() {
   t=$( { time "$@" >/dev/null 2>&1; } 2>&1 | tail -1)
   awk '{ printf "%.2f %.2f\n", $1, $2 + $3 }' <<<"$t"
 }
+# Stops the script when a row's processes left no result (their logs say why).
+need() { for f in "$@"; do [ -s "$f" ] || { echo "scaling.sh: no result $f; see the .log files in $out" >&2; exit 1; }; done; }
 # Distinct states summed over result files.
 states() { node -e 'let s=0;for(const f of process.argv.slice(1))s+=JSON.parse(require("fs").readFileSync(f,"utf8")).stats.distinctStates;console.log(s)' "$@"; }
 
@@ -57,11 +59,13 @@ swarm() { node "$IL" check amber-loop --param design=read-at-endchannel --strate
   echo "| run | processes | wall s | CPU s | speed-up (wall) | CPU / one process | states / one process |"
   echo "|---|--:|--:|--:|--:|--:|--:|"
 } | tee "$out/table.md"
-read -r w1 c1 < <(timed one)
+read -r w1 c1 < <(timed one) || true
+need "$out/one.json"
 s1=$(states "$out/one.json")
 echo "| one process, --no-por | 1 | $w1 | $c1 | 1.00 | 1.00 | 1.00 ($s1 states) |" | tee -a "$out/table.md"
 for n in $SHARDS; do
-  read -r w c < <(timed shards "$n")
+  read -r w c < <(timed shards "$n") || true
+  need $(for i in $(seq 1 "$n"); do echo "$out/x$n-$i.json"; done)
   node "$IL" merge "$out"/x"$n"-*.json --out "$out/merged-$n.json" >"$out/merge-$n.txt" 2>&1 || true
   s=$(states "$out"/x"$n"-*.json)
   awk -v n="$n" -v w="$w" -v c="$c" -v s="$s" -v w1="$w1" -v c1="$c1" -v s1="$s1" \
@@ -76,7 +80,8 @@ done
 } | tee -a "$out/table.md"
 ws1=
 for wk in $WORKERS; do
-  read -r w c < <(timed swarm "$wk")
+  read -r w c < <(timed swarm "$wk") || true
+  need "$out/swarm-$wk.json"
   ws1=${ws1:-$w}
   up=$(node -e 'const j=JSON.parse(require("fs").readFileSync(process.argv[1],"utf8"));const u=j.swarm&&j.swarm.workerStartupMs;console.log(u?(u.mean/1000).toFixed(3):"-")' "$out/swarm-$wk.json")
   awk -v k="$wk" -v w="$w" -v c="$c" -v w1="$ws1" -v up="$up" 'BEGIN { printf "| %d | %.2f | %.2f | %.2f | %s |\n", k, w, c, w1 / w, up }' | tee -a "$out/table.md"

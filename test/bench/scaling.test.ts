@@ -1,6 +1,7 @@
 // The scaling table's script on its smallest size: the exchange shards together explore
-// exactly the one process's states, every row is written, and bad input exits 2 before
-// anything runs. (A borrowed many-core machine runs this script from the packed package.)
+// exactly the one process's states and every row is written; bad input exits 2 before
+// anything runs, and a run that fails stops the table. (A borrowed many-core machine runs
+// this script from the packed package.)
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -52,5 +53,13 @@ describe('bench/scaling.sh', () => {
     const b = scaling(join(fresh(), 'new'), { IL: '/nowhere/interleave.js' });
     expect(b.status).toBe(2);
     expect(b.stderr).toContain('no interleave at /nowhere/interleave.js');
+  });
+
+  it('stops at the first run that leaves no result, naming it and where its log is', () => {
+    const out = fresh();
+    const r = scaling(out, { ITEMS: 'many' });
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain(`no result ${join(out, 'one.json')}; see the .log files in ${out}`);
+    expect(readFileSync(join(out, 'one.log'), 'utf8')).toContain("parameter 'items' of 'airflow-checkpoints' must be a whole number");
   });
 });
