@@ -445,6 +445,8 @@ export interface CheckNotes {
   swarmNote?: string;
   /** swarm: worker threads. */
   workers?: number;
+  /** swarm: set when more worker threads were asked for than the machine has cores, which then take turns on them. */
+  workersNote?: string;
   /** swarm: the failing run's index. */
   failingRun?: number;
   /** swarm over worker threads: how many blocks of run indices each worker took. */

@@ -89,6 +89,10 @@ export function runSwarm(sc: Scenario, s: Session, cfg: SampleConfig, runs: numb
     }
     options.workers = wanted;
     options.source = source;
+    const cores = availableParallelism();
+    if (wanted > cores) {
+      options.workersNote = `${wanted} worker threads on ${cores} cores take turns on them: more workers than cores rarely run faster, and each adds its start-up (by default there is one a core)`;
+    }
     const fp = initialFingerprint(sc, symmetry);
     const workers: Worker[] = [];
     // Which block goes to whom, the lowest failing run, each worker's counts and start-up.

@@ -301,8 +301,7 @@ export async function runCheck(io: Io, name: string, flags: CheckFlags, clock = 
   if (flags.fingerprints !== undefined && fps.value) writeAtomically(flags.fingerprints, fingerprintLines(fps.value));
   if (flags.result !== undefined) writeAtomically(flags.result, `${JSON.stringify(resultFile(api, sc, t, p, r, scenario, fps.value, interrupted, flags.result), null, 2)}\n`);
   r.stats.phases = { ...clock.phases, ...r.stats.phases };
-  const note = r.options.swarmNote;
-  if (typeof note === 'string' && !flags.json) io.err(s.yellow(`note: ${note}`));
+  for (const note of [r.options.swarmNote, r.options.workersNote]) if (typeof note === 'string' && !flags.json) io.err(s.yellow(`note: ${note}`));
   const up = r.options.workerStartupMs as { mean: number; max: number } | undefined;
   const swarm = up ? { swarm: { workers: r.options.workers, workerStartupMs: up } } : {};
   if (up && !flags.json) io.err(s.dim(`swarm     ${String(r.options.workers)} workers started in ${(up.mean / 1000).toFixed(2)} s on average (at most ${(up.max / 1000).toFixed(2)} s): thread start to the scenario rebuilt`));

@@ -1,6 +1,7 @@
 // Sampling: seeded random walks and PCT, each run replaying alone from its seed;
 // PCT finds a depth-2 ordering bug that uniform random rarely finds; the swarm
 // spreads runs over worker threads and shards without changing which run fails.
+import { availableParallelism } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { deriveSeed, estimateK, runOne } from 'interleave/kernel';
 import { check, checkRun, type SampleConfig } from 'interleave';
@@ -109,6 +110,16 @@ describe('swarm', () => {
     // A worker's performance.now() counts from the process's start in Node 20: read as the
     // start-up, it would exceed the whole check by the time the process ran before it.
     expect(up.max).toBeLessThan(wall);
+  });
+
+  it('says so when it is asked for more workers than the machine has cores', async () => {
+    const src = { module: MODELS, export: 'lostUpdate', args: [{ cas: true }] };
+    const cores = availableParallelism();
+    const over = await check(lostUpdate({ cas: true }), { strategy: 'swarm', seed: 5, runs: 2 * (cores + 1), workers: cores + 1, source: src });
+    expect(over.options.workers).toBe(cores + 1);
+    expect(over.options.workersNote).toBe(`${cores + 1} worker threads on ${cores} cores take turns on them: more workers than cores rarely run faster, and each adds its start-up (by default there is one a core)`);
+    const one = await check(lostUpdate({ cas: true }), { strategy: 'swarm', seed: 5, runs: 4, workers: 1, source: src });
+    expect(one.options.workersNote).toBeUndefined();
   });
 
   it('stop() ends a swarm: workers quit and the result says stopped', async () => {
