@@ -5,6 +5,7 @@
 // a run samples the owner choice and every shard reports it; amber-loop nested (Arrow
 // record batches in its worlds) is carried, its shards' union the unreduced search.
 import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runMain, scratchDir, startCli } from '../helpers/cli.ts';
@@ -129,6 +130,16 @@ describe('exchange mode as separate processes', () => {
       expect(r.code, argv.join(' ')).toBe(2);
       expect(r.stderr).toMatch(re);
     }
+  });
+
+  it('a swarm given more workers than cores runs them and says so, in text and in --json', async () => {
+    const w = String(availableParallelism() + 1);
+    const note = `${w} worker threads on ${availableParallelism()} cores take turns on them`;
+    const text = await run('check', 'lost-update', '--param', 'design=compare-and-set', '--strategy', 'swarm', '--workers', w, '--runs', '20');
+    expect(text.code).toBe(0);
+    expect(text.stderr).toContain(`note: ${note}`);
+    const j = await run('check', 'lost-update', '--param', 'design=compare-and-set', '--strategy', 'swarm', '--workers', w, '--runs', '20', '--json');
+    expect(JSON.parse(j.stdout).swarm).toMatchObject({ workers: Number(w), note: expect.stringContaining(note) });
   });
 });
 

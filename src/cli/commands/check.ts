@@ -303,7 +303,8 @@ export async function runCheck(io: Io, name: string, flags: CheckFlags, clock = 
   r.stats.phases = { ...clock.phases, ...r.stats.phases };
   for (const note of [r.options.swarmNote, r.options.workersNote]) if (typeof note === 'string' && !flags.json) io.err(s.yellow(`note: ${note}`));
   const up = r.options.workerStartupMs as { mean: number; max: number } | undefined;
-  const swarm = up ? { swarm: { workers: r.options.workers, workerStartupMs: up } } : {};
+  const workersNote = r.options.workersNote;
+  const swarm = up ? { swarm: { workers: r.options.workers, workerStartupMs: up, ...(workersNote ? { note: workersNote } : {}) } } : {};
   if (up && !flags.json) io.err(s.dim(`swarm     ${String(r.options.workers)} workers started in ${(up.mean / 1000).toFixed(2)} s on average (at most ${(up.max / 1000).toFixed(2)} s): thread start to the scenario rebuilt`));
   const o = io.style;
 
