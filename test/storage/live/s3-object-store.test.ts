@@ -2,6 +2,7 @@
 // file): the object store contract the simulated and filesystem stores pass, conditional
 // puts, and S3's error answers mapped to the store's replies (through a client that
 // fails as S3 does, since a local server cannot be made to throttle).
+import { WriteStream } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Message } from 'interleave';
 import { FsDocumentStore, ObjectTaskStateStore, S3ObjectStore, type S3ClientLike } from 'interleave/live';
@@ -102,6 +103,27 @@ describe('S3ObjectStore on s3rver', () => {
     // The documented gap: on a server without conditional writes, 'server' mode cannot refuse.
     expect((await s.put('k', bytes('second'), { ifNoneMatch: '*' })).type).toBe('s3.put.ok');
     expect(new TextDecoder().decode(await s.getBytes('k'))).toBe('second');
+  });
+
+  it('a GET right after an acknowledged PUT reads its bytes, even when the disk is slow (the helper waits for s3rver\'s file)', async () => {
+    const s = open();
+    type Write = (this: WriteStream, ...a: unknown[]) => void;
+    const proto = WriteStream.prototype as unknown as { _write: Write; _writev: Write };
+    const { _write, _writev } = proto;
+    // Every file write of this process lands 30 ms late, as on a slow disk.
+    proto._write = function (...a) {
+      setTimeout(() => _write.apply(this, a), 30);
+    };
+    proto._writev = function (...a) {
+      setTimeout(() => _writev.apply(this, a), 30);
+    };
+    try {
+      expect((await s.put('slow', bytes('written late'))).type).toBe('s3.put.ok');
+      expect(new TextDecoder().decode(await s.getBytes('slow'))).toBe('written late');
+    } finally {
+      proto._write = _write;
+      proto._writev = _writev;
+    }
   });
 
   it('an object written by another client gets the model ETag of its bytes; a prefix keeps stores apart', async () => {
