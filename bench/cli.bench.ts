@@ -22,10 +22,7 @@ import { availableParallelism, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { REPO, installTarball, pack, removeConsumer } from '../test/helpers/pack.ts';
 import { median, printTable, type Cell } from './table.ts';
-
-function flag(argv: readonly string[], name: string): string | undefined {
-  return argv.find((x) => x.startsWith(`--${name}=`))?.slice(name.length + 3);
-}
+import { flag } from './flags.ts';
 
 /** CPU seconds of reaped children so far (Linux), or undefined. */
 function childCpu(): number | undefined {

@@ -21,10 +21,7 @@ import { createWorldCodec } from '../src/check/codec/world-codec.ts';
 import { airflowFamily } from '../src/machines/airflow/family.ts';
 import { materializePeeksFamily } from '../src/machines/materialize/family.ts';
 import { printTable, type Cell } from './table.ts';
-
-function flag(argv: readonly string[], name: string): string | undefined {
-  return argv.find((x) => x.startsWith(`--${name}=`))?.slice(name.length + 3);
-}
+import { flag } from './flags.ts';
 
 function cpuMs(): number {
   const u = process.cpuUsage();

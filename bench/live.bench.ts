@@ -25,11 +25,7 @@ import { startAirflowTask } from '../examples/iterable-task/airflow.ts';
 import { printTable, type Cell } from './table.ts';
 import { statSync } from 'node:fs';
 import { readTrace } from '../src/cli/read-trace.ts';
-
-function flag(argv: string[], name: string): string | undefined {
-  const a = argv.find((x) => x.startsWith(`--${name}=`));
-  return a?.slice(name.length + 3);
-}
+import { flag } from './flags.ts';
 
 async function iterable(machines: 'airflow' | 'minimal', n: number, w: number, perIndex: boolean, dir: string): Promise<Cell[]> {
   const db = join(dir, `task-${machines}-${perIndex ? 'index' : 'round'}-${n}.db`);

@@ -14,10 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildDist } from './build-dist.ts';
-
-function flag(argv: readonly string[], name: string): string | undefined {
-  return argv.find((x) => x.startsWith(`--${name}=`))?.slice(name.length + 3);
-}
+import { flag } from './flags.ts';
 
 export default function scaling(argv: readonly string[]): void {
   const dist = argv.includes('--dist');

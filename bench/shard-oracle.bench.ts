@@ -37,10 +37,7 @@ import { depthCut, faultCut, reachOf, type Cut, type Reach } from './shard-oracl
 import { DealState, bounds, exhaustiveDeal, greedyDeal, improve, totalOf, type Score } from './shard-oracle-deal.ts';
 import { median, printTable, type Cell } from './table.ts';
 import { WEIGHT_COLUMNS, weightRow } from './shard-oracle-weights.ts';
-
-function flag(argv: readonly string[], name: string): string | undefined {
-  return argv.find((x) => x.startsWith(`--${name}=`))?.slice(name.length + 3);
-}
+import { flag } from './flags.ts';
 
 interface Model {
   readonly label: string;

@@ -38,14 +38,11 @@ import { fileURLToPath } from 'node:url';
 import { printTable } from './table.ts';
 import { buildDist } from './build-dist.ts';
 import { claimsRows, type Single } from './shard-claims.ts';
+import { flag } from './flags.ts';
 
 const BIN = fileURLToPath(new URL('../bin/interleave.js', import.meta.url));
 /** Set by `--dist`: the checks run dist/ (bin/interleave.js reads INTERLEAVE_DIST). */
 let dist = false;
-
-function flag(argv: readonly string[], name: string): string | undefined {
-  return argv.find((x) => x.startsWith(`--${name}=`))?.slice(name.length + 3);
-}
 
 export function run(args: readonly string[], cwd: string): Promise<number | null> {
   return new Promise((done) => {

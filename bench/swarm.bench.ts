@@ -12,10 +12,7 @@ import { availableParallelism, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { REPO } from '../test/helpers/pack.ts';
 import { printTable, type Cell } from './table.ts';
-
-function flag(argv: readonly string[], name: string): string | undefined {
-  return argv.find((x) => x.startsWith(`--${name}=`))?.slice(name.length + 3);
-}
+import { flag } from './flags.ts';
 
 /** CPU seconds of reaped children so far (Linux). */
 function childCpu(): number {
