@@ -21,8 +21,9 @@
 // 4. One machine, every event: a single xstate machine checked against every event
 //    sequence through scenario inputs, beside @xstate/graph's getAdjacencyMap on the
 //    same machine at three sizes (same state counts; goal: faster than @xstate/graph),
-//    then a parallel statechart with two bounded counters up to N = 150 (each tool in a
-//    child process: CPU, wall, peak RSS), then dfs and bfs rates on two protocol models.
+//    then a parallel statechart with two bounded counters up to N = 150 (CPU, wall, peak
+//    RSS), then a small check's CPU layer by layer (adapter, kernel, check), each run in a
+//    child process of its own; then dfs and bfs rates on two protocol models.
 // 5. The nondeterminism sample (src/check/purity.ts): check CPU time with the default
 //    re-step sample against `determinism: false`, runs alternated, median per model.
 //    Goal: under 5% of check time.
@@ -44,7 +45,7 @@ import { apply, deriveSeed, enabled, initialWorld, isFault, rng, type Scenario, 
 import { check, estimateK, runOne, type CheckResult, type SampleConfig } from '../src/check/index.ts';
 import { allToOne, independentPairs, lostUpdate, machineRing, orderingBug } from '../test/fixtures/check/models.ts';
 import { median, printTable } from './table.ts';
-import { COUNTERS_HEADER, COUNTERS_NOTE, EVERY_EVENT_HEADER, EVERY_EVENT_NOTE, countersRows, everyEventRows } from './every-event.ts';
+import { COUNTERS_HEADER, COUNTERS_NOTE, EVERY_EVENT_HEADER, EVERY_EVENT_NOTE, LAYER_HEADER, LAYER_NOTE, countersRows, everyEventRows, layerRows } from './every-event.ts';
 import { PROTOCOL_RATES_HEADER, PROTOCOL_RATES_NOTE, protocolRateRows } from './protocol-rates.ts';
 import { LIVENESS_HEADER, LIVENESS_NOTE, livenessRows } from './liveness-rows.ts';
 import { POR_HEADER, POR_NOTE, porRows } from './por-rows.ts';
@@ -347,8 +348,9 @@ export default async function (argv: string[]): Promise<void> {
     return first();
   }
   const everyEvent = async () => {
-    printTable('one machine, every event: scenario inputs against @xstate/graph', EVERY_EVENT_HEADER, await everyEventRows(quick), EVERY_EVENT_NOTE);
+    printTable('one machine, every event: scenario inputs against @xstate/graph', EVERY_EVENT_HEADER, everyEventRows(quick), EVERY_EVENT_NOTE);
     printTable('one machine, every event: two bounded counters, interleave bfs against @xstate/graph, per N', COUNTERS_HEADER, countersRows(quick), COUNTERS_NOTE);
+    printTable("one machine, every event: a small check's CPU, interleave's layers one by one", LAYER_HEADER, layerRows(quick), LAYER_NOTE);
     printTable('protocol models: distinct states per CPU second, dfs and bfs', PROTOCOL_RATES_HEADER, await protocolRateRows(quick), PROTOCOL_RATES_NOTE);
   };
   if (argv.includes('--every-event')) return everyEvent();

@@ -2,19 +2,18 @@
 // sequence of its events, as @xstate/graph's getAdjacencyMap does, with the events
 // offered as scenario inputs (no driver actor, so one world per machine state).
 // Used by checker.bench.ts; a module of its own so the comparison is easy to find.
-// Two machines: an elevator (in-process, three sizes) and a parallel statechart with two
-// bounded counters up to N = 150, each tool in a child process of its own per size
-// (bench/every-event-child.mjs) so that each one's peak RSS is its own.
+// Two machines, an elevator and a parallel statechart with two bounded counters up to
+// N = 150; each tool explores each size in a child process of its own
+// (bench/every-event-child.mjs), so that its CPU, warm-up and peak RSS are its own.
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { getAdjacencyMap } from '@xstate/graph';
 import { assign, setup, type AnyStateMachine } from 'xstate';
 import { defineScenario } from '../src/actors/index.ts';
-import { check } from '../src/check/index.ts';
 import { median } from './table.ts';
 
 type ElevatorEvent = { type: 'UP' } | { type: 'DOWN' } | { type: 'ARRIVE' } | { type: 'STOP' } | { type: 'OPEN' } | { type: 'ENTER' } | { type: 'LEAVE' } | { type: 'CLOSE' };
-const EVENTS: ElevatorEvent[] = ['UP', 'DOWN', 'ARRIVE', 'STOP', 'OPEN', 'ENTER', 'LEAVE', 'CLOSE'].map((type) => ({ type }) as ElevatorEvent);
+/** The elevator's 8 events. */
+export const ELEVATOR_EVENTS: ElevatorEvent[] = ['UP', 'DOWN', 'ARRIVE', 'STOP', 'OPEN', 'ENTER', 'LEAVE', 'CLOSE'].map((type) => ({ type }) as ElevatorEvent);
 
 /** An elevator with `floors` floors and room for `capacity` people: about 4 x floors x (capacity + 1) states. */
 export function elevator(floors: number, capacity: number): AnyStateMachine {
@@ -51,63 +50,10 @@ export function elevator(floors: number, capacity: number): AnyStateMachine {
   });
 }
 
-function cpuMs(): number {
-  const u = process.cpuUsage();
-  return (u.user + u.system) / 1000;
+/** The elevator as a scenario: its events offered as inputs, no driver actor. */
+export function elevatorScenario(floors: number, capacity: number) {
+  return defineScenario({ name: `elevator-${floors}x${capacity}`, actors: { elevator: elevator(floors, capacity) }, unhandled: 'trace', inputs: [{ to: 'elevator', events: ELEVATOR_EVENTS }] });
 }
-
-/** Rows: per size, distinct states and CPU ms of interleave (bfs, inputs) and of @xstate/graph. */
-export async function everyEventRows(quick: boolean): Promise<(string | number)[][]> {
-  const sizes: [number, number][] = quick ? [[8, 7], [20, 19]] : [[10, 9], [30, 29], [100, 99]];
-  const rows: (string | number)[][] = [];
-  for (const [floors, capacity] of sizes) {
-    const machine = elevator(floors, capacity);
-    const sc = defineScenario({ name: `elevator-${floors}x${capacity}`, actors: { elevator: machine }, unhandled: 'trace', inputs: [{ to: 'elevator', events: EVENTS }] });
-    // Three runs of each, alternating, median CPU: the first runs pay for JIT warm-up, and
-    // the tool that runs first warms xstate for the other, so the order alternates too.
-    const oursMs: number[] = [],
-      theirsMs: number[] = [];
-    let r: Awaited<ReturnType<typeof check>> | undefined;
-    let graphStates = 0;
-    const ours = async () => {
-      const c0 = cpuMs();
-      r = await check(sc, { strategy: 'bfs', shrink: false });
-      oursMs.push(cpuMs() - c0);
-    };
-    const theirs = () => {
-      const c0 = cpuMs();
-      graphStates = Object.keys(getAdjacencyMap(machine, { events: EVENTS })).length;
-      theirsMs.push(cpuMs() - c0);
-    };
-    for (let k = 0; k < 3; k++) {
-      if (k % 2 === 0) {
-        await ours();
-        theirs();
-      } else {
-        theirs();
-        await ours();
-      }
-    }
-    const oursMedian = median(oursMs),
-      theirsMedian = median(theirsMs);
-    rows.push([
-      `${floors} floors x ${capacity + 1} loads`,
-      r!.stats.distinctStates!,
-      graphStates,
-      r!.complete && r!.ok ? 'yes' : 'NO',
-      Math.round(oursMedian),
-      Math.round(theirsMedian),
-      Number((theirsMedian / oursMedian).toFixed(2)),
-    ]);
-  }
-  return rows;
-}
-
-export const EVERY_EVENT_HEADER = ['elevator machine', 'interleave distinct', '@xstate/graph states', 'complete', 'interleave CPU ms', '@xstate/graph CPU ms', 'speed-up'];
-export const EVERY_EVENT_NOTE =
-  'One xstate machine (hierarchy, guards, context) checked against every sequence of its 8 events. interleave: bfs over\n' +
-  'scenario inputs (each event a step of its own, no driver actor). @xstate/graph: getAdjacencyMap with the same events.\n' +
-  'Both count a state as (state value, context); the two counts must be equal. CPU ms: median of 3 alternating runs (the first\nof each pair alternates too).\nspeed-up = @xstate/graph CPU / interleave CPU (above 1: interleave is faster).';
 
 type CounterEvent = { type: 'ON' } | { type: 'OFF' } | { type: 'UP' } | { type: 'DOWN' } | { type: 'ADD' } | { type: 'START' } | { type: 'TAKE' } | { type: 'PAUSE' } | { type: 'RESUME' } | { type: 'SPEED' };
 /** The two-counter statechart's 10 events. */
@@ -169,7 +115,7 @@ export function countersScenario(n: number) {
   return defineScenario({ name: `counters-${n}`, actors: { counters: counters(n) }, unhandled: 'trace', inputs: [{ to: 'counters', events: COUNTER_EVENTS }] });
 }
 
-/** What a child process measured: one tool on one size. */
+/** What a child process measured: one tool on one machine. */
 export interface CounterRun {
   readonly states: number;
   readonly complete: boolean;
@@ -181,14 +127,79 @@ export interface CounterRun {
   readonly addedRss: number;
 }
 
+/** Who explores (see bench/every-event-child.mjs): the checker, @xstate/graph, or one of interleave's layers on its own. */
+export type EveryEventTool = 'interleave' | 'graph' | 'kernel' | 'stepper';
+/** Which machine: the two-counter statechart of size `n`, or the elevator. */
+export type EveryEventModel = { readonly model: 'counters'; readonly n: number } | { readonly model: 'elevator'; readonly floors: number; readonly capacity: number };
+
 const CHILD = fileURLToPath(new URL('./every-event-child.mjs', import.meta.url));
 
-/** Runs one tool on the two-counter statechart of size `n` in a child process. */
-export function countersChild(tool: 'interleave' | 'graph', n: number): CounterRun {
-  const p = spawnSync(process.execPath, [CHILD, JSON.stringify({ tool, n })], { encoding: 'utf8', maxBuffer: 1 << 24 });
-  if (p.status !== 0) throw new Error(`every-event child (${tool}, N = ${n}) failed (${p.status}): ${p.stderr}`);
+/** Runs one tool on one machine in a child process of its own. */
+export function everyEventChild(tool: EveryEventTool, model: EveryEventModel): CounterRun {
+  const p = spawnSync(process.execPath, [CHILD, JSON.stringify({ tool, ...model })], { encoding: 'utf8', maxBuffer: 1 << 24 });
+  if (p.status !== 0) throw new Error(`every-event child (${tool}, ${JSON.stringify(model)}) failed (${p.status}): ${p.stderr}`);
   return JSON.parse(p.stdout.trim().split('\n').at(-1)!) as CounterRun;
 }
+
+/** Runs one tool on the two-counter statechart of size `n` in a child process. */
+export function countersChild(tool: EveryEventTool, n: number): CounterRun {
+  return everyEventChild(tool, { model: 'counters', n });
+}
+
+/**
+ * `runs` runs of each tool, alternating which goes first, and per tool the median of each
+ * figure (a small check's CPU moves by a tenth from run to run; one run would show that).
+ */
+function medianRuns<T extends EveryEventTool>(tools: readonly T[], model: EveryEventModel, runs: number): Record<T, CounterRun> {
+  const got = new Map<T, CounterRun[]>(tools.map((t) => [t, []]));
+  for (let k = 0; k < runs; k++) {
+    const order = k % 2 === 0 ? tools : [...tools].reverse();
+    for (const t of order) got.get(t)!.push(everyEventChild(t, model));
+  }
+  const out = {} as Record<T, CounterRun>;
+  for (const [t, rs] of got) {
+    const states = new Set(rs.map((r) => r.states));
+    if (states.size !== 1) throw new Error(`every-event: ${t} counted different states from run to run: ${[...states].join(', ')}`);
+    out[t] = {
+      states: rs[0]!.states,
+      complete: rs.every((r) => r.complete),
+      cpuMs: median(rs.map((r) => r.cpuMs)),
+      wallMs: median(rs.map((r) => r.wallMs)),
+      peakRss: median(rs.map((r) => r.peakRss)),
+      addedRss: median(rs.map((r) => r.addedRss)),
+    };
+  }
+  return out;
+}
+
+/** Runs per tool and size: three (medians) while a run takes about a second or less, one above. */
+const runsFor = (states: number): number => (states <= 15_000 ? 3 : 1);
+
+/** Rows: per size, distinct states and CPU ms of interleave (bfs, inputs) and of @xstate/graph on the elevator. */
+export function everyEventRows(quick: boolean): (string | number)[][] {
+  const sizes: [number, number][] = quick ? [[8, 7], [20, 19]] : [[10, 9], [30, 29], [100, 99]];
+  return sizes.map(([floors, capacity]) => {
+    const m = medianRuns(['interleave', 'graph'], { model: 'elevator', floors, capacity }, 3);
+    const ours = m.interleave,
+      theirs = m.graph;
+    return [
+      `${floors} floors x ${capacity + 1} loads`,
+      ours.states,
+      theirs.states,
+      ours.complete ? 'yes' : 'NO',
+      Math.round(ours.cpuMs),
+      Math.round(theirs.cpuMs),
+      Number((theirs.cpuMs / ours.cpuMs).toFixed(2)),
+    ];
+  });
+}
+
+export const EVERY_EVENT_HEADER = ['elevator machine', 'interleave distinct', '@xstate/graph states', 'complete', 'interleave CPU ms', '@xstate/graph CPU ms', 'speed-up'];
+export const EVERY_EVENT_NOTE =
+  'One xstate machine (hierarchy, guards, context) checked against every sequence of its 8 events. interleave: bfs over\n' +
+  'scenario inputs (each event a step of its own, no driver actor), no shrink. @xstate/graph: getAdjacencyMap with the same events.\n' +
+  'Both count a state as (state value, context); the two counts must be equal. Each run in a child process of its own; CPU ms:\n' +
+  'median of 3 runs each, alternating which tool runs first. speed-up = @xstate/graph CPU / interleave CPU (above 1: interleave is faster).';
 
 /** Rows: per N, states, CPU and wall ms, peak and added RSS of interleave (bfs, default options) and @xstate/graph. */
 export function countersRows(quick: boolean): (string | number)[][] {
@@ -196,11 +207,13 @@ export function countersRows(quick: boolean): (string | number)[][] {
   const mb = (b: number) => Math.round(b / 2 ** 20);
   const rows: (string | number)[][] = [];
   for (const n of sizes) {
-    const ours = countersChild('interleave', n);
-    const theirs = countersChild('graph', n);
+    const states = 2 * (n + 1) * (4 * n + 1);
+    const m = medianRuns(['interleave', 'graph'], { model: 'counters', n }, runsFor(states));
+    const ours = m.interleave,
+      theirs = m.graph;
     rows.push([
       n,
-      2 * (n + 1) * (4 * n + 1),
+      states,
       ours.states,
       theirs.states,
       ours.complete ? 'yes' : 'NO',
@@ -236,6 +249,42 @@ export const COUNTERS_HEADER = [
 ];
 export const COUNTERS_NOTE =
   'A parallel statechart with two bounded counters (bench/every-event.ts counters(N)), 10 events. interleave: check(scenario with the events as\n' +
-  "inputs, { strategy: 'bfs' }) with default options; @xstate/graph: getAdjacencyMap(machine, { events }). Each tool and size runs once in a child\n" +
-  'process of its own (both tools loaded in each), so CPU, wall and RSS are its own. speed-up = @xstate/graph CPU / interleave CPU (above 1:\n' +
-  'interleave is faster). added = peak RSS - RSS before the exploration. Wall time measures the machine\'s load too; CPU time is the fair measure.';
+  "inputs, { strategy: 'bfs' }) with default options; @xstate/graph: getAdjacencyMap(machine, { events }). Each tool and size runs in a child\n" +
+  'process of its own (both tools loaded in each), so CPU, wall and RSS are its own: medians of 3 runs each (alternating which tool runs\n' +
+  'first) up to 15,000 states, one run above. speed-up = @xstate/graph CPU / interleave CPU (above 1: interleave is faster). added = peak RSS\n' +
+  "- RSS before the exploration. Wall time measures the machine's load too; CPU time is the fair measure.";
+
+/**
+ * Rows: on small sizes, the CPU of interleave's layers one by one against @xstate/graph:
+ * its xstate adapter alone, its step function (kernel) in a plain breadth-first loop, and
+ * the whole check. What a small check costs beyond the kernel row is the checker's own
+ * machinery (fingerprints, visited set, the re-step sample, properties), paid mostly as
+ * warm-up: V8 runs each function of that path unoptimised, then compiles it.
+ */
+export function layerRows(quick: boolean): (string | number)[][] {
+  const sizes = quick ? [10] : [10, 40];
+  const rows: (string | number)[][] = [];
+  for (const n of sizes) {
+    const m = medianRuns(['stepper', 'kernel', 'interleave', 'graph'], { model: 'counters', n }, 5);
+    const counts = new Set([m.stepper.states, m.kernel.states, m.interleave.states, m.graph.states]);
+    const r = (x: number) => Math.round(x);
+    rows.push([
+      n,
+      counts.size === 1 ? m.graph.states : `differ: ${[...counts].join(' / ')}`,
+      r(m.graph.cpuMs),
+      r(m.stepper.cpuMs),
+      r(m.kernel.cpuMs),
+      r(m.interleave.cpuMs),
+      r(m.interleave.cpuMs - m.kernel.cpuMs),
+      Number((m.graph.cpuMs / m.interleave.cpuMs).toFixed(2)),
+    ]);
+  }
+  return rows;
+}
+
+export const LAYER_HEADER = ['N', 'states', '@xstate/graph CPU ms', 'adapter alone', 'kernel loop', 'interleave check', 'check - kernel', 'speed-up (check)'];
+export const LAYER_NOTE =
+  'The two-counter statechart, CPU ms of a child process per run, medians of 5 runs each (alternating order). adapter alone: a plain\n' +
+  "breadth-first loop over interleave's xstate adapter, one machine step per event; kernel loop: the same loop over interleave's step\n" +
+  "function (enabled / apply, worlds and trace events); both tell states apart by their JSON, as @xstate/graph does. interleave check:\n" +
+  "check(scenario, { strategy: 'bfs' }), default options. check - kernel: what the checker's own machinery costs on this size.";
