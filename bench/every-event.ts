@@ -175,22 +175,17 @@ function medianRuns<T extends EveryEventTool>(tools: readonly T[], model: EveryE
 /** Runs per tool and size: three (medians) while a run takes about a second or less, one above. */
 const runsFor = (states: number): number => (states <= 15_000 ? 3 : 1);
 
+/** The cells both comparisons share: each tool's states, whether the check completed and held, each tool's CPU, the speed-up. */
+function comparedCells(ours: CounterRun, theirs: CounterRun): (string | number)[] {
+  return [ours.states, theirs.states, ours.complete ? 'yes' : 'NO', Math.round(ours.cpuMs), Math.round(theirs.cpuMs), Number((theirs.cpuMs / ours.cpuMs).toFixed(2))];
+}
+
 /** Rows: per size, distinct states and CPU ms of interleave (bfs, inputs) and of @xstate/graph on the elevator. */
 export function everyEventRows(quick: boolean): (string | number)[][] {
   const sizes: [number, number][] = quick ? [[8, 7], [20, 19]] : [[10, 9], [30, 29], [100, 99]];
   return sizes.map(([floors, capacity]) => {
     const m = medianRuns(['interleave', 'graph'], { model: 'elevator', floors, capacity }, 3);
-    const ours = m.interleave,
-      theirs = m.graph;
-    return [
-      `${floors} floors x ${capacity + 1} loads`,
-      ours.states,
-      theirs.states,
-      ours.complete ? 'yes' : 'NO',
-      Math.round(ours.cpuMs),
-      Math.round(theirs.cpuMs),
-      Number((theirs.cpuMs / ours.cpuMs).toFixed(2)),
-    ];
+    return [`${floors} floors x ${capacity + 1} loads`, ...comparedCells(m.interleave, m.graph)];
   });
 }
 
@@ -214,12 +209,7 @@ export function countersRows(quick: boolean): (string | number)[][] {
     rows.push([
       n,
       states,
-      ours.states,
-      theirs.states,
-      ours.complete ? 'yes' : 'NO',
-      Math.round(ours.cpuMs),
-      Math.round(theirs.cpuMs),
-      Number((theirs.cpuMs / ours.cpuMs).toFixed(2)),
+      ...comparedCells(ours, theirs),
       Math.round(ours.wallMs),
       Math.round(theirs.wallMs),
       mb(ours.peakRss),
