@@ -116,7 +116,7 @@ export function countersScenario(n: number) {
 }
 
 /** What a child process measured: one tool on one machine. */
-export interface CounterRun {
+export interface ChildRun {
   readonly states: number;
   readonly complete: boolean;
   readonly cpuMs: number;
@@ -135,28 +135,23 @@ export type EveryEventModel = { readonly model: 'counters'; readonly n: number }
 const CHILD = fileURLToPath(new URL('./every-event-child.mjs', import.meta.url));
 
 /** Runs one tool on one machine in a child process of its own. */
-export function everyEventChild(tool: EveryEventTool, model: EveryEventModel): CounterRun {
+export function everyEventChild(tool: EveryEventTool, model: EveryEventModel): ChildRun {
   const p = spawnSync(process.execPath, [CHILD, JSON.stringify({ tool, ...model })], { encoding: 'utf8', maxBuffer: 1 << 24 });
   if (p.status !== 0) throw new Error(`every-event child (${tool}, ${JSON.stringify(model)}) failed (${p.status}): ${p.stderr}`);
-  return JSON.parse(p.stdout.trim().split('\n').at(-1)!) as CounterRun;
-}
-
-/** Runs one tool on the two-counter statechart of size `n` in a child process. */
-export function countersChild(tool: EveryEventTool, n: number): CounterRun {
-  return everyEventChild(tool, { model: 'counters', n });
+  return JSON.parse(p.stdout.trim().split('\n').at(-1)!) as ChildRun;
 }
 
 /**
  * `runs` runs of each tool, alternating which goes first, and per tool the median of each
  * figure (a small check's CPU moves by a tenth from run to run; one run would show that).
  */
-function medianRuns<T extends EveryEventTool>(tools: readonly T[], model: EveryEventModel, runs: number): Record<T, CounterRun> {
-  const got = new Map<T, CounterRun[]>(tools.map((t) => [t, []]));
+function medianRuns<T extends EveryEventTool>(tools: readonly T[], model: EveryEventModel, runs: number): Record<T, ChildRun> {
+  const got = new Map<T, ChildRun[]>(tools.map((t) => [t, []]));
   for (let k = 0; k < runs; k++) {
     const order = k % 2 === 0 ? tools : [...tools].reverse();
     for (const t of order) got.get(t)!.push(everyEventChild(t, model));
   }
-  const out = {} as Record<T, CounterRun>;
+  const out = {} as Record<T, ChildRun>;
   for (const [t, rs] of got) {
     const states = new Set(rs.map((r) => r.states));
     if (states.size !== 1) throw new Error(`every-event: ${t} counted different states from run to run: ${[...states].join(', ')}`);
@@ -176,7 +171,7 @@ function medianRuns<T extends EveryEventTool>(tools: readonly T[], model: EveryE
 const runsFor = (states: number): number => (states <= 15_000 ? 3 : 1);
 
 /** The cells both comparisons share: each tool's states, whether the check completed and held, each tool's CPU, the speed-up. */
-function comparedCells(ours: CounterRun, theirs: CounterRun): (string | number)[] {
+function comparedCells(ours: ChildRun, theirs: ChildRun): (string | number)[] {
   return [ours.states, theirs.states, ours.complete ? 'yes' : 'NO', Math.round(ours.cpuMs), Math.round(theirs.cpuMs), Number((theirs.cpuMs / ours.cpuMs).toFixed(2))];
 }
 
